@@ -1,0 +1,50 @@
+import type { Logger } from 'pino'
+import type { Config } from '../config.ts'
+import { type Clock, systemClock } from '../domain/clock.ts'
+import { createProviderRegistry } from '../providers/registry.ts'
+import { migrate, openStore } from '../store/store.ts'
+import type { AppContext } from './context.ts'
+import { createSecretBox } from './credentials.ts'
+import { createMerchant, type IssuedMerchant } from './merchants.ts'
+
+/** Opens the store, applies migrations and assembles the context every use case receives. */
+export async function createContext(
+  config: Config,
+  logger: Logger,
+  clock: Clock = systemClock,
+): Promise<AppContext> {
+  const store = openStore(config.database)
+  try {
+    await migrate(store)
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  return {
+    config,
+    store,
+    clock,
+    logger,
+    secrets: createSecretBox(config.secretsKey),
+    providers: createProviderRegistry(),
+  }
+}
+
+const demoMarker = 'demo_merchant_created'
+
+/**
+ * On the very first start only, a demo sandbox merchant is created and its keys returned to
+ * be printed. The marker row is claimed first, so several instances starting together on one
+ * PostgreSQL create one demo merchant, not several.
+ */
+export async function ensureDemoMerchant(context: AppContext): Promise<IssuedMerchant | undefined> {
+  const anyMerchant = await context.store.db.selectFrom('merchants').select('id').limit(1).executeTakeFirst()
+  if (anyMerchant) return undefined
+  const claimed = await context.store.db
+    .insertInto('settings')
+    .values({ key: demoMarker, value: new Date().toISOString() })
+    .onConflict((conflict) => conflict.column('key').doNothing())
+    .executeTakeFirst()
+  if (claimed.numInsertedOrUpdatedRows === 0n) return undefined
+  return createMerchant(context, 'Demo merchant')
+}

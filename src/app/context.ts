@@ -1,0 +1,16 @@
+import type { Logger } from 'pino'
+import type { Config } from '../config.ts'
+import type { Clock } from '../domain/clock.ts'
+import type { ProviderRegistry } from '../providers/registry.ts'
+import type { Store } from '../store/store.ts'
+import type { SecretBox } from './credentials.ts'
+
+/** What every use case needs, built once in main and passed down. */
+export interface AppContext {
+  readonly config: Config
+  readonly store: Store
+  readonly clock: Clock
+  readonly secrets: SecretBox
+  readonly providers: ProviderRegistry
+  readonly logger: Logger
+}

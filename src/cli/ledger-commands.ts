@@ -1,0 +1,124 @@
+import { parseArgs } from 'node:util'
+import { type FeeRow, listFeeRows, setFeeRow } from '../app/catalogue.ts'
+import type { AppContext } from '../app/context.ts'
+import { readBalances } from '../app/ledger.ts'
+import { sideKinds } from '../domain/kinds.ts'
+import { countries, isCountry, toMajorUnits, toMinorUnits } from '../domain/money.ts'
+import { milliToPercentage, percentageToMilli } from '../domain/pricing.ts'
+import { CommandError, UsageError } from './usage.ts'
+
+type Print = (text: string) => void
+
+export function parseFeesSet(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      kind: { type: 'string' },
+      channel: { type: 'string' },
+      country: { type: 'string', default: '*' },
+      percentage: { type: 'string' },
+      fixed: { type: 'string', default: '0' },
+      bearer: { type: 'string' },
+    },
+    allowPositionals: true,
+  })
+  const [merchantId, extra] = positionals
+  if (!merchantId || extra !== undefined) throw new UsageError('fees set needs one merchant ID')
+  const kind = values.kind
+  if (!kind || !(sideKinds as readonly string[]).includes(kind)) {
+    throw new UsageError(`--kind must be one of ${sideKinds.join(', ')}`)
+  }
+  const channel = values.channel
+  if (!channel || !/^([a-z0-9-]+|\*)$/.test(channel))
+    throw new UsageError('--channel must be an operator code or *')
+  const country = values.country
+  if (country !== '*' && !isCountry(country))
+    throw new UsageError(`--country must be a served country code or *, got ${country}`)
+  const percentage = Number(values.percentage)
+  const percentageMilli =
+    values.percentage === undefined || Number.isNaN(percentage) ? undefined : percentageToMilli(percentage)
+  if (percentageMilli === undefined || percentageMilli < 0 || percentageMilli > 100_000) {
+    throw new UsageError(
+      '--percentage must be a number from 0 to 100 with at most 3 decimals (1.5 means 1.5 %)',
+    )
+  }
+  const fixed = Number(values.fixed)
+  if (Number.isNaN(fixed) || fixed < 0) throw new UsageError('--fixed must be a number of at least 0')
+  // A fixed fee is money, so it needs a currency: the country's.
+  if (fixed !== 0 && country === '*')
+    throw new UsageError('--fixed other than 0 needs --country, whose currency it is in')
+  const additionalFeeMinor =
+    country === '*' ? 0 : toMinorUnits(fixed, countries[country as keyof typeof countries])
+  if (additionalFeeMinor === undefined)
+    throw new UsageError('--fixed has more decimals than the currency allows')
+  if (values.bearer !== 'merchant' && values.bearer !== 'customer')
+    throw new UsageError('--bearer must be merchant or customer')
+  return {
+    merchantId,
+    kind,
+    channel,
+    country,
+    percentageMilli,
+    additionalFeeMinor,
+    supportedByAccount: values.bearer === 'merchant',
+  } satisfies FeeRow
+}
+
+export async function feesSet(context: AppContext, row: FeeRow, print: Print) {
+  const merchant = await context.store.db
+    .selectFrom('merchants')
+    .select('id')
+    .where('id', '=', row.merchantId)
+    .executeTakeFirst()
+  if (!merchant) throw new CommandError(`no merchant has id ${row.merchantId}`)
+  await setFeeRow(context.store.db, row)
+  print(`fee row set: ${describeFee(row)}`)
+}
+
+export async function feesList(
+  context: AppContext,
+  merchantId: string | undefined,
+  json: boolean,
+  print: Print,
+) {
+  const rows = await listFeeRows(context.store.db, merchantId)
+  if (json) return print(JSON.stringify(rows))
+  for (const row of rows) print(describeFee(row))
+}
+
+function describeFee(row: FeeRow): string {
+  const fixed =
+    row.country === '*'
+      ? '0'
+      : String(toMajorUnits(row.additionalFeeMinor, countries[row.country as keyof typeof countries]))
+  const owner = row.merchantId === '*' ? 'default' : row.merchantId
+  return `${owner.padEnd(24)} ${row.kind.padEnd(12)} ${row.channel.padEnd(14)} ${row.country.padEnd(3)} ${milliToPercentage(row.percentageMilli)}% + ${fixed}  borne by ${row.supportedByAccount ? 'merchant' : 'customer'}`
+}
+
+export async function balance(context: AppContext, merchantId: string, json: boolean, print: Print) {
+  const merchant = await context.store.db
+    .selectFrom('merchants')
+    .select('id')
+    .where('id', '=', merchantId)
+    .executeTakeFirst()
+  if (!merchant) throw new CommandError(`no merchant has id ${merchantId}`)
+  const balances = await readBalances(context.store.db, merchantId)
+  const view = balances.map((row) => {
+    const major = (minor: number) =>
+      toMajorUnits(minor, row.currency as keyof typeof import('../domain/money.ts').currencies)
+    return {
+      mode: row.mode,
+      currency: row.currency,
+      balance: major(row.postedMinor),
+      held: major(row.heldMinor),
+      available: major(row.availableMinor),
+    }
+  })
+  if (json) return print(JSON.stringify(view))
+  print('mode     currency          balance             held        available')
+  for (const row of view) {
+    print(
+      `${row.mode.padEnd(8)} ${row.currency.padEnd(8)} ${String(row.balance).padStart(16)} ${String(row.held).padStart(16)} ${String(row.available).padStart(16)}`,
+    )
+  }
+}

@@ -1,0 +1,100 @@
+import { parseArgs } from 'node:util'
+import type { AppContext } from '../app/context.ts'
+import {
+  createMerchant,
+  isMode,
+  listMerchants,
+  revokeApiKey,
+  rotateKeyPair,
+  setMerchantStatus,
+} from '../app/merchants.ts'
+import { formatTimestamp } from '../domain/clock.ts'
+import { CommandError, UsageError } from './usage.ts'
+
+type Print = (text: string) => void
+
+export function parseMerchantCreate(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { name: { type: 'string' }, json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  })
+  const name = values.name?.trim()
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`)
+  if (!name) throw new UsageError('merchant create needs --name NAME')
+  if (name.length > 100) throw new UsageError('--name is at most 100 characters')
+  return { name, json: values.json }
+}
+
+export async function merchantCreate(
+  context: AppContext,
+  args: ReturnType<typeof parseMerchantCreate>,
+  print: Print,
+) {
+  const merchant = await createMerchant(context, args.name)
+  if (args.json) return print(JSON.stringify(merchant))
+  print(`Created merchant ${merchant.id} (${merchant.name}). These secrets are shown once:
+  sandbox  api-key ${merchant.sandbox.apiKey}  secret-key ${merchant.sandbox.secretKey}
+  live     api-key ${merchant.live.apiKey}  secret-key ${merchant.live.secretKey}
+  webhook secret ${merchant.webhookSecret}`)
+}
+
+export function parseJsonFlag(args: string[], positionalCount: number, what: string) {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  })
+  if (positionals.length !== positionalCount) throw new UsageError(`${what}`)
+  return { json: values.json, positionals }
+}
+
+export async function merchantList(context: AppContext, json: boolean, print: Print) {
+  const merchants = await listMerchants(context)
+  if (json) return print(JSON.stringify(merchants))
+  if (merchants.length === 0) return print('No merchants yet: sika merchant create --name NAME')
+  for (const merchant of merchants) {
+    const keys = merchant.activeKeys.map((key) => `${key.mode} ${key.apiKey}`).join(', ') || 'no active keys'
+    print(
+      `${merchant.id}  ${merchant.status.padEnd(9)}  ${formatTimestamp(merchant.createdAtUs)}  ${merchant.name}  [${keys}]`,
+    )
+  }
+}
+
+export async function merchantStatus(
+  context: AppContext,
+  id: string,
+  status: 'active' | 'suspended',
+  print: Print,
+) {
+  if (!(await setMerchantStatus(context, id, status))) throw new CommandError(`no merchant has id ${id}`)
+  print(`${id} is now ${status}`)
+}
+
+export function parseKeyRotate(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { mode: { type: 'string' }, json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  })
+  const [merchantId, extra] = positionals
+  if (!merchantId || extra !== undefined) throw new UsageError('key rotate needs one merchant ID')
+  if (!values.mode || !isMode(values.mode))
+    throw new UsageError('key rotate needs --mode sandbox or --mode live')
+  return { merchantId, mode: values.mode, json: values.json }
+}
+
+export async function keyRotate(context: AppContext, args: ReturnType<typeof parseKeyRotate>, print: Print) {
+  const pair = await rotateKeyPair(context, args.merchantId, args.mode)
+  if (!pair) throw new CommandError(`no merchant has id ${args.merchantId}`)
+  if (args.json) return print(JSON.stringify(pair))
+  print(`New ${args.mode} key pair for ${args.merchantId} (the previous one is revoked); the secret is shown once:
+  api-key ${pair.apiKey}
+  secret-key ${pair.secretKey}`)
+}
+
+export async function keyRevoke(context: AppContext, apiKey: string, print: Print) {
+  if (!(await revokeApiKey(context, apiKey)))
+    throw new CommandError(`no active key pair has api-key ${apiKey}`)
+  print(`${apiKey} is revoked`)
+}

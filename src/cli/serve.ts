@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify'
+import { createContext, ensureDemoMerchant } from '../app/bootstrap.ts'
+import type { IssuedMerchant } from '../app/merchants.ts'
+import type { Config } from '../config.ts'
+import { buildServer } from '../http/server.ts'
+import { createLogger } from '../logger.ts'
+
+/** sika serve: migrate, create the demo merchant on first start, listen, and stop gracefully. */
+export async function serve(config: Config): Promise<FastifyInstance> {
+  const logger = createLogger(config.logLevel)
+  const context = await createContext(config, logger)
+  const demo = await ensureDemoMerchant(context)
+  const app = await buildServer(context)
+  await app.listen({ port: config.port, host: config.host })
+  if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
+  logger.info({ store: context.store.dialect.name, url: config.publicBaseUrl }, 'Sika is ready')
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'stopping: no new connections, finishing requests in flight')
+    try {
+      await app.close()
+      await context.store.close()
+      process.exit(0)
+    } catch (error) {
+      logger.error({ err: error }, 'unclean stop')
+      process.exit(1)
+    }
+  }
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+  process.once('SIGINT', () => void stop('SIGINT'))
+  return app
+}
+
+function demoBanner(demo: IssuedMerchant, baseUrl: string): string {
+  return `
+  Sika: first start, a demo sandbox merchant was created. Its secrets are shown only now.
+
+    merchant id     ${demo.id}
+    api-key         ${demo.sandbox.apiKey}
+    secret-key      ${demo.sandbox.secretKey}
+    webhook secret  ${demo.webhookSecret}
+
+  Try it:
+
+    curl -s ${baseUrl}/api/v1/channels -H 'api-key: ${demo.sandbox.apiKey}' -H 'secret-key: ${demo.sandbox.secretKey}'
+
+`
+}

@@ -1,0 +1,139 @@
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+
+/** The settings of one Sika process, read once from the environment and frozen. */
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly database: DatabaseLocation
+  readonly publicBaseUrl: string
+  readonly logLevel: LogLevel
+  /** Where the key that encrypts webhook secrets at rest comes from. */
+  readonly secretsKey:
+    | { readonly kind: 'value'; readonly value: Buffer }
+    | { readonly kind: 'file'; readonly path: string }
+  readonly operationTtlMs: number
+  readonly sandboxDelayMs: number
+  readonly rateLimitPerSecond: number
+  readonly redisUrl: string | undefined
+}
+
+export type DatabaseLocation =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly url: string }
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof logLevels)[number]
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
+  }
+}
+
+type Environment = Record<string, string | undefined>
+
+/** Parses every setting, collecting all problems so the operator fixes them in one go. */
+export function loadConfig(environment: Environment = process.env): Config {
+  const problems: string[] = []
+  const read = (name: string): string | undefined => {
+    const value = environment[name]
+    return value === undefined || value.trim() === '' ? undefined : value.trim()
+  }
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name)
+    if (raw === undefined) return fallback
+    const value = Number(raw)
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`)
+      return fallback
+    }
+    return value
+  }
+
+  const port = integer('PORT', 3000, 0, 65535)
+  const host = read('HOST') ?? '0.0.0.0'
+  const database = parseDatabaseLocation(read('DATABASE_URL') ?? './data/sika.db')
+
+  const publicBaseUrl = (read('PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  if (!isHttpUrl(publicBaseUrl))
+    problems.push(`PUBLIC_BASE_URL must be an http(s) URL, got "${publicBaseUrl}"`)
+
+  const logLevelRaw = read('LOG_LEVEL') ?? 'info'
+  const logLevel = logLevels.find((level) => level === logLevelRaw)
+  if (!logLevel) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${logLevelRaw}"`)
+
+  const secretsKey = parseSecretsKey(read('SECRETS_KEY'), read('SECRETS_KEY_FILE'), database, problems)
+
+  const operationTtlMs = parseDuration('OPERATION_TTL', read('OPERATION_TTL'), 15 * 60_000, problems)
+  const sandboxDelayMs = integer('SANDBOX_DELAY_MS', 3000, 0, 3_600_000)
+  const rateLimitPerSecond = integer('RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000)
+  const redisUrl = read('REDIS_URL')
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
+    problems.push(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`)
+
+  if (problems.length > 0) throw new ConfigError(problems)
+  return Object.freeze({
+    port,
+    host,
+    database,
+    publicBaseUrl,
+    logLevel: logLevel ?? 'info',
+    secretsKey,
+    operationTtlMs,
+    sandboxDelayMs,
+    rateLimitPerSecond,
+    redisUrl,
+  })
+}
+
+export function parseDatabaseLocation(value: string): DatabaseLocation {
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value }
+  return { kind: 'sqlite', path: value === ':memory:' ? value : resolve(value) }
+}
+
+/** Creates the SQLite file's folder, so a fresh clone starts without any manual step. */
+export function prepareDatabaseFolder(location: DatabaseLocation): void {
+  if (location.kind === 'sqlite' && location.path !== ':memory:')
+    mkdirSync(dirname(location.path), { recursive: true })
+}
+
+function parseSecretsKey(
+  value: string | undefined,
+  file: string | undefined,
+  database: DatabaseLocation,
+  problems: string[],
+): Config['secretsKey'] {
+  if (value !== undefined) {
+    const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64')
+    if (key.length !== 32) problems.push('SECRETS_KEY must be 32 bytes, as 64 hex digits or base64')
+    return { kind: 'value', value: key }
+  }
+  // Without an explicit key, one is kept in a file beside the SQLite database (or in ./data).
+  const folder =
+    database.kind === 'sqlite' && database.path !== ':memory:' ? dirname(database.path) : resolve('data')
+  return { kind: 'file', path: resolve(file ?? `${folder}/secrets.key`) }
+}
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+
+/** Accepts milliseconds ("900000") or a number with a unit ("15m", "30s", "2h"). */
+function parseDuration(name: string, raw: string | undefined, fallback: number, problems: string[]): number {
+  if (raw === undefined) return fallback
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(raw)
+  const value = match ? Number(match[1]) * (durationUnits[match[2] ?? 'ms'] ?? 1) : Number.NaN
+  if (!Number.isSafeInteger(value) || value < 1000) {
+    problems.push(`${name} must be a duration of at least 1s, such as 900000, 90s, 15m or 2h; got "${raw}"`)
+    return fallback
+  }
+  return value
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Money is an integer count of minor units with the currency's scale beside it.
+ * Floats exist only at the JSON boundary, converted here and nowhere else.
+ */
+export const currencies = {
+  XOF: { scale: 0, name: 'West African CFA franc' },
+  XAF: { scale: 0, name: 'Central African CFA franc' },
+  GHS: { scale: 2, name: 'Ghanaian cedi' },
+  KES: { scale: 2, name: 'Kenyan shilling' },
+  UGX: { scale: 0, name: 'Ugandan shilling' },
+} as const
+
+export type Currency = keyof typeof currencies
+
+/** ISO 3166-1 alpha-2 countries served, each with the currency its wallets hold. */
+export const countries = {
+  BJ: 'XOF',
+  BF: 'XOF',
+  CI: 'XOF',
+  GW: 'XOF',
+  ML: 'XOF',
+  NE: 'XOF',
+  SN: 'XOF',
+  TG: 'XOF',
+  CM: 'XAF',
+  CF: 'XAF',
+  TD: 'XAF',
+  CG: 'XAF',
+  GQ: 'XAF',
+  GA: 'XAF',
+  GH: 'GHS',
+  KE: 'KES',
+  UG: 'UGX',
+} as const satisfies Record<string, Currency>
+
+export type Country = keyof typeof countries
+
+export function isCountry(value: string): value is Country {
+  return Object.hasOwn(countries, value)
+}
+
+export function isCurrency(value: string): value is Currency {
+  return Object.hasOwn(currencies, value)
+}
+
+/** Largest amount accepted anywhere, in minor units: keeps every product below 2^53. */
+export const maximumMinorUnits = 1_000_000_000_000
+
+/**
+ * Converts a JSON number in major units to minor units, or undefined when it has more
+ * decimals than the currency allows. Works on the decimal text, not on float arithmetic,
+ * so 0.29 GHS is 29 pesewas and not 28.999....
+ */
+export function toMinorUnits(amount: number, currency: Currency): number | undefined {
+  if (!Number.isFinite(amount)) return undefined
+  const scale = currencies[currency].scale
+  const text = amount.toFixed(Math.min(20, scale + 10))
+  const [whole = '', fraction = ''] = text.split('.')
+  if (fraction.slice(scale).replace(/0+$/, '') !== '') return undefined
+  const minor = Number(whole + fraction.slice(0, scale).padEnd(scale, '0'))
+  return Number.isSafeInteger(minor) ? minor : undefined
+}
+
+export function toMajorUnits(minor: number, currency: Currency): number {
+  const scale = currencies[currency].scale
+  return scale === 0 ? minor : Number((minor / 10 ** scale).toFixed(scale))
+}

@@ -1,0 +1,62 @@
+/**
+ * The error registry: every code the API can answer with, its HTTP status and its meaning.
+ * CONTRACT.md, Errors, is the source; a test checks the two agree.
+ */
+export const errorRegistry = {
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  missing_credentials: { status: 401, message: 'The api-key and secret-key headers are both required.' },
+  invalid_credentials: {
+    status: 401,
+    message: 'The api-key and secret-key do not match an active key pair.',
+  },
+  merchant_suspended: { status: 403, message: 'This merchant account is suspended.' },
+  not_found: { status: 404, message: 'Not found.' },
+  method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
+  duplicate_merchant_reference: {
+    status: 409,
+    message: 'This merchantReference was already used with a different request.',
+  },
+  payload_too_large: { status: 413, message: 'The request body is larger than 64 KiB.' },
+  unsupported_media_type: {
+    status: 415,
+    message: 'Request bodies must be JSON (content-type: application/json).',
+  },
+  validation_failed: { status: 422, message: 'The request is not valid.' },
+  insufficient_balance: { status: 422, message: 'The available balance does not cover this operation.' },
+  channel_unavailable: { status: 422, message: 'This channel does not serve this country and operation.' },
+  amount_out_of_range: { status: 422, message: 'The amount is outside the limits of this channel.' },
+  rate_limited: { status: 429, message: 'Too many requests; retry after the delay in Retry-After.' },
+  internal_error: { status: 500, message: 'An internal error occurred.' },
+  unavailable: { status: 503, message: 'The service is temporarily unavailable; retry shortly.' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type ErrorCode = keyof typeof errorRegistry
+
+/** One field at fault in a request: `customer.phoneNumber`, `amount`, `page`... */
+export interface FieldError {
+  field: string
+  code: string
+  message: string
+}
+
+/** An expected failure, carried as a value up to the one place that renders it. */
+export class ApiError extends Error {
+  readonly status: number
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly errors?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message ?? errorRegistry[code].message)
+    this.status = errorRegistry[code].status
+  }
+}
+
+export function validationFailed(errors: FieldError[], code: ErrorCode = 'validation_failed'): ApiError {
+  const message =
+    code === 'validation_failed'
+      ? `The request is not valid: ${errors.map((error) => error.field || 'body').join(', ')}.`
+      : undefined
+  return new ApiError(code, message, errors)
+}

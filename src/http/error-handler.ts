@@ -1,0 +1,89 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import type { AppContext } from '../app/context.ts'
+import { ApiError, type ErrorCode, errorRegistry } from '../errors.ts'
+import { toFieldErrors } from './validation.ts'
+
+/**
+ * The one place where failures become HTTP answers: every error, expected or not, leaves in
+ * the contract's envelope with the request's id, and nothing internal (stack, SQL) leaks.
+ */
+export function installErrorHandling(app: FastifyInstance, context: AppContext): void {
+  // A second router holding every route, so an unmatched request can be told apart:
+  // a known path with another method is a 405 with Allow, anything else a 404.
+  const knownRoutes = FindMyWay({ ignoreTrailingSlash: true })
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) {
+      if (method === 'HEAD' || knownRoutes.hasRoute(method as HTTPMethod, route.url)) continue
+      knownRoutes.on(method as HTTPMethod, route.url, () => {})
+    }
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/'
+    const allowed = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
+      (method) => knownRoutes.find(method, path) !== null,
+    )
+    if (allowed.length > 0) {
+      const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed
+      return sendError(
+        reply,
+        request,
+        new ApiError('method_not_allowed', undefined, undefined, { allow: allow.join(', ') }),
+      )
+    }
+    return sendError(reply, request, new ApiError('not_found', `No route for ${request.method} ${path}.`))
+  })
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, context)
+    if (apiError.status >= 500) {
+      request.log.error(
+        { err: error },
+        apiError.code === 'unavailable' ? 'database unavailable' : 'unhandled error',
+      )
+    }
+    return sendError(reply, request, apiError)
+  })
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+  if (error.headers) reply.headers(error.headers)
+  return reply.code(error.status).send({
+    success: false,
+    statusCode: error.status,
+    code: error.code,
+    message: error.message,
+    ...(error.errors ? { errors: error.errors } : {}),
+    requestId: request.id,
+  })
+}
+
+const fastifyCodes: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
+  FST_ERR_BAD_URL: 'not_found',
+}
+
+function toApiError(error: FastifyError, context: AppContext): ApiError {
+  if (error instanceof ApiError) return error
+  if (error.validation) {
+    // A token that cannot exist is as unknown as one that does not.
+    if (error.validationContext === 'params') return new ApiError('not_found')
+    const errors = toFieldErrors(error.validation as never)
+    return new ApiError(
+      'validation_failed',
+      `The request is not valid: ${errors.map((entry) => entry.field || 'body').join(', ')}.`,
+      errors,
+    )
+  }
+  const mapped = error.code ? fastifyCodes[error.code] : undefined
+  if (mapped) return new ApiError(mapped)
+  if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_json')
+  if (context.store.dialect.isUnavailable(error)) return new ApiError('unavailable')
+  return new ApiError('internal_error', errorRegistry.internal_error.message)
+}

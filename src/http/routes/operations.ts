@@ -1,0 +1,117 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../../app/context.ts'
+import { type Initiation, initiateOperation } from '../../app/initiate.ts'
+import { listOperations } from '../../app/list-operations.ts'
+import { findOperationByToken } from '../../app/operation-rows.ts'
+import { operationRecord } from '../../app/records.ts'
+import { type OperationKind, operationKindNames, operationKinds } from '../../domain/kinds.ts'
+import { ApiError } from '../../errors.ts'
+import { paginationMeta } from '../pagination.ts'
+import { dateRange } from '../query.ts'
+import {
+  envelope,
+  listEnvelope,
+  OperationListQuery,
+  OperationRecord,
+  SingleInitiationBody,
+  TokenParams,
+  TransferInitiationBody,
+  TransferRecord,
+} from '../schemas.ts'
+
+/** Three endpoints per kind, every one derived from the kinds table. */
+export function operationRoutes(app: FastifyInstance, context: AppContext): void {
+  for (const kind of operationKindNames) registerKind(app, context, kind)
+}
+
+function registerKind(app: FastifyInstance, context: AppContext, kind: OperationKind): void {
+  const definition = operationKinds[kind]
+  const isTransfer = definition.shape === 'transfer'
+  const record = isTransfer ? TransferRecord : OperationRecord
+  const path = `/${definition.path}`
+  const { dataKey, message } = definition
+  const tags = [kind]
+
+  app.post(
+    path,
+    {
+      schema: {
+        tags,
+        body: isTransfer ? TransferInitiationBody : SingleInitiationBody,
+        response: { 200: envelope(dataKey.created, record) },
+      },
+    },
+    async (request) => {
+      const operation = await initiateOperation(context, request.principal, kind, request.body as Initiation)
+      return envelopeOf(message.created, dataKey.created, operationRecord(operation))
+    },
+  )
+
+  app.get(
+    path,
+    {
+      schema: {
+        tags,
+        querystring: OperationListQuery,
+        response: { 200: listEnvelope(dataKey.list, record) },
+      },
+    },
+    async (request) => {
+      const query = request.query as OperationListQuery
+      const page = query.page ?? 1
+      const perPage = query.perPage ?? 10
+      const { fromMicros, toMicros } = dateRange(query.from, query.to)
+      const { items, total } = await listOperations(
+        context.store.db,
+        request.principal.merchantId,
+        request.principal.mode,
+        kind,
+        {
+          status: query.status,
+          merchantReference: query.merchantReference,
+          phoneNumber: query.phoneNumber,
+          channel: query.channel,
+          country: query.country,
+          fromMicros,
+          toMicros,
+        },
+        { page, perPage },
+      )
+      return {
+        ...envelopeOf(message.list, dataKey.list, items.map(operationRecord)),
+        meta: {
+          pagination: paginationMeta(
+            context.config.publicBaseUrl,
+            `/api/v1${path}`,
+            query,
+            page,
+            perPage,
+            total,
+          ),
+        },
+      }
+    },
+  )
+
+  app.get(
+    `${path}/:token`,
+    { schema: { tags, params: TokenParams, response: { 200: envelope(dataKey.details, record) } } },
+    async (request) => {
+      const { token } = request.params as { token: string }
+      const operation = await findOperationByToken(
+        context.store.db,
+        request.principal.merchantId,
+        request.principal.mode,
+        token,
+      )
+      // Another merchant's token, the other mode's, or an unknown one: the same answer.
+      if (!operation || operation.kind !== kind)
+        throw new ApiError('not_found', `No ${kind} has token ${token}.`)
+      return envelopeOf(message.details, dataKey.details, operationRecord(operation))
+    },
+  )
+}
+
+export function envelopeOf(message: string, dataKey: string, data: unknown) {
+  return { success: true, statusCode: 200, message, data: { [dataKey]: data } }
+}

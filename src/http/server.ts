@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import type { AppContext } from '../app/context.ts'
+import { requireCredentials } from './authentication.ts'
+import { installErrorHandling } from './error-handler.ts'
+import { channelRoutes } from './routes/channels.ts'
+import { healthRoutes } from './routes/health.ts'
+import { operationRoutes } from './routes/operations.ts'
+import { transactionRoutes } from './routes/transactions.ts'
+import { validatorCompiler } from './validation.ts'
+
+export const bodyLimitBytes = 64 * 1024
+
+/** Builds the whole HTTP surface without listening, so tests can inject() or listen as they need. */
+export async function buildServer(context: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    bodyLimit: bodyLimitBytes,
+    genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
+    // Probes are polled every few seconds; logging each would drown the real traffic.
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      disableRequestLogging: (request) => request.url === '/health' || request.url === '/ready',
+    }),
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  // Request bodies are JSON or nothing: text/plain would otherwise arrive as a string.
+  app.removeContentTypeParser('text/plain')
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  installErrorHandling(app, context)
+
+  healthRoutes(app, context)
+  await app.register(
+    async (api) => {
+      requireCredentials(api, context)
+      channelRoutes(api, context)
+      operationRoutes(api, context)
+      transactionRoutes(api, context)
+    },
+    { prefix: '/api/v1' },
+  )
+  return app
+}
+
+/** A caller's id is kept when it is short and printable, so it can be logged safely. */
+function acceptedRequestId(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && /^[\x21-\x7e]{1,128}$/.test(value) ? value : undefined
+}

@@ -1,0 +1,100 @@
+import { Ajv, type ErrorObject } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+import type { FieldError } from '../errors.ts'
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+
+function createAjv(coerceTypes: boolean): Ajv {
+  // allErrors: every field at fault is reported at once, not just the first.
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  })
+  addFormats(ajv)
+  return ajv
+}
+
+// Bodies are JSON and keep their types: "100" is not an amount. Query strings are text and
+// are coerced ("?page=2").
+const bodyAjv = createAjv(false)
+const queryAjv = createAjv(true)
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema)
+
+/** AJV's errors as the contract's field errors: one entry per field, the first problem found. */
+export function toFieldErrors(errors: readonly ErrorObject[], prefix = ''): FieldError[] {
+  const byField = new Map<string, FieldError>()
+  for (const error of errors) {
+    const entry = toFieldError(error, prefix)
+    if (!byField.has(entry.field)) byField.set(entry.field, entry)
+  }
+  return [...byField.values()]
+}
+
+function toFieldError(error: ErrorObject, prefix: string): FieldError {
+  const path = error.instancePath.split('/').filter(Boolean).join('.')
+  const join = (name: string) => [prefix, path, name].filter(Boolean).join('.')
+  const field = join('')
+  const label = field || 'body'
+  const params = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'required':
+      return {
+        field: join(String(params.missingProperty)),
+        code: 'required',
+        message: `${join(String(params.missingProperty))} is required.`,
+      }
+    case 'additionalProperties':
+      return {
+        field: join(String(params.additionalProperty)),
+        code: 'unknown_field',
+        message: `${join(String(params.additionalProperty))} is not a field of this request.`,
+      }
+    case 'type':
+      return { field, code: 'invalid_type', message: `${label} must be ${article(String(params.type))}.` }
+    case 'minLength':
+      return params.limit === 1
+        ? { field, code: 'required', message: `${label} must not be empty.` }
+        : { field, code: 'too_short', message: `${label} must be at least ${params.limit} characters.` }
+    case 'maxLength':
+      return { field, code: 'too_long', message: `${label} must be at most ${params.limit} characters.` }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return {
+        field,
+        code: 'out_of_range',
+        message: `${label} must be ${params.comparison} ${params.limit}.`,
+      }
+    case 'pattern':
+    case 'format':
+      return { field, code: 'invalid_format', message: `${label} ${formatHint(field)}.` }
+    case 'anyOf':
+    case 'enum':
+    case 'const':
+      return { field, code: 'invalid_value', message: `${label} is not one of the allowed values.` }
+    default:
+      return { field, code: 'invalid', message: `${label} ${error.message ?? 'is not valid'}.` }
+  }
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`
+}
+
+function formatHint(field: string): string {
+  if (field.endsWith('phoneNumber')) return 'must be 8 to 15 digits, with an optional leading +'
+  if (field.endsWith('email')) return 'must be a valid email address'
+  if (field.endsWith('Url')) return 'must be an http(s) URL'
+  if (field.endsWith('country')) return 'must be an ISO 3166-1 alpha-2 code in upper case, such as CI'
+  if (field.endsWith('channel')) return 'must be a lower-case operator code, such as orange-money'
+  if (field.endsWith('merchantReference')) return 'must be printable characters'
+  if (field === 'token') return 'must be five groups of five lower-case letters and digits, joined by hyphens'
+  return 'is not in the expected format'
+}

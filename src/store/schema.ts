@@ -1,0 +1,141 @@
+import type { Generated } from 'kysely'
+
+/**
+ * The tables as Kysely sees them. Times are integer microseconds since the Unix epoch and
+ * money is integer minor units, so both stores compare, sort and add them the same way.
+ * Booleans are 0/1 integers for the same reason.
+ */
+export interface Database {
+  merchants: MerchantsTable
+  api_keys: ApiKeysTable
+  webhook_secrets: WebhookSecretsTable
+  channel_routes: ChannelRoutesTable
+  fee_schedule: FeeScheduleTable
+  balances: BalancesTable
+  counters: CountersTable
+  operations: OperationsTable
+  ledger_entries: LedgerEntriesTable
+  settings: SettingsTable
+}
+
+export interface MerchantsTable {
+  id: string
+  name: string
+  status: 'active' | 'suspended'
+  created_at_us: number
+}
+
+export interface ApiKeysTable {
+  api_key: string
+  merchant_id: string
+  mode: 'sandbox' | 'live'
+  /** SHA-256 of the secret key, hex. */
+  secret_hash: string
+  created_at_us: number
+  revoked_at_us: number | null
+}
+
+export interface WebhookSecretsTable {
+  id: Generated<number>
+  merchant_id: string
+  /** AES-256-GCM under the service's secrets key: iv.tag.ciphertext, base64. */
+  secret_encrypted: string
+  created_at_us: number
+  /** Set when a newer secret replaces it; it keeps signing until this time. */
+  expires_at_us: number | null
+}
+
+export interface ChannelRoutesTable {
+  channel: string
+  country: string
+  kind: string
+  channel_name: string
+  currency: string
+  min_amount_minor: number
+  max_amount_minor: number
+}
+
+export interface FeeScheduleTable {
+  /** '*' is the default schedule every merchant falls back to. */
+  merchant_id: string
+  kind: string
+  channel: string
+  /** '*' matches every country of the channel. */
+  country: string
+  percentage_milli: number
+  additional_fee_minor: number
+  supported_by_account: number
+}
+
+export interface BalancesTable {
+  merchant_id: string
+  mode: string
+  currency: string
+  /** Sum of succeeded postings. */
+  posted_minor: number
+  /** Sum of pending holds; the database refuses held > posted, so overdraft cannot happen. */
+  held_minor: number
+}
+
+export interface CountersTable {
+  merchant_id: string
+  mode: string
+  /** 'ledger' for transaction references, or an operation kind for list positions. */
+  name: string
+  value: number
+}
+
+export interface OperationsTable {
+  id: Generated<number>
+  token: string
+  merchant_id: string
+  mode: string
+  kind: string
+  /** 1, 2, 3... per merchant, mode and kind: page N of an unfiltered list is a range seek. */
+  position: number
+  status: string
+  merchant_reference: string
+  /** SHA-256 of the canonical request, to tell a retry from a reuse of the reference. */
+  request_hash: string
+  currency: string
+  channel: string
+  country: string
+  phone_number: string
+  to_channel: string | null
+  to_country: string | null
+  to_phone_number: string | null
+  /** JSON: the priced sides (one, or from and to) with their customers and side statuses. */
+  sides: string
+  /** JSON: callbackUrl and the outcome URLs. */
+  urls: string
+  redirect_url: string | null
+  failure_code: string | null
+  failure_message: string | null
+  initiated_at_us: number
+  completed_at_us: number | null
+  updated_at_us: number
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>
+  merchant_id: string
+  mode: string
+  /** Per merchant and mode, dense: the last part of the reference. */
+  sequence: number
+  reference: string
+  operation_id: number
+  operation_kind: string
+  /** 'cash-in' | 'cash-out' | 'reversal' */
+  type: string
+  currency: string
+  amount_minor: number
+  /** 'pending' (a hold) | 'succeeded' (posted) | 'canceled' (hold released) */
+  status: string
+  created_at_us: number
+  updated_at_us: number
+}
+
+export interface SettingsTable {
+  key: string
+  value: string
+}

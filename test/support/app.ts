@@ -1,0 +1,124 @@
+import { Writable } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
+import { createContext } from '../../src/app/bootstrap.ts'
+import type { AppContext } from '../../src/app/context.ts'
+import { createMerchant, type IssuedMerchant, type KeyPair } from '../../src/app/merchants.ts'
+import { loadConfig } from '../../src/config.ts'
+import type { Clock } from '../../src/domain/clock.ts'
+import { buildServer } from '../../src/http/server.ts'
+import { createLogger } from '../../src/logger.ts'
+import type { StoreTarget } from './stores.ts'
+
+export const testPublicBaseUrl = 'http://sika.test'
+export const testSecretsKey = '0f'.repeat(32)
+
+export interface TestApp {
+  /** http://127.0.0.1:<port>: the real server, listening. */
+  readonly url: string
+  readonly context: AppContext
+  readonly server: FastifyInstance
+  /** Every log line the server wrote, as text. */
+  readonly logs: string[]
+  createMerchant(name?: string): Promise<IssuedMerchant>
+  client(keys: KeyPair | { apiKey?: string; secretKey?: string }): ApiClient
+  close(): Promise<void>
+}
+
+export interface ApiResponse<T = any> {
+  status: number
+  headers: Headers
+  body: T
+  text: string
+}
+
+export interface ApiClient {
+  get<T = any>(path: string, query?: Record<string, string | number>): Promise<ApiResponse<T>>
+  post<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>
+  request<T = any>(method: string, path: string, init?: { body?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>
+}
+
+export interface StartOptions {
+  clock?: Clock
+  environment?: Record<string, string>
+}
+
+/** Starts the real service on a real port over the target store, as `sika serve` would. */
+export async function startApp(target: StoreTarget, options: StartOptions = {}): Promise<TestApp> {
+  const config = loadConfig({
+    DATABASE_URL: target.databaseUrl,
+    PUBLIC_BASE_URL: testPublicBaseUrl,
+    SECRETS_KEY: testSecretsKey,
+    LOG_LEVEL: 'info',
+    ...options.environment,
+  })
+  const logs: string[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk))
+      done()
+    },
+  })
+  const context = await createContext(config, createLogger(config.logLevel, sink), options.clock)
+  const server = await buildServer(context)
+  await server.listen({ port: 0, host: '127.0.0.1' })
+  const address = server.server.address()
+  if (!address || typeof address === 'string') throw new Error('the server has no TCP address')
+  const url = `http://127.0.0.1:${address.port}`
+  return {
+    url,
+    context,
+    server,
+    logs,
+    createMerchant: (name = 'Test merchant') => createMerchant(context, name),
+    client: (keys) => apiClient(url, keys),
+    close: async () => {
+      await server.close()
+      await context.store.close()
+    },
+  }
+}
+
+export function apiClient(url: string, keys: { apiKey?: string; secretKey?: string }): ApiClient {
+  const credentials: Record<string, string> = {}
+  if (keys.apiKey !== undefined) credentials['api-key'] = keys.apiKey
+  if (keys.secretKey !== undefined) credentials['secret-key'] = keys.secretKey
+  const request = async (method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { ...credentials, ...init.headers },
+      body: init.body,
+      redirect: 'manual',
+    })
+    const text = await response.text()
+    let body: any
+    try {
+      body = text ? JSON.parse(text) : undefined
+    } catch {
+      body = undefined
+    }
+    return { status: response.status, headers: response.headers, body, text }
+  }
+  return {
+    request,
+    get: (path, query) => {
+      const search = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}` : ''
+      return request('GET', `${path}${search}`)
+    },
+    post: (path, body) =>
+      request('POST', path, {
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      }),
+  }
+}
+
+/** A clock the test moves by hand: retries and expiry without waiting. */
+export function manualClock(startMicros = Date.UTC(2026, 10, 21, 10, 0, 0) * 1000) {
+  let now = startMicros
+  return {
+    nowMicros: () => ++now,
+    advance(milliseconds: number) {
+      now += milliseconds * 1000
+    },
+  }
+}
