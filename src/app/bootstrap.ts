@@ -14,8 +14,9 @@ export async function createContext(
   clock: Clock = systemClock,
 ): Promise<AppContext> {
   const store = openStore(config.database)
+  let appliedMigrations: string[]
   try {
-    await migrate(store)
+    appliedMigrations = await migrate(store)
   } catch (error) {
     await store.close()
     throw error
@@ -27,6 +28,7 @@ export async function createContext(
     logger,
     secrets: createSecretBox(config.secretsKey),
     providers: createProviderRegistry(),
+    appliedMigrations,
   }
 }
 

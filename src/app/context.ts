@@ -13,4 +13,6 @@ export interface AppContext {
   readonly secrets: SecretBox
   readonly providers: ProviderRegistry
   readonly logger: Logger
+  /** The migrations this process applied when it opened the store (usually none). */
+  readonly appliedMigrations: readonly string[]
 }

@@ -254,8 +254,9 @@ async function insertPendingOperation(
   const currency = sides[0]!.currency
   try {
     const id = await context.store.transaction(async (trx) => {
-      const now = context.clock.nowMicros()
       const position = await nextCounterValue(trx, merchantId, mode, kind)
+      // Read after the counter's lock is held: list order (position) and date order then agree.
+      const now = context.clock.nowMicros()
       const token = newOperationToken()
       const inserted = await trx
         .insertInto('operations')
@@ -289,7 +290,7 @@ async function insertPendingOperation(
       const ledger = { id: inserted.id, token, kind, merchantId, mode, currency }
       for (const side of sides) {
         if (side.kind !== 'disbursement' && side.kind !== 'withdraw') continue
-        const hold = await placeHold(trx, ledger, 'cash-out', side.cashAmountMinor, now)
+        const hold = await placeHold(trx, ledger, 'cash-out', side.cashAmountMinor, context.clock)
         if (hold === 'insufficient_balance') throw new InsufficientBalance()
       }
       return inserted.id

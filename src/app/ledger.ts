@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely'
+import type { Clock } from '../domain/clock.ts'
 import type { Mode, OperationKind } from '../domain/kinds.ts'
 import type { Database } from '../store/schema.ts'
 
@@ -49,7 +50,7 @@ export async function placeHold(
   operation: LedgerOperation,
   type: 'cash-out' | 'reversal',
   amountMinor: number,
-  atMicros: number,
+  clock: Clock,
 ): Promise<'held' | 'insufficient_balance'> {
   await ensureBalanceRow(trx, operation)
   const result = await trx
@@ -61,7 +62,7 @@ export async function placeHold(
     .where(sql<boolean>`posted_minor - held_minor >= ${amountMinor}`)
     .executeTakeFirst()
   if (result.numUpdatedRows === 0n) return 'insufficient_balance'
-  await insertEntry(trx, operation, type, amountMinor, 'pending', atMicros)
+  await insertEntry(trx, operation, type, amountMinor, 'pending', clock)
   return 'held'
 }
 
@@ -69,7 +70,7 @@ export async function credit(
   trx: Trx,
   operation: LedgerOperation,
   amountMinor: number,
-  atMicros: number,
+  clock: Clock,
 ): Promise<void> {
   await ensureBalanceRow(trx, operation)
   await trx
@@ -79,7 +80,7 @@ export async function credit(
     .where('mode', '=', operation.mode)
     .where('currency', '=', operation.currency)
     .execute()
-  await insertEntry(trx, operation, 'cash-in', amountMinor, 'succeeded', atMicros)
+  await insertEntry(trx, operation, 'cash-in', amountMinor, 'succeeded', clock)
 }
 
 /**
@@ -91,11 +92,11 @@ export async function resolveHold(
   operation: LedgerOperation,
   type: 'cash-out' | 'reversal',
   resolution: 'succeeded' | 'canceled',
-  atMicros: number,
+  clock: Clock,
 ): Promise<void> {
   const entry = await trx
     .updateTable('ledger_entries')
-    .set({ status: resolution, updated_at_us: atMicros })
+    .set({ status: resolution, updated_at_us: clock.nowMicros() })
     .where('operation_id', '=', operation.id)
     .where('type', '=', type)
     .where('status', '=', 'pending')
@@ -136,9 +137,11 @@ async function insertEntry(
   type: EntryType,
   amountMinor: number,
   status: 'pending' | 'succeeded',
-  atMicros: number,
+  clock: Clock,
 ): Promise<void> {
   const sequence = await nextCounterValue(trx, operation.merchantId, operation.mode, 'ledger')
+  // Read after the counter's lock is held, so sequence order and date order agree under concurrency.
+  const atMicros = clock.nowMicros()
   await trx
     .insertInto('ledger_entries')
     .values({

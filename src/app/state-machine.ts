@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely'
+import type { Clock } from '../domain/clock.ts'
 import { compositeStatus, type Side, sideDirection } from '../domain/operation.ts'
 import { canTransition, isFinal } from '../domain/status.ts'
 import type { ProviderOutcome } from '../providers/provider.ts'
@@ -31,8 +32,8 @@ export async function applySideOutcome(
     if (side.status === 'pending' && outcome.status !== 'pending') {
       side.status = outcome.status
       if (outcome.status !== 'succeeded') side.failure = outcome.reason
-      await moveSideMoney(trx, operation, side, now)
-      if (operation.kind === 'transfer') await followTransferSide(trx, operation, side, now)
+      await moveSideMoney(trx, operation, side, context.clock)
+      if (operation.kind === 'transfer') await followTransferSide(trx, operation, side, context.clock)
     }
     return saveOperation(trx, operation, now)
   })
@@ -59,34 +60,34 @@ function ledgerView(operation: Operation): LedgerOperation {
 }
 
 /** A side's own money: a cash-in is credited on success; a cash-out's hold is posted or released. */
-async function moveSideMoney(trx: Trx, operation: Operation, side: Side, now: number): Promise<void> {
+async function moveSideMoney(trx: Trx, operation: Operation, side: Side, clock: Clock): Promise<void> {
   const ledger = ledgerView(operation)
   if (sideDirection(side) === 'cash-in') {
-    if (side.status === 'succeeded') await credit(trx, ledger, side.cashAmountMinor, now)
+    if (side.status === 'succeeded') await credit(trx, ledger, side.cashAmountMinor, clock)
     return
   }
-  await resolveHold(trx, ledger, 'cash-out', side.status === 'succeeded' ? 'succeeded' : 'canceled', now)
+  await resolveHold(trx, ledger, 'cash-out', side.status === 'succeeded' ? 'succeeded' : 'canceled', clock)
 }
 
 /**
  * A transfer's `from` money is credited when collected, with a reserve of the same amount
  * held for a refund until the `to` side ends: the refund can then never overdraw the balance.
  */
-async function followTransferSide(trx: Trx, operation: Operation, side: Side, now: number): Promise<void> {
+async function followTransferSide(trx: Trx, operation: Operation, side: Side, clock: Clock): Promise<void> {
   const ledger = ledgerView(operation)
   const to = operation.sides.find((candidate) => candidate.role === 'to')
   if (side.role === 'from') {
     if (side.status === 'succeeded') {
-      const reserve = await placeHold(trx, ledger, 'reversal', side.cashAmountMinor, now)
+      const reserve = await placeHold(trx, ledger, 'reversal', side.cashAmountMinor, clock)
       if (reserve !== 'held') throw new Error('a refund reserve must always fit the credit just posted')
     } else if (to && to.status === 'pending') {
       to.status = 'canceled'
       to.failure = { code: 'not_started', message: 'The from side did not succeed, so nothing was paid out.' }
-      await resolveHold(trx, ledger, 'cash-out', 'canceled', now)
+      await resolveHold(trx, ledger, 'cash-out', 'canceled', clock)
     }
     return
   }
-  await resolveHold(trx, ledger, 'reversal', side.status === 'succeeded' ? 'canceled' : 'succeeded', now)
+  await resolveHold(trx, ledger, 'reversal', side.status === 'succeeded' ? 'canceled' : 'succeeded', clock)
 }
 
 async function saveOperation(trx: Trx, operation: Operation, now: number): Promise<Operation> {

@@ -28,6 +28,10 @@ export async function main(argv: string[]): Promise<number> {
   const [group, action, ...rest] = argv
   try {
     const run = parseCommand(group, action, rest)
+    if (run === 'help') {
+      process.stdout.write(usage)
+      return 0
+    }
     const config = loadConfig()
     if (run === 'serve') {
       await serve(config)
@@ -56,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-type Run = 'serve' | ((context: AppContext) => Promise<void>)
+type Run = 'serve' | 'help' | ((context: AppContext) => Promise<void>)
 
 function parseCommand(group: string | undefined, action: string | undefined, rest: string[]): Run {
   const args = action === undefined ? rest : [action, ...rest]
@@ -83,7 +87,11 @@ function commandFor(
       return 'serve'
     case 'migrate':
       if (args.length > 0) throw new UsageError('migrate takes no arguments')
-      return async () => print('migrations are up to date')
+      return async (context) => {
+        // createContext already migrated; report what that start applied.
+        const applied = context.appliedMigrations
+        print(applied.length === 0 ? 'migrations are up to date' : `applied: ${applied.join(', ')}`)
+      }
     case 'merchant':
       return merchantCommand(action, rest)
     case 'key':
@@ -94,9 +102,11 @@ function commandFor(
       const { json, positionals } = parseJsonFlag(args, 1, 'balance needs one merchant ID')
       return (context) => balance(context, positionals[0]!, json, print)
     }
-    case undefined:
     case 'help':
     case '--help':
+    case '-h':
+      return 'help'
+    case undefined:
       throw new UsageError('a command is required')
     default:
       throw new UsageError(`unknown command: ${group}`)

@@ -28,8 +28,12 @@ export function parseTimestamp(text: string): number | undefined {
   const match =
     /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,6})\d*)?(Z|[+-]\d{2}:?\d{2}))?$/.exec(text)
   if (!match) return undefined
-  const [, date, time, fraction = '', zone] = match
+  const [, date = '', time, fraction = '', zone] = match
   if (time !== undefined && zone === undefined) return undefined
+  // Date.parse rolls 2026-02-30 over to March 2nd: an impossible day is refused instead.
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number]
+  const calendar = new Date(Date.UTC(year, month - 1, day))
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined
   const millis = Date.parse(time === undefined ? `${date}T00:00:00Z` : `${date}T${time}${zone}`)
   if (Number.isNaN(millis)) return undefined
   return millis * 1000 + Number(fraction.padEnd(6, '0'))

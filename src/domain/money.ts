@@ -48,16 +48,17 @@ export const maximumMinorUnits = 1_000_000_000_000
 
 /**
  * Converts a JSON number in major units to minor units, or undefined when it has more
- * decimals than the currency allows. Works on the decimal text, not on float arithmetic,
- * so 0.29 GHS is 29 pesewas and not 28.999....
+ * decimals than the currency allows. It reads the number's shortest decimal form (what the
+ * client wrote), never float arithmetic: 8192.03 GHS is 819203 pesewas, 1.005 GHS is refused.
  */
 export function toMinorUnits(amount: number, currency: Currency): number | undefined {
-  if (!Number.isFinite(amount)) return undefined
   const scale = currencies[currency].scale
-  const text = amount.toFixed(Math.min(20, scale + 10))
-  const [whole = '', fraction = ''] = text.split('.')
-  if (fraction.slice(scale).replace(/0+$/, '') !== '') return undefined
-  const minor = Number(whole + fraction.slice(0, scale).padEnd(scale, '0'))
+  // Exponent forms (1e21, 1e-7) are never valid amounts.
+  const match = /^(-?\d+)(?:\.(\d+))?$/.exec(String(amount))
+  if (!match) return undefined
+  const [, whole = '', fraction = ''] = match
+  if (fraction.length > scale) return undefined
+  const minor = Number(whole + fraction.padEnd(scale, '0'))
   return Number.isSafeInteger(minor) ? minor : undefined
 }
 

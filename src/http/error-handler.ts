@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import type { AppContext } from '../app/context.ts'
-import { ApiError, type ErrorCode, errorRegistry } from '../errors.ts'
+import { ApiError, type ErrorCode, errorRegistry, validationFailed } from '../errors.ts'
 import { toFieldErrors } from './validation.ts'
 
 /**
@@ -80,6 +80,14 @@ function toApiError(error: FastifyError, context: AppContext): ApiError {
       `The request is not valid: ${errors.map((entry) => entry.field || 'body').join(', ')}.`,
       errors,
     )
+  }
+  // Valid JSON, but a key that could poison prototypes: refused as the unknown field it is.
+  const poisoned = /forbidden (prototype|constructor) property/i.exec(error.message)
+  if (poisoned) {
+    const field = poisoned[1] === 'prototype' ? '__proto__' : 'constructor'
+    return validationFailed([
+      { field, code: 'unknown_field', message: `${field} is not a field of this request.` },
+    ])
   }
   const mapped = error.code ? fastifyCodes[error.code] : undefined
   if (mapped) return new ApiError(mapped)

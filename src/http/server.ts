@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { AppContext } from '../app/context.ts'
+import { ApiError } from '../errors.ts'
 import { requireCredentials } from './authentication.ts'
-import { installErrorHandling } from './error-handler.ts'
+import { installErrorHandling, sendError } from './error-handler.ts'
 import { channelRoutes } from './routes/channels.ts'
 import { healthRoutes } from './routes/health.ts'
 import { operationRoutes } from './routes/operations.ts'
@@ -23,6 +24,11 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       disableRequestLogging: (request) => request.url === '/health' || request.url === '/ready',
     }),
     return503OnClosing: true,
+    // The router's own refusals (a malformed percent-encoding, an overlong token) are unknown routes.
+    frameworkErrors: (_error, request, reply) => {
+      reply.header('x-request-id', request.id)
+      return sendError(reply, request, new ApiError('not_found'))
+    },
     routerOptions: { ignoreTrailingSlash: true },
   })
   app.setValidatorCompiler(validatorCompiler)

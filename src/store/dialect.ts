@@ -85,6 +85,10 @@ function postgresDialect(url: string): StoreDialect {
     max: 20,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
+    // A database that stops answering without refusing (a partition) must become a 503,
+    // not a request that hangs: no query of ours legitimately runs this long.
+    query_timeout: 10_000,
+    keepAlive: true,
     types: numericTypes,
   })
   // An idle client whose server went away emits here; without a listener it would crash the process.
@@ -112,7 +116,7 @@ function postgresDialect(url: string): StoreDialect {
           '53300',
         ].includes(code) ||
         code.startsWith('08') ||
-        /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+        /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
           message,
         )
       )

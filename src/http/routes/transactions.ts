@@ -2,12 +2,32 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../app/context.ts'
 import { listTransactions } from '../../app/list-transactions.ts'
 import { transactionRecord } from '../../app/records.ts'
+import { validationFailed } from '../../errors.ts'
 import { paginationMeta } from '../pagination.ts'
 import { dateRange } from '../query.ts'
 import { listEnvelope, TransactionListQuery, TransactionRecord } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
 
 /** GET /api/v1/transaction, and POST as its synonym: the spec's own sample sends POST. */
+async function refuseBodyFields(request: FastifyRequest): Promise<void> {
+  const body = request.body
+  if (body === undefined || body === null) return
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw validationFailed([
+      { field: '', code: 'invalid_type', message: 'The body, when sent, must be an empty JSON object.' },
+    ])
+  }
+  const fields = Object.keys(body)
+  if (fields.length === 0) return
+  throw validationFailed(
+    fields.map((field) => ({
+      field,
+      code: 'unknown_field',
+      message: `${field} is not a field of this request; pages and filters go in the query string.`,
+    })),
+  )
+}
+
 export function transactionRoutes(app: FastifyInstance, context: AppContext): void {
   const schema = {
     tags: ['transaction'],
@@ -41,5 +61,6 @@ export function transactionRoutes(app: FastifyInstance, context: AppContext): vo
     }
   }
   app.get('/transaction', { schema }, handler)
-  app.post('/transaction', { schema }, handler)
+  // The query carries the page and filters; a body field would be silently ignored, so it is refused.
+  app.post('/transaction', { schema, preValidation: refuseBodyFields }, handler)
 }
