@@ -19,10 +19,28 @@ describeEachStore('GET /api/v1/channels', (store) => {
     assert.equal(response.body.message, 'Channels !')
     const channels = response.body.data.channels as any[]
     const countries = new Set(channels.map((channel) => channel.country))
-    for (const country of ['BJ', 'BF', 'CI', 'GW', 'ML', 'NE', 'SN', 'TG', 'CM', 'CF', 'TD', 'CG', 'GA', 'GH', 'KE']) {
+    for (const country of [
+      'BJ',
+      'BF',
+      'CI',
+      'GW',
+      'ML',
+      'NE',
+      'SN',
+      'TG',
+      'CM',
+      'CF',
+      'TD',
+      'CG',
+      'GA',
+      'GH',
+      'KE',
+    ]) {
       assert.ok(countries.has(country), `${country} has a channel`)
     }
-    const orangeCi = channels.find((channel) => channel.channel === 'orange-money' && channel.country === 'CI')
+    const orangeCi = channels.find(
+      (channel) => channel.channel === 'orange-money' && channel.country === 'CI',
+    )
     assert.equal(orangeCi.currency, 'XOF')
     const collect = orangeCi.operations.find((operation: any) => operation.operation === 'collect')
     assert.deepEqual(collect.pricing, { percentageFee: 1.5, additionalFee: 0, supportedByAccount: true })

@@ -34,7 +34,11 @@ export interface ApiResponse<T = any> {
 export interface ApiClient {
   get<T = any>(path: string, query?: Record<string, string | number>): Promise<ApiResponse<T>>
   post<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>
-  request<T = any>(method: string, path: string, init?: { body?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>
+  request<T = any>(
+    method: string,
+    path: string,
+    init?: { body?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>
 }
 
 export interface StartOptions {
@@ -82,7 +86,11 @@ export function apiClient(url: string, keys: { apiKey?: string; secretKey?: stri
   const credentials: Record<string, string> = {}
   if (keys.apiKey !== undefined) credentials['api-key'] = keys.apiKey
   if (keys.secretKey !== undefined) credentials['secret-key'] = keys.secretKey
-  const request = async (method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) => {
+  const request = async (
+    method: string,
+    path: string,
+    init: { body?: string; headers?: Record<string, string> } = {},
+  ) => {
     const response = await fetch(`${url}${path}`, {
       method,
       headers: { ...credentials, ...init.headers },
@@ -101,7 +109,9 @@ export function apiClient(url: string, keys: { apiKey?: string; secretKey?: stri
   return {
     request,
     get: (path, query) => {
-      const search = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}` : ''
+      const search = query
+        ? `?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`
+        : ''
       return request('GET', `${path}${search}`)
     },
     post: (path, body) =>

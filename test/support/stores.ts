@@ -45,7 +45,8 @@ export function describeEachStore(title: string, suite: (target: () => StoreTarg
     const skip = name === 'postgres' && !postgresAvailable && !inCi ? 'PostgreSQL is not reachable' : false
     describe(`${title} [${name}]`, { skip }, () => {
       before(async () => {
-        if (name === 'postgres' && !postgresAvailable) throw new Error(`PostgreSQL at ${postgresAdminUrl} is required under CI=true`)
+        if (name === 'postgres' && !postgresAvailable)
+          throw new Error(`PostgreSQL at ${postgresAdminUrl} is required under CI=true`)
         const created = name === 'sqlite' ? createSqliteTarget() : await createPostgresTarget()
         target = created.target
         cleanup = created.cleanup

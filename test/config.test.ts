@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict'
+import { resolve } from 'node:path'
+import { describe, test } from 'node:test'
+import { ConfigError, loadConfig } from '../src/config.ts'
+
+const secretsKey = '0f'.repeat(32)
+
+/** Runs loadConfig and returns the ConfigError it must throw. */
+function configErrorFor(environment: Record<string, string>): ConfigError {
+  try {
+    loadConfig(environment)
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `a ConfigError, not ${String(error)}`)
+    return error
+  }
+  assert.fail(`loadConfig accepted ${JSON.stringify(environment)}`)
+}
+
+describe('loadConfig: defaults', () => {
+  test('an empty environment gives the documented defaults', () => {
+    const config = loadConfig({})
+    assert.equal(config.port, 3000)
+    assert.equal(config.host, '0.0.0.0')
+    assert.deepEqual(config.database, { kind: 'sqlite', path: resolve('./data/sika.db') })
+    assert.equal(config.publicBaseUrl, 'http://localhost:3000')
+    assert.equal(config.logLevel, 'info')
+    assert.equal(
+      config.operationTtlMs,
+      15 * 60_000,
+      'OPERATION_TTL defaults to 15 minutes (CONTRACT, Statuses)',
+    )
+    assert.equal(config.sandboxDelayMs, 3000, 'SANDBOX_DELAY_MS defaults to 3000 (CONTRACT, Sandbox)')
+    assert.equal(config.rateLimitPerSecond, 100, 'RATE_LIMIT_PER_SECOND defaults to 100 (CONTRACT, Limits)')
+    assert.equal(config.redisUrl, undefined)
+  })
+
+  test('PUBLIC_BASE_URL defaults to http://localhost on the configured PORT', () => {
+    assert.equal(loadConfig({ PORT: '8080' }).publicBaseUrl, 'http://localhost:8080')
+  })
+
+  test('the configuration is frozen: read once, never changed afterwards', () => {
+    assert.ok(Object.isFrozen(loadConfig({})))
+  })
+
+  test('a blank variable counts as unset', () => {
+    const config = loadConfig({ PORT: '  ', LOG_LEVEL: '' })
+    assert.equal(config.port, 3000)
+    assert.equal(config.logLevel, 'info')
+  })
+})
+
+describe('loadConfig: explicit values', () => {
+  test('a SQLite path is resolved to an absolute path', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'var/custom.db' }).database, {
+      kind: 'sqlite',
+      path: resolve('var/custom.db'),
+    })
+  })
+
+  for (const url of [
+    'postgres://sika@127.0.0.1:5432/sika',
+    'postgresql://sika@127.0.0.1:5432/sika',
+    'POSTGRES://sika@127.0.0.1/sika',
+  ]) {
+    test(`${url.split(':')[0]}:// selects PostgreSQL, keeping the URL as given`, () => {
+      assert.deepEqual(loadConfig({ DATABASE_URL: url }).database, { kind: 'postgres', url })
+    })
+  }
+
+  test('PUBLIC_BASE_URL loses its trailing slashes, so list URLs never hold "//"', () => {
+    assert.equal(
+      loadConfig({ PUBLIC_BASE_URL: 'https://api.sika.example/' }).publicBaseUrl,
+      'https://api.sika.example',
+    )
+  })
+
+  test('OPERATION_TTL takes milliseconds or a number with a unit', () => {
+    const table: [string, number][] = [
+      ['900000', 900_000],
+      ['90s', 90_000],
+      ['15m', 900_000],
+      ['2h', 7_200_000],
+    ]
+    for (const [raw, expectedMs] of table) {
+      assert.equal(loadConfig({ OPERATION_TTL: raw }).operationTtlMs, expectedMs, raw)
+    }
+  })
+
+  test('SECRETS_KEY is 32 bytes, as 64 hex digits or as base64', () => {
+    const key = Buffer.alloc(32, 7)
+    for (const raw of [key.toString('hex'), key.toString('base64')]) {
+      assert.deepEqual(loadConfig({ SECRETS_KEY: raw }).secretsKey, { kind: 'value', value: key })
+    }
+  })
+})
+
+describe('loadConfig: each bad value is a ConfigError naming its variable', () => {
+  const table: { variable: string; value: string }[] = [
+    { variable: 'PORT', value: 'abc' },
+    { variable: 'PORT', value: '70000' },
+    { variable: 'PORT', value: '-1' },
+    { variable: 'LOG_LEVEL', value: 'loud' },
+    { variable: 'PUBLIC_BASE_URL', value: 'ftp://x' },
+    { variable: 'PUBLIC_BASE_URL', value: 'not a url' },
+    { variable: 'OPERATION_TTL', value: 'soon' },
+    { variable: 'OPERATION_TTL', value: '10ms' },
+    { variable: 'SECRETS_KEY', value: 'short' },
+    { variable: 'SANDBOX_DELAY_MS', value: '1.5' },
+    { variable: 'RATE_LIMIT_PER_SECOND', value: 'many' },
+    { variable: 'REDIS_URL', value: 'http://127.0.0.1:6379' },
+  ]
+  for (const { variable, value } of table) {
+    test(`${variable}=${value}`, () => {
+      const error = configErrorFor({ SECRETS_KEY: secretsKey, [variable]: value })
+      assert.equal(error.problems.length, 1, error.message)
+      assert.match(error.problems[0]!, new RegExp(`^${variable} `))
+      assert.ok(error.message.includes(variable), error.message)
+    })
+  }
+})
+
+test('loadConfig reports every bad value at once, so the operator fixes them in one go', () => {
+  const error = configErrorFor({
+    PORT: 'abc',
+    LOG_LEVEL: 'loud',
+    PUBLIC_BASE_URL: 'ftp://x',
+    OPERATION_TTL: 'soon',
+    SECRETS_KEY: 'short',
+  })
+  const named = ['PORT', 'LOG_LEVEL', 'PUBLIC_BASE_URL', 'OPERATION_TTL', 'SECRETS_KEY']
+  assert.equal(error.problems.length, named.length, error.message)
+  for (const variable of named) {
+    assert.ok(
+      error.problems.some((problem) => problem.startsWith(`${variable} `)),
+      `${variable} is reported in:\n${error.message}`,
+    )
+  }
+})

@@ -1,0 +1,385 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { IssuedMerchant } from '../src/app/merchants.ts'
+import { type ApiClient, type ApiResponse, startApp, type TestApp } from './support/app.ts'
+import { describeEachStore } from './support/stores.ts'
+
+/** A request or response body: untyped JSON. */
+type Json = ApiResponse['body']
+
+const callbackUrl = 'https://merchant.example/sika/callback'
+const customer = { fullName: 'Awa Kone', phoneNumber: '2250700000001', email: 'awa.kone@example.com' }
+
+/** Valid bodies (the first test proves it); each case below breaks one or several things. */
+const collect = {
+  amount: 5000,
+  channel: 'orange-money',
+  country: 'CI',
+  customer,
+  merchantReference: 'validation-collect',
+  callbackUrl,
+}
+const disbursement = { ...collect, merchantReference: 'validation-disbursement' }
+const withdraw = { ...collect, channel: 'wave', country: 'SN', merchantReference: 'validation-withdraw' }
+const recharge = { ...collect, merchantReference: 'validation-recharge' }
+const transfer = {
+  from: { amount: 5000, channel: 'orange-money', country: 'CI', customer },
+  to: { amount: 5000, channel: 'mtn-momo', country: 'CI', customer: { phoneNumber: '2250500000001' } },
+  merchantReference: 'validation-transfer',
+  callbackUrl,
+}
+const valid = { collect, disbursement, withdraw, recharge, transfer }
+
+const removed = Symbol('removed')
+
+/** A copy of `base` with dotted paths set to new values, or deleted with `removed`. */
+function variant(base: Json, changes: Record<string, unknown>): Json {
+  const body = structuredClone(base)
+  for (const [path, value] of Object.entries(changes)) {
+    const keys = path.split('.')
+    const last = keys.pop()!
+    const parent = keys.reduce((object, key) => object[key], body)
+    if (value === removed) delete parent[last]
+    else parent[last] = value
+  }
+  return body
+}
+
+type Kind = keyof typeof valid
+
+interface Case {
+  name: string
+  kind: Kind
+  body: unknown
+  /** The envelope's code. */
+  code: 'validation_failed' | 'channel_unavailable' | 'amount_out_of_range' | 'insufficient_balance'
+  /** One entry per field at fault: the field, and its code where the contract names it. */
+  errors: readonly (readonly [field: string, code?: string])[]
+}
+
+const requiredFields = [
+  'amount',
+  'channel',
+  'country',
+  'customer',
+  'customer.phoneNumber',
+  'merchantReference',
+  'callbackUrl',
+]
+
+const cases: Case[] = [
+  // Required fields (spec: Initiate, Body; CONTRACT.md: code `required`).
+  ...requiredFields.map(
+    (field): Case => ({
+      name: `collect without ${field}`,
+      kind: 'collect',
+      body: variant(collect, { [field]: removed }),
+      code: 'validation_failed',
+      errors: [[field, 'required']],
+    }),
+  ),
+  {
+    name: 'withdraw without amount',
+    kind: 'withdraw',
+    body: variant(withdraw, { amount: removed }),
+    code: 'validation_failed',
+    errors: [['amount', 'required']],
+  },
+  {
+    name: 'recharge without callbackUrl',
+    kind: 'recharge',
+    body: variant(recharge, { callbackUrl: removed }),
+    code: 'validation_failed',
+    errors: [['callbackUrl', 'required']],
+  },
+  {
+    name: 'disbursement without customer.phoneNumber',
+    kind: 'disbursement',
+    body: variant(disbursement, { 'customer.phoneNumber': removed }),
+    code: 'validation_failed',
+    errors: [['customer.phoneNumber', 'required']],
+  },
+  {
+    name: 'transfer without to',
+    kind: 'transfer',
+    body: variant(transfer, { to: removed }),
+    code: 'validation_failed',
+    errors: [['to', 'required']],
+  },
+  {
+    name: 'transfer without from.customer',
+    kind: 'transfer',
+    body: variant(transfer, { 'from.customer': removed }),
+    code: 'validation_failed',
+    errors: [['from.customer', 'required']],
+  },
+
+  // Types: bodies keep their JSON types.
+  {
+    name: 'amount as the string "100"',
+    kind: 'collect',
+    body: variant(collect, { amount: '100' }),
+    code: 'validation_failed',
+    errors: [['amount', 'invalid_type']],
+  },
+  {
+    name: 'customer as a string',
+    kind: 'collect',
+    body: variant(collect, { customer: 'Awa Kone' }),
+    code: 'validation_failed',
+    errors: [['customer', 'invalid_type']],
+  },
+  {
+    // The body itself is at fault: its field path is empty.
+    name: 'a JSON array as the body',
+    kind: 'collect',
+    body: [collect],
+    code: 'validation_failed',
+    errors: [['', 'invalid_type']],
+  },
+
+  // Unknown fields: a typo must not pass silently.
+  {
+    name: 'an unknown top-level field',
+    kind: 'collect',
+    body: variant(collect, { colour: 'blue' }),
+    code: 'validation_failed',
+    errors: [['colour', 'unknown_field']],
+  },
+  {
+    name: 'an unknown customer field',
+    kind: 'collect',
+    body: variant(collect, { 'customer.address': 'Plateau' }),
+    code: 'validation_failed',
+    errors: [['customer.address', 'unknown_field']],
+  },
+  {
+    name: 'an unknown field of a transfer side',
+    kind: 'transfer',
+    body: variant(transfer, { 'to.note': 'thanks' }),
+    code: 'validation_failed',
+    errors: [['to.note', 'unknown_field']],
+  },
+
+  // Bounds (CONTRACT.md, Errors).
+  ...(
+    [
+      ['phoneNumber of 7 digits', 'customer.phoneNumber', '1234567'],
+      ['phoneNumber of 16 digits', 'customer.phoneNumber', '1234567890123456'],
+      ['phoneNumber with letters', 'customer.phoneNumber', '22507abc0001'],
+      ['an invalid email', 'customer.email', 'awa.kone'],
+      ['fullName of 101 characters', 'customer.fullName', 'A'.repeat(101)],
+      ['merchantReference of 65 characters', 'merchantReference', 'r'.repeat(65)],
+      ['an empty merchantReference', 'merchantReference', ''],
+      ['merchantReference with a control character', 'merchantReference', 'line\nbreak'],
+      ['callbackUrl not http(s)', 'callbackUrl', 'ftp://merchant.example/callback'],
+      ['callbackUrl of 2049 characters', 'callbackUrl', `https://merchant.example/${'a'.repeat(2024)}`],
+      ['failedUrl not http(s)', 'failedUrl', 'javascript:alert(1)'],
+      ['amount 0', 'amount', 0],
+      ['a negative amount', 'amount', -100],
+      ['XOF amount with decimals', 'amount', 100.5],
+      ['an unknown country', 'country', 'ZZ'],
+      ['a lower-case country', 'country', 'ci'],
+    ] as const
+  ).map(
+    ([name, field, value]): Case => ({
+      name,
+      kind: 'collect',
+      body: variant(collect, { [field]: value }),
+      code: 'validation_failed',
+      errors: [[field]],
+    }),
+  ),
+  {
+    name: 'GHS amount with 3 decimals',
+    kind: 'collect',
+    body: variant(collect, { amount: 10.125, channel: 'mtn-momo', country: 'GH' }),
+    code: 'validation_failed',
+    errors: [['amount']],
+  },
+
+  // The catalogue: routes and their limits (orange-money CI collect: 100 to 2,000,000 XOF).
+  {
+    name: 'a channel that does not serve the country (mpesa in CI)',
+    kind: 'collect',
+    body: variant(collect, { channel: 'mpesa' }),
+    code: 'channel_unavailable',
+    errors: [['channel']],
+  },
+  {
+    name: 'an amount below the channel minimum',
+    kind: 'collect',
+    body: variant(collect, { amount: 99 }),
+    code: 'amount_out_of_range',
+    errors: [['amount']],
+  },
+  {
+    name: 'an amount above the channel maximum',
+    kind: 'collect',
+    body: variant(collect, { amount: 2_000_001 }),
+    code: 'amount_out_of_range',
+    errors: [['amount']],
+  },
+
+  // Transfers: fields named with their full path.
+  {
+    name: 'a transfer between currencies (CI XOF to GH GHS)',
+    kind: 'transfer',
+    body: variant(transfer, { 'to.country': 'GH', 'to.amount': 50 }),
+    code: 'validation_failed',
+    errors: [['to.country']],
+  },
+  {
+    name: 'a transfer with an invalid to.customer.phoneNumber',
+    kind: 'transfer',
+    body: variant(transfer, { 'to.customer.phoneNumber': 'abc' }),
+    code: 'validation_failed',
+    errors: [['to.customer.phoneNumber']],
+  },
+  {
+    name: 'a transfer whose to channel does not serve the country',
+    kind: 'transfer',
+    body: variant(transfer, { 'to.channel': 'mpesa' }),
+    code: 'channel_unavailable',
+    errors: [['to.channel']],
+  },
+
+  // Several faults at once: one entry each.
+  {
+    name: 'a missing amount, an invalid email and an unknown field',
+    kind: 'collect',
+    body: variant(collect, { amount: removed, 'customer.email': 'not-an-email', colour: 'blue' }),
+    code: 'validation_failed',
+    errors: [['amount', 'required'], ['customer.email'], ['colour', 'unknown_field']],
+  },
+  {
+    name: 'a transfer with XOF decimals on from and an unavailable channel on to',
+    kind: 'transfer',
+    body: variant(transfer, { 'from.amount': 100.5, 'to.channel': 'mpesa' }),
+    code: 'validation_failed',
+    errors: [['from.amount'], ['to.channel']],
+  },
+
+  // Balances: a sandbox merchant opens with 1,000,000 XOF; fees are borne by the account.
+  {
+    name: 'a disbursement larger than the balance (1,500,000 XOF + 1%)',
+    kind: 'disbursement',
+    body: variant(disbursement, { amount: 1_500_000 }),
+    code: 'insufficient_balance',
+    errors: [['amount', 'insufficient_balance']],
+  },
+  {
+    name: 'a withdraw whose fee takes it past the balance (1,000,000 XOF + 0.5%)',
+    kind: 'withdraw',
+    body: variant(withdraw, { amount: 1_000_000 }),
+    code: 'insufficient_balance',
+    errors: [['amount', 'insufficient_balance']],
+  },
+  {
+    name: 'a transfer whose to side is larger than the balance',
+    kind: 'transfer',
+    body: variant(transfer, { 'from.amount': 1_500_000, 'to.amount': 1_500_000 }),
+    code: 'insufficient_balance',
+    errors: [['to.amount', 'insufficient_balance']],
+  },
+]
+
+function assertRejected(response: ApiResponse, expected: Case): void {
+  assert.equal(response.status, 422, response.text)
+  const body = response.body
+  assert.deepEqual(Object.keys(body).sort(), [
+    'code',
+    'errors',
+    'message',
+    'requestId',
+    'statusCode',
+    'success',
+  ])
+  assert.equal(body.success, false)
+  assert.equal(body.statusCode, 422)
+  assert.equal(body.code, expected.code)
+  assert.ok(typeof body.message === 'string' && body.message.length > 0, 'a message')
+  assert.ok(typeof body.requestId === 'string' && body.requestId.length > 0, 'a requestId')
+  assert.ok(Array.isArray(body.errors), 'errors is an array')
+  for (const entry of body.errors) {
+    assert.deepEqual(Object.keys(entry).sort(), ['code', 'field', 'message'], JSON.stringify(entry))
+    assert.equal(typeof entry.field, 'string')
+    assert.ok(typeof entry.code === 'string' && entry.code.length > 0, `a code for ${entry.field}`)
+    assert.ok(typeof entry.message === 'string' && entry.message.length > 0, `a message for ${entry.field}`)
+  }
+  const fields = body.errors.map((entry: Json) => entry.field)
+  assert.deepEqual(
+    [...fields].sort(),
+    expected.errors.map(([field]) => field).sort(),
+    `one entry per field at fault: ${JSON.stringify(body.errors)}`,
+  )
+  for (const [field, code] of expected.errors) {
+    if (code) assert.equal(body.errors.find((entry: Json) => entry.field === field).code, code, field)
+  }
+}
+
+describeEachStore('initiation requests the contract refuses (422)', (store) => {
+  let app: TestApp
+  let merchant: IssuedMerchant
+  let client: ApiClient
+
+  before(async () => {
+    app = await startApp(store())
+    merchant = await app.createMerchant('Validation merchant')
+    client = app.client(merchant.sandbox)
+  })
+  after(() => app.close())
+
+  /** Everything a request could create or move for the merchant. */
+  const snapshot = async () => {
+    const db = app.context.store.db
+    const count = async (table: 'operations' | 'ledger_entries') => {
+      const row = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('rows'))
+        .where('merchant_id', '=', merchant.id)
+        .executeTakeFirstOrThrow()
+      return Number(row.rows)
+    }
+    return {
+      operations: await count('operations'),
+      ledgerEntries: await count('ledger_entries'),
+      balances: await db
+        .selectFrom('balances')
+        .select(['mode', 'currency', 'posted_minor', 'held_minor'])
+        .where('merchant_id', '=', merchant.id)
+        .orderBy('mode')
+        .orderBy('currency')
+        .execute(),
+      counters: await db
+        .selectFrom('counters')
+        .select(['mode', 'name', 'value'])
+        .where('merchant_id', '=', merchant.id)
+        .orderBy('mode')
+        .orderBy('name')
+        .execute(),
+    }
+  }
+
+  test('the valid bodies the cases start from are accepted', async () => {
+    for (const [kind, body] of Object.entries(valid)) {
+      // Another reference: the cases' own references must stay unused, or they would be 409s.
+      const response = await client.post(`/api/v1/${kind}`, {
+        ...body,
+        merchantReference: `accepted-${kind}`,
+      })
+      assert.equal(response.status, 200, `${kind}: ${response.text}`)
+    }
+  })
+
+  for (const rejected of cases) {
+    const fields = rejected.errors.map(([field]) => field || '(body)').join(', ')
+    test(`${rejected.name}: 422 ${rejected.code} naming ${fields}, and nothing is created`, async () => {
+      const before = await snapshot()
+      assert.ok(before.operations > 0, 'the merchant has operations to compare with')
+      const response = await client.post(`/api/v1/${rejected.kind}`, rejected.body)
+      assertRejected(response, rejected)
+      assert.deepEqual(await snapshot(), before, 'no operation, no ledger entry, no balance moved')
+    })
+  }
+})
