@@ -15,7 +15,11 @@ const files =
         .map((file) => join('test', file))
 
 const concurrency = Math.max(2, availableParallelism())
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
-  stdio: 'inherit',
-})
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  {
+    stdio: 'inherit',
+  },
+)
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)))

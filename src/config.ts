@@ -16,6 +16,8 @@ export interface Config {
   readonly sandboxDelayMs: number
   readonly rateLimitPerSecond: number
   readonly redisUrl: string | undefined
+  /** Whether this instance runs scheduled work and callback delivery (WORKERS=off: API only). */
+  readonly runWorkers: boolean
 }
 
 export type DatabaseLocation =
@@ -72,6 +74,9 @@ export function loadConfig(environment: Environment = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
     problems.push(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`)
 
+  const workers = read('WORKERS') ?? 'on'
+  if (workers !== 'on' && workers !== 'off') problems.push(`WORKERS must be on or off, got "${workers}"`)
+
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
     port,
@@ -84,6 +89,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     sandboxDelayMs,
     rateLimitPerSecond,
     redisUrl,
+    runWorkers: workers === 'on',
   })
 }
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import { type Clock, systemClock } from '../domain/clock.ts'
 import { createProviderRegistry } from '../providers/registry.ts'
+import { createSandboxAdapter } from '../providers/sandbox/sandbox-adapter.ts'
 import { migrate, openStore } from '../store/store.ts'
 import type { AppContext } from './context.ts'
 import { createSecretBox } from './credentials.ts'
@@ -21,13 +22,18 @@ export async function createContext(
     await store.close()
     throw error
   }
+  const secrets = createSecretBox(config.secretsKey)
+  const sandbox = createSandboxAdapter({
+    delayMs: config.sandboxDelayMs,
+    notificationKey: secrets.derive('sandbox-notifications'),
+  })
   return {
     config,
     store,
     clock,
     logger,
-    secrets: createSecretBox(config.secretsKey),
-    providers: createProviderRegistry(),
+    secrets,
+    providers: createProviderRegistry(sandbox),
     appliedMigrations,
   }
 }

@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Config } from '../config.ts'
@@ -26,6 +33,8 @@ export function secretMatches(secret: string, storedHash: string): boolean {
 export interface SecretBox {
   seal(plaintext: string): string
   open(sealed: string): string
+  /** A key for one purpose (checkout forms, sandbox notifications), derived so none is reused. */
+  derive(purpose: string): Buffer
 }
 
 export function createSecretBox(source: Config['secretsKey']): SecretBox {
@@ -43,6 +52,9 @@ export function createSecretBox(source: Config['secretsKey']): SecretBox {
       const decipher = createDecipheriv('aes-256-gcm', key, iv)
       decipher.setAuthTag(tag)
       return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8')
+    },
+    derive(purpose) {
+      return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `sika:${purpose}`, 32))
     },
   }
 }

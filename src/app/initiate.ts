@@ -5,9 +5,12 @@ import { countries, currencies, isCountry, toMinorUnits } from '../domain/money.
 import type { Side } from '../domain/operation.ts'
 import { price } from '../domain/pricing.ts'
 import { ApiError, type ErrorCode, type FieldError, validationFailed } from '../errors.ts'
+import { recordStatusEvent } from '../events/outbox.ts'
+import { forbiddenHostReason } from '../events/ssrf.ts'
 import { findFeeRule, findRoute } from './catalogue.ts'
 import type { AppContext } from './context.ts'
 import { nextCounterValue, placeHold } from './ledger.ts'
+import { submitSides } from './lifecycle.ts'
 import type { Principal } from './merchants.ts'
 import {
   findOperationById,
@@ -16,7 +19,8 @@ import {
   type OperationUrls,
   sideColumns,
 } from './operation-rows.ts'
-import { applySideOutcome } from './state-machine.ts'
+import { scheduleWork } from './scheduled-work.ts'
+import { submissionGraceMs } from './state-machine.ts'
 
 export interface CustomerInput {
   fullName?: string
@@ -77,9 +81,36 @@ export async function initiateOperation(
   if (existing) return sameRequestOrConflict(existing, requestHash)
 
   const sides = await priceSides(context, principal, kind, input)
+  if (principal.mode === 'live') await refuseInternalUrls(input)
   const created = await insertPendingOperation(context, principal, kind, input, sides, requestHash)
   if (created.kind === 'duplicate') return sameRequestOrConflict(created.existing, requestHash)
   return submitSides(context, created.operation)
+}
+
+const urlFields = [
+  'callbackUrl',
+  'pendingUrl',
+  'succeededUrl',
+  'failedUrl',
+  'canceledUrl',
+  'errorUrl',
+] as const
+
+/** CONTRACT.md, Callbacks: live mode refuses URLs whose host is, or resolves to, a non-public address (SSRF). */
+async function refuseInternalUrls(input: Initiation): Promise<void> {
+  const errors: FieldError[] = []
+  for (const field of urlFields) {
+    const url = input[field]
+    if (!url) continue
+    const reason = await forbiddenHostReason(url)
+    if (reason)
+      errors.push({
+        field,
+        code: 'forbidden_host',
+        message: `${field} must reach a public address: ${reason}.`,
+      })
+  }
+  if (errors.length > 0) throw validationFailed(errors)
 }
 
 function sameRequestOrConflict(existing: Operation, requestHash: string): Operation {
@@ -293,6 +324,10 @@ async function insertPendingOperation(
         const hold = await placeHold(trx, ledger, 'cash-out', side.cashAmountMinor, context.clock)
         if (hold === 'insufficient_balance') throw new InsufficientBalance()
       }
+      const pending = (await findOperationById(trx, inserted.id))!
+      await recordStatusEvent(trx, pending, context.clock)
+      await scheduleWork(trx, 'expire', inserted.id, 'main', now + context.config.operationTtlMs * 1000)
+      await scheduleWork(trx, 'submit', inserted.id, sides[0]!.role, now + submissionGraceMs * 1000)
       return inserted.id
     })
     return { kind: 'created', operation: (await findOperationById(context.store.db, id))! }
@@ -318,37 +353,4 @@ async function insertPendingOperation(
     }
     throw error
   }
-}
-
-/**
- * Hands each side to its provider in turn: a single side at once; a transfer's `to` side
- * only after its `from` side succeeded. Each answer goes through the state machine.
- */
-export async function submitSides(context: AppContext, operation: Operation): Promise<Operation> {
-  let current = operation
-  for (;;) {
-    const side = nextSideToSubmit(current)
-    if (!side) return current
-    const adapter = context.providers.adapterFor(current.mode, side.channel)
-    const outcome = await adapter.initiate({
-      token: current.token,
-      role: side.role,
-      mode: current.mode,
-      direction: operationKinds[side.kind].direction,
-      channel: side.channel,
-      country: side.country,
-      currency: side.currency,
-      amountMinor: side.transactionAmountMinor,
-      phoneNumber: side.customer.phoneNumber,
-    })
-    current = await applySideOutcome(context, current.id, side.role, outcome)
-  }
-}
-
-function nextSideToSubmit(operation: Operation): Side | undefined {
-  for (const side of operation.sides) {
-    if (side.status === 'pending' && side.submittedAtUs === undefined) return side
-    if (side.status !== 'succeeded') return undefined
-  }
-  return undefined
 }

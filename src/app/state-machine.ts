@@ -2,13 +2,21 @@ import type { Transaction } from 'kysely'
 import type { Clock } from '../domain/clock.ts'
 import { compositeStatus, type Side, sideDirection } from '../domain/operation.ts'
 import { canTransition, isFinal } from '../domain/status.ts'
+import { recordStatusEvent } from '../events/outbox.ts'
 import type { ProviderOutcome } from '../providers/provider.ts'
 import type { Database } from '../store/schema.ts'
 import type { AppContext } from './context.ts'
 import { credit, type LedgerOperation, placeHold, resolveHold } from './ledger.ts'
 import { findOperationById, type Operation } from './operation-rows.ts'
+import { finishScheduledWork, scheduleWork } from './scheduled-work.ts'
 
 type Trx = Transaction<Database>
+
+/** Who reports the outcome: the provider answering a submission, the provider later (poll, notification), the checkout page, or expiry. */
+export type OutcomeSource = 'submission' | 'provider' | 'checkout' | 'expiry'
+
+/** How long a side may wait for its submission before the scheduled backstop submits it (after a crash). */
+export const submissionGraceMs = 30_000
 
 /**
  * The one place that changes an operation's status. Every path (the provider's answer,
@@ -21,21 +29,35 @@ export async function applySideOutcome(
   operationId: number,
   role: Side['role'],
   outcome: ProviderOutcome,
+  source: OutcomeSource,
 ): Promise<Operation> {
   return context.store.transaction(async (trx) => {
     const operation = await lockOperation(context, trx, operationId)
     const side = operation.sides.find((candidate) => candidate.role === role)
     if (!side) throw new Error(`operation ${operation.token} has no ${role} side`)
     const now = context.clock.nowMicros()
-    side.submittedAtUs ??= now
+    if (source === 'submission') side.submittedAtUs ??= now
+    // Only expiry may end a side that was never handed to its provider (a transfer's `to`
+    // side before `from` succeeded): no notification or page can move money not yet asked for.
+    else if (side.submittedAtUs === undefined && source !== 'expiry') return operation
+    if (side.status !== 'pending') return operation
     if (outcome.providerReference) side.providerReference = outcome.providerReference
-    if (side.status === 'pending' && outcome.status !== 'pending') {
+    if (outcome.status === 'pending') {
+      if (outcome.needsCustomerAction) {
+        side.awaitingCustomer = true
+        operation.redirectUrl = `${context.config.publicBaseUrl}/checkout/${operation.token}`
+      }
+      if (outcome.pollAfterMs !== undefined) {
+        await scheduleWork(trx, 'poll', operation.id, role, now + Math.ceil(outcome.pollAfterMs * 1000))
+      }
+    } else {
       side.status = outcome.status
+      side.awaitingCustomer = undefined
       if (outcome.status !== 'succeeded') side.failure = outcome.reason
       await moveSideMoney(trx, operation, side, context.clock)
       if (operation.kind === 'transfer') await followTransferSide(trx, operation, side, context.clock)
     }
-    return saveOperation(trx, operation, now)
+    return saveOperation(trx, operation, now, context.clock)
   })
 }
 
@@ -80,6 +102,7 @@ async function followTransferSide(trx: Trx, operation: Operation, side: Side, cl
     if (side.status === 'succeeded') {
       const reserve = await placeHold(trx, ledger, 'reversal', side.cashAmountMinor, clock)
       if (reserve !== 'held') throw new Error('a refund reserve must always fit the credit just posted')
+      await scheduleWork(trx, 'submit', operation.id, 'to', clock.nowMicros() + submissionGraceMs * 1000)
     } else if (to && to.status === 'pending') {
       to.status = 'canceled'
       to.failure = { code: 'not_started', message: 'The from side did not succeed, so nothing was paid out.' }
@@ -90,9 +113,10 @@ async function followTransferSide(trx: Trx, operation: Operation, side: Side, cl
   await resolveHold(trx, ledger, 'reversal', side.status === 'succeeded' ? 'canceled' : 'succeeded', clock)
 }
 
-async function saveOperation(trx: Trx, operation: Operation, now: number): Promise<Operation> {
+async function saveOperation(trx: Trx, operation: Operation, now: number, clock: Clock): Promise<Operation> {
   const next = compositeStatus(operation.kind, operation.sides)
-  if (next !== operation.status && canTransition(operation.status, next)) {
+  const transitioned = next !== operation.status && canTransition(operation.status, next)
+  if (transitioned) {
     operation.status = next
     operation.failure = failureOf(operation)
     operation.completedAtUs = isFinal(next) ? now : null
@@ -111,6 +135,11 @@ async function saveOperation(trx: Trx, operation: Operation, now: number): Promi
     })
     .where('id', '=', operation.id)
     .execute()
+  if (transitioned) {
+    await recordStatusEvent(trx, operation, clock)
+    // Nothing is left to poll or expire once the operation is final.
+    if (isFinal(operation.status)) await finishScheduledWork(trx, operation.id, now)
+  }
   return operation
 }
 

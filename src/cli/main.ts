@@ -15,6 +15,7 @@ import {
 } from './merchant-commands.ts'
 import { serve } from './serve.ts'
 import { CommandError, UsageError, usage } from './usage.ts'
+import { webhookSecretRotate } from './webhook-commands.ts'
 
 const print = (text: string): void => {
   process.stdout.write(`${text}\n`)
@@ -98,6 +99,11 @@ function commandFor(
       return keyCommand(action, rest)
     case 'fees':
       return feesCommand(action, rest)
+    case 'webhook-secret': {
+      if (action !== 'rotate') throw new UsageError(`unknown webhook-secret command: ${action ?? '(none)'}`)
+      const { json, positionals } = parseJsonFlag(rest, 1, 'webhook-secret rotate needs one merchant ID')
+      return (context) => webhookSecretRotate(context, positionals[0]!, json, print)
+    }
     case 'balance': {
       const { json, positionals } = parseJsonFlag(args, 1, 'balance needs one merchant ID')
       return (context) => balance(context, positionals[0]!, json, print)

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createContext, ensureDemoMerchant } from '../app/bootstrap.ts'
 import type { IssuedMerchant } from '../app/merchants.ts'
+import { createWorkers } from '../app/workers.ts'
 import type { Config } from '../config.ts'
 import { buildServer } from '../http/server.ts'
 import { createLogger } from '../logger.ts'
@@ -12,6 +13,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const demo = await ensureDemoMerchant(context)
   const app = await buildServer(context)
   await app.listen({ port: config.port, host: config.host })
+  // Scheduled work and callbacks resume from the database: whatever was due before a crash runs now.
+  const workers = config.runWorkers ? createWorkers(context) : undefined
   if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
   logger.info({ store: context.store.dialect.name, url: config.publicBaseUrl }, 'Sika is ready')
 
@@ -22,6 +25,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     logger.info({ signal }, 'stopping: no new connections, finishing requests in flight')
     try {
       await app.close()
+      await workers?.stop()
       await context.store.close()
       process.exit(0)
     } catch (error) {

@@ -20,6 +20,8 @@ Commands:
   fees set MERCHANT_ID --kind KIND --channel CHANNEL|* [--country CC|*]
            --percentage P [--fixed F] --bearer merchant|customer
                                           give a merchant its own fee row (F in the country's currency)
+  webhook-secret rotate MERCHANT_ID [--json]
+                                          a new webhook secret; the old one keeps signing for 24 hours
   balance MERCHANT_ID [--json]            balances and holds, per mode and currency
 
 Environment: DATABASE_URL (SQLite path or postgres:// URL), and the settings in the README.

@@ -29,6 +29,8 @@ export interface Side {
   providerReference?: string
   /** Set once the side was handed to its provider; a side is never submitted twice. */
   submittedAtUs?: number
+  /** The customer must decide on the hosted checkout page before anything moves. */
+  awaitingCustomer?: boolean
 }
 
 export function sideDirection(side: Side): Direction {

@@ -5,8 +5,11 @@ import { ApiError } from '../errors.ts'
 import { requireCredentials } from './authentication.ts'
 import { installErrorHandling, sendError } from './error-handler.ts'
 import { channelRoutes } from './routes/channels.ts'
+import { checkoutRoutes } from './routes/checkout.ts'
+import { eventRoutes } from './routes/events.ts'
 import { healthRoutes } from './routes/health.ts'
 import { operationRoutes } from './routes/operations.ts'
+import { providerNotificationRoutes } from './routes/provider-notifications.ts'
 import { transactionRoutes } from './routes/transactions.ts'
 import { validatorCompiler } from './validation.ts'
 
@@ -46,9 +49,13 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       channelRoutes(api, context)
       operationRoutes(api, context)
       transactionRoutes(api, context)
+      eventRoutes(api, context)
     },
     { prefix: '/api/v1' },
   )
+  // Each in its own scope: their body parsers (form posts, raw text) must not reach the API.
+  await app.register(async (scope) => checkoutRoutes(scope, context))
+  await app.register(async (scope) => providerNotificationRoutes(scope, context))
   return app
 }
 

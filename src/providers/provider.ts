@@ -15,6 +15,9 @@ export interface ProviderRequest {
   /** What moves on the customer's wallet, in minor units. */
   amountMinor: number
   phoneNumber: string
+  /** When the side was first handed to the operator (microseconds), for polls. */
+  submittedAtUs?: number
+  providerReference?: string
 }
 
 /**
@@ -27,15 +30,33 @@ export type ProviderOutcome =
   | {
       status: 'pending'
       providerReference?: string
-      /** The customer must act on a page of ours (the hosted checkout). */
+      /** The customer must act on our hosted checkout page. */
       needsCustomerAction?: boolean
+      /** Ask the operator again after this long; without it we wait for a notification or expiry. */
+      pollAfterMs?: number
     }
+
+/** An operator's notification, verified and translated: which side, and what happened to it. */
+export interface ProviderNotification {
+  token: string
+  role: ProviderRequest['role']
+  outcome: ProviderOutcome
+}
+
+export interface NotificationInput {
+  headers: Record<string, string | string[] | undefined>
+  rawBody: string
+}
 
 /**
  * One operator behind one interface: a stateless translator between our requests and the
- * operator's wire format. Adapters import this file and the domain, never the app.
+ * operator's wire format, one method per flow. Adapters import this file and the domain,
+ * never the app: the lifecycle never learns which operator it talks to.
  */
 export interface ProviderAdapter {
   readonly name: string
-  initiate(request: ProviderRequest): Promise<ProviderOutcome>
+  initiate(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome>
+  pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome>
+  /** Undefined when the notification is not authentic or not understood: nothing changes. */
+  parseNotification(input: NotificationInput): Promise<ProviderNotification | undefined>
 }

@@ -16,6 +16,9 @@ export interface Database {
   operations: OperationsTable
   ledger_entries: LedgerEntriesTable
   settings: SettingsTable
+  events: EventsTable
+  event_attempts: EventAttemptsTable
+  scheduled_work: ScheduledWorkTable
 }
 
 export interface MerchantsTable {
@@ -138,4 +141,54 @@ export interface LedgerEntriesTable {
 export interface SettingsTable {
   key: string
   value: string
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'stopped' | 'given_up' | 'no_callback'
+
+/** The outbox: one row per status an operation takes, written in the transaction that took it. */
+export interface EventsTable {
+  id: string
+  merchant_id: string
+  mode: string
+  /** 1, 2, 3... per merchant and mode: list pages seek on it. */
+  position: number
+  operation_id: number
+  type: string
+  /** The exact JSON body POSTed to the callback URL. */
+  payload: string
+  callback_url: string | null
+  created_at_us: number
+  delivery_status: DeliveryStatus
+  attempts: number
+  next_attempt_at_us: number | null
+  /** A dispatcher's claim: nobody else sends this event before it expires. */
+  lease_owner: string | null
+  lease_until_us: number | null
+  delivered_at_us: number | null
+}
+
+export interface EventAttemptsTable {
+  id: Generated<number>
+  event_id: string
+  number: number
+  started_at_us: number
+  duration_ms: number
+  status_code: number | null
+  error: string | null
+  /** 'delivered' | 'retry' | 'stopped' | 'given_up' */
+  outcome: string
+}
+
+/** Work due at a time, kept in the database so a restart or another instance picks it up. */
+export interface ScheduledWorkTable {
+  id: Generated<number>
+  /** 'submit' hands a side to its provider if a crash stopped that; 'poll' asks the provider again; 'expire' cancels what is still pending. */
+  kind: string
+  operation_id: number
+  role: string
+  due_at_us: number
+  lease_owner: string | null
+  lease_until_us: number | null
+  attempts: number
+  done_at_us: number | null
 }

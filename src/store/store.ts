@@ -4,6 +4,7 @@ import { createDialect, type StoreDialect } from './dialect.ts'
 import * as foundation from './migrations/0001-foundation.ts'
 import * as defaultCatalogue from './migrations/0002-default-catalogue.ts'
 import * as ledger from './migrations/0003-ledger.ts'
+import * as lifecycle from './migrations/0004-lifecycle.ts'
 import type { Database } from './schema.ts'
 
 export type Executor = Kysely<Database> | Transaction<Database>
@@ -46,6 +47,7 @@ const migrations: Record<string, MigrationModule> = {
   '0001-foundation': foundation,
   '0002-default-catalogue': defaultCatalogue,
   '0003-ledger': ledger,
+  '0004-lifecycle': lifecycle,
 }
 
 /** Applies what is missing; a second run finds nothing to do. Concurrent runs are serialised by Kysely's lock table. */

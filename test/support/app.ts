@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { createContext } from '../../src/app/bootstrap.ts'
 import type { AppContext } from '../../src/app/context.ts'
 import { createMerchant, type IssuedMerchant, type KeyPair } from '../../src/app/merchants.ts'
+import { createWorkers, type Workers } from '../../src/app/workers.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { Clock } from '../../src/domain/clock.ts'
 import { buildServer } from '../../src/http/server.ts'
@@ -19,6 +20,8 @@ export interface TestApp {
   readonly server: FastifyInstance
   /** Every log line the server wrote, as text. */
   readonly logs: string[]
+  /** Scheduled work and callbacks: in the background, or run by hand with `workers.runDue()`. */
+  readonly workers: Workers
   createMerchant(name?: string): Promise<IssuedMerchant>
   client(keys: KeyPair | { apiKey?: string; secretKey?: string }): ApiClient
   close(): Promise<void>
@@ -43,6 +46,8 @@ export interface ApiClient {
 
 export interface StartOptions {
   clock?: Clock
+  /** 'manual' (the default): nothing runs in the background; the test calls app.workers.runDue(). */
+  workers?: 'background' | 'manual'
   environment?: Record<string, string>
 }
 
@@ -64,7 +69,9 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
   })
   const context = await createContext(config, createLogger(config.logLevel, sink), options.clock)
   const server = await buildServer(context)
-  await server.listen({ port: 0, host: '127.0.0.1' })
+  await server.listen({ port: Number(options.environment?.PORT ?? 0), host: '127.0.0.1' })
+  // Background work (and so callback delivery) only where a test asks for it: no test sends a callback by accident.
+  const workers = createWorkers(context, { manual: options.workers !== 'background', idleMs: 50 })
   const address = server.server.address()
   if (!address || typeof address === 'string') throw new Error('the server has no TCP address')
   const url = `http://127.0.0.1:${address.port}`
@@ -73,10 +80,12 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
     context,
     server,
     logs,
+    workers,
     createMerchant: (name = 'Test merchant') => createMerchant(context, name),
     client: (keys) => apiClient(url, keys),
     close: async () => {
       await server.close()
+      await workers.stop()
       await context.store.close()
     },
   }

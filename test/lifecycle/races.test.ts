@@ -1,0 +1,339 @@
+import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
+import { after, before, test } from 'node:test'
+import type { IssuedMerchant } from '../../src/app/merchants.ts'
+import { type ApiClient, manualClock, startApp, type TestApp } from '../support/app.ts'
+import { type Receiver, startReceiver } from '../support/receiver.ts'
+import { describeEachStore } from '../support/stores.ts'
+
+// CONTRACT.md, Statuses: pending moves once, to one final status. Two transitions racing for one
+// operation: exactly one wins, one final event is written, and the money moves once.
+const delayMs = 5_000
+const ttlMs = 15 * 60_000
+const rounds = 5
+const unusedCallback = 'http://127.0.0.1:9/unused'
+
+type Kind = 'collect' | 'disbursement'
+type Racer = { notify: 'SUCCESSFUL' | 'FAILED' | 'REJECTED' | 'ERROR' } | { worker: 'poll' | 'expiry' }
+
+const scenarios: { kind: Kind; ending: string; racers: [Racer, Racer]; possible: string[] }[] = [
+  {
+    kind: 'collect',
+    ending: '906',
+    racers: [{ notify: 'SUCCESSFUL' }, { notify: 'REJECTED' }],
+    possible: ['succeeded', 'canceled'],
+  },
+  {
+    kind: 'disbursement',
+    ending: '906',
+    racers: [{ notify: 'SUCCESSFUL' }, { notify: 'FAILED' }],
+    possible: ['succeeded', 'failed'],
+  },
+  {
+    kind: 'collect',
+    ending: '905',
+    racers: [{ notify: 'SUCCESSFUL' }, { worker: 'expiry' }],
+    possible: ['succeeded', 'canceled'],
+  },
+  {
+    kind: 'disbursement',
+    ending: '905',
+    racers: [{ notify: 'SUCCESSFUL' }, { worker: 'expiry' }],
+    possible: ['succeeded', 'canceled'],
+  },
+  {
+    kind: 'collect',
+    ending: '900',
+    racers: [{ notify: 'REJECTED' }, { worker: 'poll' }],
+    possible: ['canceled', 'succeeded'],
+  },
+  {
+    kind: 'disbursement',
+    ending: '900',
+    racers: [{ notify: 'ERROR' }, { worker: 'poll' }],
+    possible: ['error', 'succeeded'],
+  },
+  {
+    kind: 'collect',
+    ending: '906',
+    racers: [{ notify: 'SUCCESSFUL' }, { notify: 'SUCCESSFUL' }],
+    possible: ['succeeded'],
+  },
+]
+
+const describeRacer = (racer: Racer) =>
+  'notify' in racer ? `notification ${racer.notify}` : `the ${racer.worker}`
+
+describeEachStore('racing transitions of one operation', (store) => {
+  let app: TestApp
+  let clock: ReturnType<typeof manualClock>
+  let key: Buffer
+  let sequence = 0
+
+  before(async () => {
+    clock = manualClock(Date.now() * 1000)
+    app = await startApp(store(), {
+      clock,
+      workers: 'manual',
+      environment: { SANDBOX_DELAY_MS: String(delayMs), OPERATION_TTL: String(ttlMs) },
+    })
+    key = app.context.secrets.derive('sandbox-notifications')
+  })
+  after(() => app.close())
+
+  async function notify(token: string, wire: string) {
+    const body = JSON.stringify({ reference: `sbx_${token}_main`, status: wire })
+    const response = await fetch(`${app.url}/providers/sandbox/notifications`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'sandbox-signature': createHmac('sha256', key).update(body).digest('hex'),
+      },
+      body,
+    })
+    assert.equal(response.status, 200, await response.clone().text())
+    return (await response.json()) as { status: string }
+  }
+
+  /** Runs one racer; a notification answers with the status it reports, a worker with nothing. */
+  async function run(racer: Racer, token: string): Promise<string | undefined> {
+    if ('notify' in racer) return (await notify(token, racer.notify)).status
+    await app.workers.runDue()
+    return undefined
+  }
+
+  async function finalEvents(token: string) {
+    return app.context.store.db
+      .selectFrom('events')
+      .innerJoin('operations', 'operations.id', 'events.operation_id')
+      .select('events.type')
+      .where('operations.token', '=', token)
+      .where('events.type', 'not like', '%.pending')
+      .execute()
+  }
+
+  async function entries(token: string) {
+    return app.context.store.db
+      .selectFrom('ledger_entries')
+      .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
+      .select(['ledger_entries.type', 'ledger_entries.status', 'ledger_entries.amount_minor'])
+      .where('operations.token', '=', token)
+      .execute()
+  }
+
+  /** CONTRACT.md: the sum of postings always equals the balances. */
+  async function assertBalanceMatchesLedger(merchant: IssuedMerchant) {
+    const db = app.context.store.db
+    const rows = await db
+      .selectFrom('ledger_entries')
+      .select(['type', 'status', 'amount_minor'])
+      .where('merchant_id', '=', merchant.id)
+      .where('mode', '=', 'sandbox')
+      .where('currency', '=', 'XOF')
+      .execute()
+    let posted = 0
+    let held = 0
+    for (const row of rows) {
+      if (row.status === 'succeeded') posted += row.type === 'cash-in' ? row.amount_minor : -row.amount_minor
+      if (row.status === 'pending') held += row.amount_minor
+    }
+    const balance = await db
+      .selectFrom('balances')
+      .select(['posted_minor', 'held_minor'])
+      .where('merchant_id', '=', merchant.id)
+      .where('mode', '=', 'sandbox')
+      .where('currency', '=', 'XOF')
+      .executeTakeFirstOrThrow()
+    assert.deepEqual({ posted: balance.posted_minor, held: balance.held_minor }, { posted, held })
+  }
+
+  for (const scenario of scenarios) {
+    const title = scenario.racers.map(describeRacer).join(' against ')
+    test(`${scenario.kind} ending ${scenario.ending}: ${title}: exactly one wins, ${rounds} rounds`, async () => {
+      const merchant = await app.createMerchant('Racing merchant')
+      const client: ApiClient = app.client(merchant.sandbox)
+      for (let round = 0; round < rounds; round++) {
+        const created = await client.post(`/api/v1/${scenario.kind}`, {
+          amount: 10_000,
+          channel: 'orange-money',
+          country: 'CI',
+          customer: { phoneNumber: `+2250702${String(sequence % 1000).padStart(3, '0')}${scenario.ending}` },
+          merchantReference: `race-${sequence++}`,
+          callbackUrl: unusedCallback,
+        })
+        assert.equal(created.status, 200, created.text)
+        const record = created.body.data[scenario.kind]
+        assert.equal(record.status, 'pending')
+        if (scenario.racers.some((racer) => 'worker' in racer && racer.worker === 'poll'))
+          clock.advance(delayMs + 100)
+        if (scenario.racers.some((racer) => 'worker' in racer && racer.worker === 'expiry'))
+          clock.advance(ttlMs + 1_000)
+
+        // Alternate who starts first: SQLite serialises the two, so both orders get their turn.
+        const racers = round % 2 === 0 ? scenario.racers : [...scenario.racers].reverse()
+        const answers = await Promise.all(racers.map((racer) => run(racer, record.token)))
+        const final = (await client.get(`/api/v1/${scenario.kind}/${record.token}`)).body.data[scenario.kind]
+        assert.ok(scenario.possible.includes(final.status), `${final.status} is one of ${scenario.possible}`)
+        for (const answer of answers) {
+          if (answer !== undefined)
+            assert.equal(answer, final.status, 'every notification answer names the winner')
+        }
+
+        const events = await finalEvents(record.token)
+        assert.deepEqual(
+          events.map((event) => event.type),
+          [`${scenario.kind}.${final.status}`],
+          'exactly one final event',
+        )
+        const moved = (await entries(record.token)).map((entry) => `${entry.type}:${entry.status}`)
+        if (scenario.kind === 'collect') {
+          assert.deepEqual(
+            moved,
+            final.status === 'succeeded' ? ['cash-in:succeeded'] : [],
+            'credited once at most',
+          )
+        } else {
+          assert.deepEqual(
+            moved,
+            [final.status === 'succeeded' ? 'cash-out:succeeded' : 'cash-out:canceled'],
+            'the hold is posted xor released',
+          )
+        }
+      }
+      await assertBalanceMatchesLedger(merchant)
+    })
+  }
+
+  test('a burst of eight mixed notifications for one disbursement: one final event, the hold resolved once', async () => {
+    const merchant = await app.createMerchant('Burst merchant')
+    const client = app.client(merchant.sandbox)
+    const wires = ['SUCCESSFUL', 'FAILED', 'REJECTED', 'ERROR'] as const
+    for (let round = 0; round < 3; round++) {
+      const created = await client.post('/api/v1/disbursement', {
+        amount: 10_000,
+        channel: 'orange-money',
+        country: 'CI',
+        customer: { phoneNumber: `+2250704${String(round).padStart(3, '0')}906` },
+        merchantReference: `burst-${sequence++}`,
+        callbackUrl: unusedCallback,
+      })
+      assert.equal(created.status, 200, created.text)
+      const token = created.body.data.disbursement.token
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, index) => notify(token, wires[(index + round) % wires.length]!)),
+      )
+      const final = (await client.get(`/api/v1/disbursement/${token}`)).body.data.disbursement
+      assert.ok(
+        answers.every((answer) => answer.status === final.status),
+        'every answer names the winner',
+      )
+      assert.deepEqual(
+        (await finalEvents(token)).map((event) => event.type),
+        [`disbursement.${final.status}`],
+      )
+      assert.deepEqual(
+        (await entries(token)).map((entry) => `${entry.type}:${entry.status}`),
+        [final.status === 'succeeded' ? 'cash-out:succeeded' : 'cash-out:canceled'],
+      )
+    }
+    await assertBalanceMatchesLedger(merchant)
+  })
+})
+
+describeEachStore('two instances sharing one store', (store) => {
+  let first: TestApp
+  let second: TestApp
+  let receiver: Receiver
+  let clock: ReturnType<typeof manualClock>
+
+  before(async () => {
+    receiver = await startReceiver()
+    clock = manualClock(Date.now() * 1000)
+    const environment = { SANDBOX_DELAY_MS: String(delayMs), OPERATION_TTL: String(ttlMs) }
+    first = await startApp(store(), { clock, workers: 'manual', environment })
+    second = await startApp(store(), { clock, workers: 'manual', environment })
+  })
+  after(async () => {
+    await first.close()
+    await second.close()
+    await receiver.close()
+  })
+
+  async function runBothUntilIdle() {
+    for (let round = 0; round < 20; round++) {
+      const handled = await Promise.all([first.workers.runDue(), second.workers.runDue()])
+      if (handled[0] + handled[1] === 0) return
+    }
+    assert.fail('the workers still had work after 20 rounds')
+  }
+
+  test('running their workers at the same time delivers every event exactly once, and settles each operation once', async () => {
+    const merchant = await first.createMerchant('Shared merchant')
+    const clients = [first.client(merchant.sandbox), second.client(merchant.sandbox)]
+    const path = '/shared'
+    const tokens: string[] = []
+    for (let index = 0; index < 24; index++) {
+      // Half settle at once (two events each), half after the delay (900), through either instance.
+      const response = await clients[index % 2]!.post('/api/v1/collect', {
+        amount: 10_000,
+        channel: 'orange-money',
+        country: 'CI',
+        customer: {
+          phoneNumber: `+2250703${String(index).padStart(3, '0')}${index % 2 === 0 ? '001' : '900'}`,
+        },
+        merchantReference: `shared-${index}`,
+        callbackUrl: receiver.url(path),
+      })
+      assert.equal(response.status, 200, response.text)
+      tokens.push(response.body.data.collect.token)
+    }
+    await runBothUntilIdle()
+    clock.advance(delayMs + 100)
+    await runBothUntilIdle()
+
+    const db = first.context.store.db
+    const events = await db
+      .selectFrom('events')
+      .select(['id', 'type', 'delivery_status', 'attempts'])
+      .where('merchant_id', '=', merchant.id)
+      .where('callback_url', 'is not', null)
+      .execute()
+    assert.equal(events.length, tokens.length * 2, 'pending and succeeded for each operation')
+    assert.ok(events.every((event) => event.delivery_status === 'delivered' && event.attempts === 1))
+
+    const seen = new Map<string, number>()
+    for (const request of receiver.requestsTo(path)) {
+      const id = String(request.headers['webhook-id'])
+      seen.set(id, (seen.get(id) ?? 0) + 1)
+    }
+    const duplicated = [...seen].filter(([, count]) => count > 1)
+    assert.deepEqual(duplicated, [], 'no webhook-id arrives twice')
+    assert.deepEqual([...seen.keys()].sort(), events.map((event) => event.id).sort())
+
+    const attempts = await db
+      .selectFrom('event_attempts')
+      .select('event_id')
+      .where(
+        'event_id',
+        'in',
+        events.map((event) => event.id),
+      )
+      .execute()
+    assert.equal(attempts.length, events.length, 'one attempt row per event')
+
+    for (const token of tokens) {
+      const details = await clients[0]!.get(`/api/v1/collect/${token}`)
+      assert.equal(details.body.data.collect.status, 'succeeded')
+    }
+    const credits = await db
+      .selectFrom('ledger_entries')
+      .select('operation_id')
+      .where('merchant_id', '=', merchant.id)
+      .where('mode', '=', 'sandbox')
+      .where('operation_kind', '=', 'collect')
+      .where('type', '=', 'cash-in')
+      .execute()
+    assert.equal(credits.length, tokens.length, 'each collect credited once')
+    assert.equal(new Set(credits.map((credit) => credit.operation_id)).size, tokens.length)
+  })
+})

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict'
+import type { IncomingHttpHeaders } from 'node:http'
+import { after, before, test } from 'node:test'
+import { Webhook } from 'standardwebhooks'
+import { rotateWebhookSecret } from '../../src/app/webhook-secrets.ts'
+import { manualClock, startApp, type TestApp } from '../support/app.ts'
+import { type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver.ts'
+import { describeEachStore } from '../support/stores.ts'
+
+// CONTRACT.md, Callbacks: the webhook secret is rotatable; during a rotation both secrets sign,
+// space-separated in webhook-signature. The replaced secret signs for 24 hours.
+const minute = 60_000
+const overlapMs = 24 * 60 * minute
+
+function headerRecord(headers: IncomingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]))
+}
+
+function verifies(secret: string, request: ReceivedRequest): boolean {
+  try {
+    new Webhook(secret).verify(request.body, headerRecord(request.headers))
+    return true
+  } catch {
+    return false
+  }
+}
+
+describeEachStore('webhook secret rotation', (store) => {
+  let app: TestApp
+  let clock: ReturnType<typeof manualClock>
+  let receiver: Receiver
+  let sequence = 0
+
+  before(async () => {
+    receiver = await startReceiver()
+    clock = manualClock(Date.now() * 1000)
+    app = await startApp(store(), { clock, workers: 'manual' })
+  })
+  after(async () => {
+    await app.close()
+    await receiver.close()
+  })
+
+  /** Sends one callback now (a 905 collect's pending event) and returns the request received. */
+  async function callbackNow(keys: { apiKey: string; secretKey: string }): Promise<ReceivedRequest> {
+    const path = `/rotation/${sequence++}`
+    const response = await app.client(keys).post('/api/v1/collect', {
+      amount: 5_000,
+      channel: 'orange-money',
+      country: 'CI',
+      customer: { phoneNumber: `+2250700${String(sequence).padStart(3, '0')}905` },
+      merchantReference: `rotation-${sequence}`,
+      callbackUrl: receiver.url(path),
+    })
+    assert.equal(response.status, 200, response.text)
+    await app.workers.runDue()
+    const [request] = receiver.requestsTo(path)
+    assert.ok(request, `a callback reached ${path}`)
+    return request
+  }
+
+  const signatureCount = (request: ReceivedRequest) =>
+    String(request.headers['webhook-signature']).split(' ').length
+
+  test('both secrets sign for 24 hours after a rotation, then only the new one', async () => {
+    const merchant = await app.createMerchant('Rotating merchant')
+    const original = merchant.webhookSecret
+
+    const beforeRotation = await callbackNow(merchant.sandbox)
+    assert.equal(signatureCount(beforeRotation), 1)
+    assert.ok(verifies(original, beforeRotation))
+
+    const rotated = await rotateWebhookSecret(app.context, merchant.id)
+    assert.ok(rotated, 'a new secret is issued')
+    assert.match(rotated, /^whsec_[A-Za-z0-9+/]+=*$/)
+    assert.notEqual(rotated, original)
+    assert.equal(verifies(rotated, beforeRotation), false, 'the new secret did not sign what came before')
+
+    const during = await callbackNow(merchant.sandbox)
+    assert.equal(signatureCount(during), 2, 'two signatures, space-separated')
+    assert.ok(verifies(original, during), 'the old secret still verifies')
+    assert.ok(verifies(rotated, during), 'the new secret verifies')
+
+    clock.advance(overlapMs - minute)
+    const nearTheEnd = await callbackNow(merchant.sandbox)
+    assert.ok(verifies(original, nearTheEnd), 'the old secret verifies until 24 hours have passed')
+    assert.ok(verifies(rotated, nearTheEnd))
+
+    clock.advance(2 * minute)
+    const afterOverlap = await callbackNow(merchant.sandbox)
+    assert.equal(signatureCount(afterOverlap), 1)
+    assert.equal(verifies(original, afterOverlap), false, 'the old secret no longer signs')
+    assert.ok(verifies(rotated, afterOverlap))
+  })
+
+  test('rotation is per merchant: another merchant keeps one secret', async () => {
+    const rotating = await app.createMerchant('Rotating merchant')
+    const steady = await app.createMerchant('Steady merchant')
+    const rotated = await rotateWebhookSecret(app.context, rotating.id)
+    assert.ok(rotated)
+    const request = await callbackNow(steady.sandbox)
+    assert.equal(signatureCount(request), 1)
+    assert.ok(verifies(steady.webhookSecret, request))
+    assert.equal(verifies(rotated, request), false)
+    assert.equal(verifies(rotating.webhookSecret, request), false)
+  })
+
+  test('an unknown merchant gets no secret', async () => {
+    assert.equal(await rotateWebhookSecret(app.context, 'mer_doesnotexist000000'), undefined)
+  })
+})

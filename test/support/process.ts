@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { testSecretsKey } from './app.ts'
+
+const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url))
+
+/** `sika serve` as a real process, as a user or an operator runs it. */
+export interface ServiceProcess {
+  readonly url: string
+  readonly child: ChildProcess
+  /** Everything the process printed on stdout. */
+  output(): string
+  kill(signal: NodeJS.Signals): Promise<void>
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const address = server.address()
+  server.close()
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+/** Starts `node bin/sika.mjs serve` and resolves once it logs that it is ready. */
+export async function startService(
+  environment: Record<string, string>,
+  port?: number,
+): Promise<ServiceProcess> {
+  const chosenPort = port ?? (await freePort())
+  const url = `http://127.0.0.1:${chosenPort}`
+  const child = spawn(process.execPath, ['bin/sika.mjs', 'serve'], {
+    cwd: repositoryRoot,
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: String(chosenPort),
+      PUBLIC_BASE_URL: url,
+      SECRETS_KEY: testSecretsKey,
+      LOG_LEVEL: 'info',
+      ...environment,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const deadline = Date.now() + 30_000
+  while (!stdout.includes('Sika is ready')) {
+    if (child.exitCode !== null)
+      throw new Error(`sika serve exited with ${child.exitCode}:\n${stdout}\n${stderr}`)
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`sika serve did not become ready in 30 s:\n${stdout}\n${stderr}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return {
+    url,
+    child,
+    output: () => stdout,
+    kill: async (signal) => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = once(child, 'exit')
+      child.kill(signal)
+      await exited
+    },
+  }
+}
+
+/** The demo merchant's keys and webhook secret, as the first start printed them. */
+export function demoCredentials(output: string) {
+  const find = (pattern: RegExp) => {
+    const match = pattern.exec(output)
+    if (!match?.[1]) throw new Error(`the first start did not print ${pattern}:\n${output}`)
+    return match[1]
+  }
+  return {
+    merchantId: find(/merchant id\s+(mer_[a-z0-9]+)/),
+    apiKey: find(/api-key\s+(pk_test_[A-Za-z0-9]+)/),
+    secretKey: find(/secret-key\s+(sk_test_[A-Za-z0-9]+)/),
+    webhookSecret: find(/webhook secret\s+(whsec_[A-Za-z0-9+/=]+)/),
+  }
+}
