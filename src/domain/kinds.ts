@@ -6,6 +6,7 @@
 export const operationKinds = {
   collect: {
     path: 'collect',
+    summary: 'Collect money from a customer\u2019s mobile-money wallet into the merchant balance.',
     shape: 'single',
     direction: 'cash-in',
     dataKey: { created: 'collect', details: 'collect', list: 'collects' },
@@ -13,6 +14,7 @@ export const operationKinds = {
   },
   recharge: {
     path: 'recharge',
+    summary: 'Top up the merchant balance from a mobile-money wallet.',
     shape: 'single',
     direction: 'cash-in',
     // The spec's sample answers the initiation under `collect`; its field list says `recharge`.
@@ -21,6 +23,7 @@ export const operationKinds = {
   },
   disbursement: {
     path: 'disbursement',
+    summary: 'Pay a customer out from the merchant balance to their wallet.',
     shape: 'single',
     direction: 'cash-out',
     dataKey: { created: 'disbursement', details: 'disbursement', list: 'disbursements' },
@@ -28,6 +31,7 @@ export const operationKinds = {
   },
   withdraw: {
     path: 'withdraw',
+    summary: 'Withdraw part of the merchant balance to a wallet.',
     shape: 'single',
     direction: 'cash-out',
     // The spec lists withdrawals under `disbursements`.
@@ -36,6 +40,7 @@ export const operationKinds = {
   },
   transfer: {
     path: 'transfer',
+    summary: 'Move money between two customers: the from side collects, the to side pays out.',
     shape: 'transfer',
     // The `from` side collects, the `to` side pays out.
     direction: 'both',

@@ -4,6 +4,7 @@ import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
 import { requireCredentials } from './authentication.ts'
 import { installErrorHandling, sendError } from './error-handler.ts'
+import { documentApiRoutes, registerOpenApi } from './openapi.ts'
 import { channelRoutes } from './routes/channels.ts'
 import { checkoutRoutes } from './routes/checkout.ts'
 import { eventRoutes } from './routes/events.ts'
@@ -42,9 +43,11 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   })
   installErrorHandling(app, context)
 
+  await registerOpenApi(app, context)
   healthRoutes(app, context)
   await app.register(
     async (api) => {
+      documentApiRoutes(api)
       requireCredentials(api, context)
       channelRoutes(api, context)
       operationRoutes(api, context)

@@ -29,7 +29,16 @@ export const ChannelRecord = Type.Object({
 export function channelRoutes(app: FastifyInstance, context: AppContext): void {
   app.get(
     '/channels',
-    { schema: { response: { 200: envelope('channels', Type.Array(ChannelRecord)) } } },
+    {
+      schema: {
+        tags: ['channels'],
+        operationId: 'listChannels',
+        summary: 'List the channels this merchant may use',
+        description:
+          'Per channel and country: the currency, and per operation kind its limits and this merchant’s fees.',
+        response: { 200: envelope('channels', Type.Array(ChannelRecord)) },
+      },
+    },
     async (request) => {
       const [routes, fees] = await Promise.all([
         listRoutes(context.store.db),

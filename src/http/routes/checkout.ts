@@ -30,7 +30,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
     },
   )
 
-  app.get('/checkout/:token', async (request, reply) => {
+  app.get('/checkout/:token', { schema: { hide: true } }, async (request, reply) => {
     const { token } = request.params as { token: string }
     const found = await loadCheckout(context, token)
     if (!found)
@@ -66,7 +66,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
   })
 
   for (const decision of ['pay', 'decline'] as const) {
-    app.post(`/checkout/:token/${decision}`, async (request, reply) => {
+    app.post(`/checkout/:token/${decision}`, { schema: { hide: true } }, async (request, reply) => {
       const { token } = request.params as { token: string }
       const found = await loadCheckout(context, token)
       if (!found)

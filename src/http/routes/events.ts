@@ -73,6 +73,9 @@ export function eventRoutes(app: FastifyInstance, context: AppContext): void {
     {
       schema: {
         tags: ['events'],
+        operationId: 'listEvents',
+        summary: 'List callback events',
+        description: 'Newest first; filters: type (e.g. collect.succeeded), token, deliveryStatus.',
         querystring: EventListQuery,
         response: { 200: listEnvelope('events', EventRecord) },
       },
@@ -110,6 +113,10 @@ export function eventRoutes(app: FastifyInstance, context: AppContext): void {
     {
       schema: {
         tags: ['events'],
+        operationId: 'getEvent',
+        summary: 'Read an event with its delivery attempts',
+        description:
+          'Each attempt: when, how long, the HTTP status (or the connection error), and its outcome.',
         params: EventParams,
         response: { 200: envelope('event', EventWithAttempts) },
       },
@@ -133,7 +140,17 @@ export function eventRoutes(app: FastifyInstance, context: AppContext): void {
 
   app.post(
     '/events/:id/redeliver',
-    { schema: { tags: ['events'], params: EventParams, response: { 200: envelope('event', EventRecord) } } },
+    {
+      schema: {
+        tags: ['events'],
+        operationId: 'redeliverEvent',
+        summary: 'Send an event again now',
+        description:
+          'Queues the event for delivery at once, whatever its delivery status; attempts go on counting.',
+        params: EventParams,
+        response: { 200: envelope('event', EventRecord) },
+      },
+    },
     async (request) => {
       const { id } = request.params as { id: string }
       const event = await redeliverEvent(context, request.principal.merchantId, request.principal.mode, id)

@@ -1,10 +1,32 @@
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { AppContext } from '../../app/context.ts'
 import { ApiError } from '../../errors.ts'
+import { ErrorEnvelope } from '../schemas.ts'
 
 export function healthRoutes(app: FastifyInstance, context: AppContext): void {
-  app.get('/health', async () => ({ status: 'ok' }))
-  app.get('/ready', async () => {
+  const Probe = Type.Object({ status: Type.String(), store: Type.Optional(Type.String()) })
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['health'],
+        operationId: 'health',
+        summary: 'Liveness: the process answers',
+        description: 'Answers 200 while the process runs, whatever the database does.',
+        response: { 200: Probe },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  )
+  const readiness = {
+    tags: ['health'],
+    operationId: 'ready',
+    summary: 'Readiness: the database answers',
+    description: 'Answers 200 only while the database answers a query, and 503 `unavailable` otherwise.',
+    response: { 200: Probe, 503: ErrorEnvelope },
+  }
+  app.get('/ready', { schema: readiness }, async () => {
     try {
       await context.store.ping()
     } catch {

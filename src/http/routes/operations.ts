@@ -6,6 +6,7 @@ import { findOperationByToken } from '../../app/operation-rows.ts'
 import { operationRecord } from '../../app/records.ts'
 import { type OperationKind, operationKindNames, operationKinds } from '../../domain/kinds.ts'
 import { ApiError } from '../../errors.ts'
+import { kindExamples } from '../examples.ts'
 import { paginationMeta } from '../pagination.ts'
 import { dateRange } from '../query.ts'
 import {
@@ -31,14 +32,27 @@ function registerKind(app: FastifyInstance, context: AppContext, kind: Operation
   const path = `/${definition.path}`
   const { dataKey, message } = definition
   const tags = [kind]
+  const Kind = kind[0]!.toUpperCase() + kind.slice(1)
+  const example = kindExamples[kind]
 
   app.post(
     path,
     {
       schema: {
         tags,
-        body: isTransfer ? TransferInitiationBody : SingleInitiationBody,
-        response: { 200: envelope(dataKey.created, record) },
+        operationId: `initiate${Kind}`,
+        summary: `Initiate a ${kind}`,
+        description: `${definition.summary} The same merchantReference with the same body returns the existing ${kind}; with another body it is a 409.`,
+        body: {
+          ...(isTransfer ? TransferInitiationBody : SingleInitiationBody),
+          examples: [example.request],
+        },
+        response: {
+          200: withExample(
+            envelope(dataKey.created, record),
+            envelopeOf(message.created, dataKey.created, example.record),
+          ),
+        },
       },
     },
     async (request) => {
@@ -52,6 +66,9 @@ function registerKind(app: FastifyInstance, context: AppContext, kind: Operation
     {
       schema: {
         tags,
+        operationId: `list${Kind}s`,
+        summary: `List ${kind}s`,
+        description: `Newest first, ${'`perPage`'} 1 to 100 (default 10), with filters. Page URLs in meta.pagination keep perPage and the filters.`,
         querystring: OperationListQuery,
         response: { 200: listEnvelope(dataKey.list, record) },
       },
@@ -95,7 +112,21 @@ function registerKind(app: FastifyInstance, context: AppContext, kind: Operation
 
   app.get(
     `${path}/:token`,
-    { schema: { tags, params: TokenParams, response: { 200: envelope(dataKey.details, record) } } },
+    {
+      schema: {
+        tags,
+        operationId: `get${Kind}`,
+        summary: `Read a ${kind} by its token`,
+        description: `Another merchant’s token, the other mode’s, or an unknown one: the same 404.`,
+        params: TokenParams,
+        response: {
+          200: withExample(
+            envelope(dataKey.details, record),
+            envelopeOf(message.details, dataKey.details, example.record),
+          ),
+        },
+      },
+    },
     async (request) => {
       const { token } = request.params as { token: string }
       const operation = await findOperationByToken(
@@ -114,4 +145,9 @@ function registerKind(app: FastifyInstance, context: AppContext, kind: Operation
 
 export function envelopeOf(message: string, dataKey: string, data: unknown) {
   return { success: true, statusCode: 200, message, data: { [dataKey]: data } }
+}
+
+/** Attaches a response example to a schema (JSON Schema's `examples`, which OpenAPI 3.1 shows). */
+function withExample<T extends object>(schema: T, example: unknown): T {
+  return { ...schema, examples: [example] }
 }

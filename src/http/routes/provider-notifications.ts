@@ -15,7 +15,8 @@ export async function providerNotificationRoutes(app: FastifyInstance, context: 
     done(null, body),
   )
 
-  app.post('/providers/:name/notifications', async (request) => {
+  // Operators' own format, described per adapter (docs/adding-an-operator.md), not in the merchant API document.
+  app.post('/providers/:name/notifications', { schema: { hide: true } }, async (request) => {
     const { name } = request.params as { name: string }
     const adapter = context.providers.byName(name)
     if (!adapter) throw new ApiError('not_found', `No provider is called ${name}.`)

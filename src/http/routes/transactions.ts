@@ -31,6 +31,9 @@ async function refuseBodyFields(request: FastifyRequest): Promise<void> {
 export function transactionRoutes(app: FastifyInstance, context: AppContext): void {
   const schema = {
     tags: ['transaction'],
+    summary: 'List balance movements',
+    description:
+      'type: cash-in, cash-out or reversal; status: pending (a hold), succeeded (posted) or canceled (released). amount is the cashAmount. Newest first.',
     querystring: TransactionListQuery,
     response: { 200: listEnvelope('transactions', TransactionRecord) },
   }
@@ -60,7 +63,18 @@ export function transactionRoutes(app: FastifyInstance, context: AppContext): vo
       },
     }
   }
-  app.get('/transaction', { schema }, handler)
+  app.get('/transaction', { schema: { ...schema, operationId: 'listTransactions' } }, handler)
   // The query carries the page and filters; a body field would be silently ignored, so it is refused.
-  app.post('/transaction', { schema, preValidation: refuseBodyFields }, handler)
+  app.post(
+    '/transaction',
+    {
+      schema: {
+        ...schema,
+        operationId: 'listTransactionsByPost',
+        summary: 'List balance movements (POST synonym of the GET)',
+      },
+      preValidation: refuseBodyFields,
+    },
+    handler,
+  )
 }

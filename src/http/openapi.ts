@@ -1,0 +1,199 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
+import { type TSchema, Type } from 'typebox'
+import type { AppContext } from '../app/context.ts'
+import { operationKindNames, operationKinds } from '../domain/kinds.ts'
+import { statuses } from '../domain/status.ts'
+import { type ErrorCode, errorRegistry } from '../errors.ts'
+import { sandboxBehaviours } from '../providers/sandbox/sandbox-adapter.ts'
+import { ErrorEnvelope, OperationRecord, TransferRecord } from './schemas.ts'
+
+/**
+ * The OpenAPI 3.1 document is generated from the schemas that validate requests and serialise
+ * responses: there is no second copy to keep in step. This file only adds what routes do not
+ * say themselves: the security schemes, the error answers, tags, and the callback as a webhook.
+ */
+export async function registerOpenApi(app: FastifyInstance, context: AppContext): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sika payment operations API',
+        version: '1.0.0',
+        description: apiDescription,
+        contact: { name: 'Sika', url: 'https://sika.example/support' },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Sika' },
+      },
+      servers: [{ url: context.config.publicBaseUrl, description: 'This Sika instance' }],
+      tags: [
+        ...operationKindNames.map((kind) => ({ name: kind, description: operationKinds[kind].summary })),
+        { name: 'transaction', description: 'Balance movements: holds, postings and releases.' },
+        { name: 'channels', description: 'The channels, countries, limits and fees the merchant may use.' },
+        {
+          name: 'events',
+          description: 'Callbacks: one event per status an operation takes, with its delivery attempts.',
+        },
+        { name: 'health', description: 'Liveness and readiness probes.' },
+      ],
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'api-key',
+            description: 'pk_test_... (sandbox) or pk_live_...',
+          },
+          secretKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'secret-key',
+            description: 'sk_test_... or sk_live_...; shown once',
+          },
+        },
+      },
+      webhooks: { operationStatus: callbackWebhook() },
+    },
+  })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // Everything is served from the installed package: the page asks no outside host for anything.
+    staticCSP: true,
+    // No outside source at all, and no upgrade to https for an instance served over plain http.
+    transformStaticCSP: (header: string) =>
+      header
+        .split(';')
+        .map((directive) => directive.replace(/\s(https:|validator\.swagger\.io)/g, '').trim())
+        .filter((directive) => directive && directive !== 'upgrade-insecure-requests')
+        .join('; '),
+    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, tryItOutEnabled: true },
+  })
+}
+
+const errorCodesByStatus = new Map<number, ErrorCode[]>()
+for (const [code, entry] of Object.entries(errorRegistry) as [ErrorCode, { status: number }][]) {
+  errorCodesByStatus.set(entry.status, [...(errorCodesByStatus.get(entry.status) ?? []), code])
+}
+
+function errorResponse(codes: readonly ErrorCode[]): TSchema {
+  return Type.Object(
+    { ...ErrorEnvelope.properties, code: Type.Union(codes.map((code) => Type.Literal(code))) },
+    { description: codes.map((code) => `\`${code}\`: ${errorRegistry[code].message}`).join('\n\n') },
+  )
+}
+
+/**
+ * Registered in the /api/v1 scope: every route there needs both key headers and may answer
+ * the errors its shape allows (a body: 400, 413, 415; parameters: 404; a query or a body: 422).
+ */
+export function documentApiRoutes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const schema = (route.schema ?? {}) as FastifySchema & { security?: unknown; hide?: boolean }
+    route.schema = schema
+    if (schema.hide) return
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    const takesBody = methods.includes('POST')
+    const initiates = Boolean(
+      (schema.body as { properties?: Record<string, unknown> } | undefined)?.properties?.merchantReference,
+    )
+    const answers = new Map<number, readonly ErrorCode[]>([
+      [401, ['missing_credentials', 'invalid_credentials']],
+      [403, ['merchant_suspended']],
+      [500, ['internal_error']],
+      [503, ['unavailable']],
+    ])
+    if (schema.params) answers.set(404, ['not_found'])
+    if (takesBody) {
+      answers.set(400, ['invalid_json'])
+      answers.set(413, ['payload_too_large'])
+      answers.set(415, ['unsupported_media_type'])
+    }
+    if (schema.querystring || takesBody) answers.set(422, ['validation_failed'])
+    if (initiates) {
+      answers.set(409, ['duplicate_merchant_reference'])
+      answers.set(422, errorCodesByStatus.get(422) ?? [])
+    }
+    schema.security ??= [{ apiKey: [], secretKey: [] }]
+    const errors = Object.fromEntries([...answers].map(([status, codes]) => [status, errorResponse(codes)]))
+    schema.response = { ...errors, ...(schema.response as object) }
+  })
+}
+
+function callbackWebhook() {
+  const recordOf = (kind: (typeof operationKindNames)[number]) =>
+    kind === 'transfer' ? TransferRecord : OperationRecord
+  const payload = Type.Object({
+    id: Type.String({ description: 'evt_...: the webhook-id header; deduplicate on it' }),
+    type: Type.String({
+      description: `<kind>.<status>: ${operationKindNames.flatMap((kind) => statuses.map((status) => `${kind}.${status}`)).join(', ')}`,
+    }),
+    createdAt: Type.String(),
+    data: Type.Union(
+      operationKindNames.map((kind) =>
+        Type.Object({ [operationKinds[kind].dataKey.details]: recordOf(kind) }),
+      ),
+      { description: 'The record as the details endpoint returns it, under its data key' },
+    ),
+  })
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header' as const,
+    required: true,
+    description,
+    schema: { type: 'string' as const },
+  })
+  return {
+    post: {
+      operationId: 'receiveOperationStatus',
+      tags: ['events'],
+      summary: 'A status an operation took, POSTed to its callbackUrl',
+      description:
+        'Signed by the Standard Webhooks specification with the merchant\u2019s webhook secret (whsec_...). ' +
+        'A 2xx within 10 s delivers; 410 stops; anything else, redirects included, is retried after about ' +
+        '1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h, 48 h and 72 h, then given up. Deliveries can repeat: ' +
+        'deduplicate by webhook-id.',
+      parameters: [
+        header('webhook-id', 'The event id'),
+        header('webhook-timestamp', 'Unix seconds when sent'),
+        header(
+          'webhook-signature',
+          'v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">, space-separated during a rotation',
+        ),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: payload as object } } },
+      responses: {
+        '200': { description: 'Delivered (any 2xx)' },
+        '410': { description: 'Stop sending this event' },
+      },
+    },
+  }
+}
+
+const sandboxTable = Object.entries(sandboxBehaviours)
+  .map(([suffix, behaviour]) => {
+    const outcome =
+      behaviour.kind === 'at-once'
+        ? `\`${behaviour.outcome.status}\` at once`
+        : behaviour.kind === 'after-delay'
+          ? `\`pending\`, then \`${behaviour.outcome.status}\` after SANDBOX_DELAY_MS`
+          : behaviour.kind === 'until-expiry'
+            ? '`pending` until it expires (OPERATION_TTL), then `canceled`'
+            : '`pending` with a redirectUrl: the customer pays or declines on the hosted checkout page'
+    return `| ${suffix} | ${outcome} |`
+  })
+  .join('\n')
+
+const apiDescription = `Collect, pay out, withdraw, recharge and transfer mobile money, read every operation back,
+list the balance movements, and receive signed callbacks.
+
+Every request carries the two headers \`api-key\` and \`secret-key\`. Sandbox keys (\`pk_test_\`) never
+reach an operator: the customer phone number's last three digits choose the outcome.
+
+| phone ends in | sandbox outcome |
+|---|---|
+| any other | \`succeeded\` at once |
+${sandboxTable}
+
+Amounts are numbers in the major unit of the country's currency (XOF and XAF have no decimals).
+Failures use one envelope: \`{ success: false, statusCode, code, message, errors?, requestId }\`.`
