@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts'
 import type { EventAttemptsTable, EventsTable } from '../store/schema.ts'
 import type { Executor } from '../store/store.ts'
 import type { AppContext } from './context.ts'
-import { counterValue, type Page, type PageRequest } from './list-operations.ts'
+import { counterValue, isUnfiltered, type Page, type PageRequest, seekPage } from './pages.ts'
 
 export type EventRow = Selectable<EventsTable> & { token: string; kind: string }
 export type AttemptRow = Selectable<EventAttemptsTable>
@@ -34,16 +34,11 @@ export async function listEvents(
   page: PageRequest,
 ): Promise<Page<EventRow>> {
   let query = eventsOf(db, merchantId, mode)
-  if (Object.values(filters).every((value) => value === undefined)) {
+  if (isUnfiltered(filters)) {
     const total = await counterValue(db, merchantId, mode, 'event')
-    const top = total - (page.page - 1) * page.perPage
-    if (top <= 0) return { items: [], total }
-    const items = await query
-      .where('events.position', '<=', top)
-      .orderBy('events.position', 'desc')
-      .limit(page.perPage)
-      .execute()
-    return { items, total }
+    return seekPage(total, page, (top, limit) =>
+      query.where('events.position', '<=', top).orderBy('events.position', 'desc').limit(limit).execute(),
+    )
   }
   if (filters.type) query = query.where('events.type', '=', filters.type)
   if (filters.token) query = query.where('operations.token', '=', filters.token)

@@ -4,16 +4,9 @@ import type { Status } from '../domain/status.ts'
 import type { Database } from '../store/schema.ts'
 import type { Executor } from '../store/store.ts'
 import { type Operation, toOperation } from './operation-rows.ts'
+import { counterValue, isUnfiltered, type Page, type PageRequest, seekPage } from './pages.ts'
 
-export interface PageRequest {
-  page: number
-  perPage: number
-}
-
-export interface Page<T> {
-  items: T[]
-  total: number
-}
+export type { Page, PageRequest }
 
 export interface OperationFilters {
   status?: Status
@@ -25,12 +18,7 @@ export interface OperationFilters {
   toMicros?: number
 }
 
-/**
- * Newest first. Without filters, the total is the kind's counter and page N is a range seek
- * on the dense `position` (position <= total - (N-1) * perPage): the cost is the same on
- * page 1 and page 10,000, with ten rows or a million. Filtered lists count and skip through
- * the matching index entries instead.
- */
+/** Newest first: unfiltered pages seek on the dense position (pages.ts); filtered lists count and skip through their index. */
 export async function listOperations(
   db: Executor,
   merchantId: string,
@@ -44,17 +32,12 @@ export async function listOperations(
     .where('merchant_id', '=', merchantId)
     .where('mode', '=', mode)
     .where('kind', '=', kind)
-  if (Object.values(filters).every((value) => value === undefined)) {
+  if (isUnfiltered(filters)) {
     const total = await counterValue(db, merchantId, mode, kind)
-    const top = total - (page.page - 1) * page.perPage
-    if (top <= 0) return { items: [], total }
-    const rows = await base
-      .selectAll()
-      .where('position', '<=', top)
-      .orderBy('position', 'desc')
-      .limit(page.perPage)
-      .execute()
-    return { items: rows.map(toOperation), total }
+    const seek = await seekPage(total, page, (top, limit) =>
+      base.selectAll().where('position', '<=', top).orderBy('position', 'desc').limit(limit).execute(),
+    )
+    return { items: seek.items.map(toOperation), total }
   }
   const filtered = applyFilters(base, filters)
   const [counted, rows] = await Promise.all([
@@ -94,20 +77,4 @@ function applyFilters<O>(
   if (filters.fromMicros !== undefined) filtered = filtered.where('initiated_at_us', '>=', filters.fromMicros)
   if (filters.toMicros !== undefined) filtered = filtered.where('initiated_at_us', '<', filters.toMicros)
   return filtered
-}
-
-export async function counterValue(
-  db: Executor,
-  merchantId: string,
-  mode: Mode,
-  name: string,
-): Promise<number> {
-  const row = await db
-    .selectFrom('counters')
-    .select('value')
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
-    .where('name', '=', name)
-    .executeTakeFirst()
-  return row?.value ?? 0
 }

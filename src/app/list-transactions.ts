@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely'
 import type { Mode } from '../domain/kinds.ts'
 import type { LedgerEntriesTable } from '../store/schema.ts'
 import type { Executor } from '../store/store.ts'
-import { counterValue, type Page, type PageRequest } from './list-operations.ts'
+import { counterValue, isUnfiltered, type Page, type PageRequest, seekPage } from './pages.ts'
 
 export interface TransactionFilters {
   type?: 'cash-in' | 'cash-out' | 'reversal'
@@ -27,19 +27,17 @@ export async function listTransactions(
     .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
     .where('ledger_entries.merchant_id', '=', merchantId)
     .where('ledger_entries.mode', '=', mode)
-  const unfiltered = Object.values(filters).every((value) => value === undefined)
-  if (unfiltered) {
+  if (isUnfiltered(filters)) {
     const total = await counterValue(db, merchantId, mode, 'ledger')
-    const top = total - (page.page - 1) * page.perPage
-    if (top <= 0) return { items: [], total }
-    const items = await query
-      .selectAll('ledger_entries')
-      .select('operations.token')
-      .where('ledger_entries.sequence', '<=', top)
-      .orderBy('ledger_entries.sequence', 'desc')
-      .limit(page.perPage)
-      .execute()
-    return { items, total }
+    return seekPage(total, page, (top, limit) =>
+      query
+        .selectAll('ledger_entries')
+        .select('operations.token')
+        .where('ledger_entries.sequence', '<=', top)
+        .orderBy('ledger_entries.sequence', 'desc')
+        .limit(limit)
+        .execute(),
+    )
   }
   if (filters.type) query = query.where('ledger_entries.type', '=', filters.type)
   if (filters.operation) query = query.where('ledger_entries.operation_kind', '=', filters.operation)
