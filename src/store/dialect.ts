@@ -91,8 +91,11 @@ function postgresDialect(url: string): StoreDialect {
     keepAlive: true,
     types: numericTypes,
   })
-  // An idle client whose server went away emits here; without a listener it would crash the process.
+  // A client whose server went away emits 'error' (idle ones on the pool, checked-out ones on
+  // themselves); the query in flight already receives the error and becomes a 503. Without
+  // listeners the emitted copy would be an uncaught exception that stops the process.
   pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
   return {
     name: 'postgres',
     kyselyDialect: new PostgresDialect({ pool }),
