@@ -3,21 +3,8 @@ import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import { type KeyPair, revokeApiKey, rotateKeyPair, setMerchantStatus } from '../src/app/merchants.ts'
 import { type ApiClient, type ApiResponse, startApp, type TestApp } from './support/app.ts'
+import { assertErrorEnvelope } from './support/envelope.ts'
 import { describeEachStore } from './support/stores.ts'
-
-/** CONTRACT.md, Errors: the envelope every failure leaves in. */
-function assertErrorEnvelope(response: ApiResponse, status: number, code: string): void {
-  assert.equal(response.status, status, response.text)
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/)
-  const { errors: _errors, ...body } = response.body ?? {}
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'message', 'requestId', 'statusCode', 'success'])
-  assert.equal(body.success, false)
-  assert.equal(body.statusCode, status)
-  assert.equal(body.code, code)
-  assert.equal(typeof body.message, 'string')
-  assert.ok(body.message.length > 0, 'the message says what went wrong')
-  assert.equal(body.requestId, response.headers.get('x-request-id'))
-}
 
 /** The body a client sees, apart from what differs on every request or names the token asked for. */
 function comparable(response: ApiResponse, token?: string): unknown {

@@ -2,6 +2,15 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
+import {
+  accountOf,
+  assertBalanceMatchesEntries,
+  availableOf,
+  entriesOfOperation,
+  readBalances,
+  readLedgerEntries,
+  xofBalance,
+} from './support/ledger.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
@@ -27,41 +36,16 @@ function withdrawAmountFor(cashAmount: number): number {
   throw new Error(`no withdraw amount costs exactly ${cashAmount}`)
 }
 
-async function xofBalance(app: TestApp, merchantId: string) {
-  const row = await app.context.store.db
-    .selectFrom('balances')
-    .select(['posted_minor', 'held_minor'])
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', 'sandbox')
-    .where('currency', '=', 'XOF')
-    .executeTakeFirstOrThrow()
-  return { posted: row.posted_minor, held: row.held_minor, available: row.posted_minor - row.held_minor }
-}
-
+/** CONTRACT.md, Balances and the ledger: every balance of the merchant adds up and stays in bounds. */
 async function assertLedgerInvariants(app: TestApp, merchantId: string): Promise<void> {
-  const db = app.context.store.db
-  const balances = await db.selectFrom('balances').selectAll().where('merchant_id', '=', merchantId).execute()
-  const entries = await db
-    .selectFrom('ledger_entries')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .execute()
+  const balances = await readBalances(app, merchantId)
+  const entries = await readLedgerEntries(app, merchantId)
   for (const balance of balances) {
-    const mine = entries.filter((entry) => entry.mode === balance.mode && entry.currency === balance.currency)
-    const sum = (type: string, status: string) =>
-      mine
-        .filter((entry) => entry.type === type && entry.status === status)
-        .reduce((t, e) => t + e.amount_minor, 0)
-    const key = `${balance.mode}/${balance.currency}`
-    assert.equal(
-      balance.posted_minor,
-      sum('cash-in', 'succeeded') - sum('cash-out', 'succeeded') - sum('reversal', 'succeeded'),
-      `${key}: posted is the sum of postings`,
-    )
-    assert.equal(
-      balance.held_minor,
-      sum('cash-out', 'pending') + sum('reversal', 'pending'),
-      `${key}: held is the sum of holds`,
+    const key = accountOf(balance)
+    assertBalanceMatchesEntries(
+      balance,
+      entries.filter((entry) => accountOf(entry) === key),
+      key,
     )
     assert.ok(
       balance.posted_minor >= 0 && balance.held_minor >= 0 && balance.held_minor <= balance.posted_minor,
@@ -113,7 +97,11 @@ describeEachStore('concurrent initiations', (store) => {
     assert.equal(withdraw.status, 200, withdraw.text)
     assert.equal(withdraw.body.data.withdraw.status, 'succeeded')
     assert.equal(withdraw.body.data.withdraw.cashAmount, openingBalance - 10 * disbursementCashAmount)
-    assert.deepEqual(await xofBalance(app, merchant.id), { posted: 101_000, held: 0, available: 101_000 })
+    const balance = await xofBalance(app, merchant.id)
+    assert.deepEqual(
+      { ...balance, available: availableOf(balance) },
+      { posted: 101_000, held: 0, available: 101_000 },
+    )
     return merchant
   }
 
@@ -154,7 +142,8 @@ describeEachStore('concurrent initiations', (store) => {
         assert.equal(response.body.success, false)
         assert.equal(response.body.code, 'insufficient_balance')
       }
-      assert.deepEqual(await xofBalance(app, merchant.id), race.balance)
+      const balance = await xofBalance(app, merchant.id)
+      assert.deepEqual({ ...balance, available: availableOf(balance) }, race.balance)
       assert.equal(
         await countOperations(app, merchant.id, 'disbursement'),
         10,
@@ -249,14 +238,7 @@ describeEachStore('concurrent initiations', (store) => {
       const [token] = tokens
       const details = await client.get(`/api/v1/${twin.kind}/${token}`)
       assert.equal(details.body.data[twin.kind].status, twin.finalStatus)
-      const entries = await app.context.store.db
-        .selectFrom('ledger_entries')
-        .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
-        .select(['ledger_entries.type', 'ledger_entries.status', 'ledger_entries.amount_minor'])
-        .where('operations.token', '=', token!)
-        .orderBy('ledger_entries.type')
-        .execute()
-      assert.deepEqual(entries, twin.entries, 'money moved once')
+      assert.deepEqual(await entriesOfOperation(app, token!), twin.entries, 'money moved once')
 
       const moved = { cashIn: 0, cashOut: 0 }
       for (const entry of twin.entries) {

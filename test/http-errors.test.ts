@@ -5,24 +5,11 @@ import { sql } from 'kysely'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { errorRegistry } from '../src/errors.ts'
 import { type ApiResponse, startApp, type TestApp } from './support/app.ts'
+import { assertErrorEnvelope } from './support/envelope.ts'
 import { describeEachStore } from './support/stores.ts'
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts'
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-/** CONTRACT.md, Errors: the envelope every failure leaves in. */
-function assertErrorEnvelope(response: ApiResponse, status: number, code: string): void {
-  assert.equal(response.status, status, response.text)
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/)
-  const { errors: _errors, ...body } = response.body ?? {}
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'message', 'requestId', 'statusCode', 'success'])
-  assert.equal(body.success, false)
-  assert.equal(body.statusCode, status)
-  assert.equal(body.code, code)
-  assert.equal(typeof body.message, 'string')
-  assert.ok(body.message.length > 0, 'the message says what went wrong')
-  assert.equal(body.requestId, response.headers.get('x-request-id'))
-}
 
 function collectBody(merchantReference: string) {
   return {

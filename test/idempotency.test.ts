@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { type ApiClient, type ApiResponse, startApp, type TestApp } from './support/app.ts'
+import { countRows, readBalances } from './support/ledger.ts'
+import { initiate } from './support/operations.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
@@ -54,37 +56,13 @@ function reversedKeys(value: unknown): unknown {
 
 /** Everything an initiation could create or move, for one merchant. */
 async function footprint(app: TestApp, merchant: IssuedMerchant) {
-  const db = app.context.store.db
-  const count = async (table: 'operations' | 'ledger_entries') =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number | string>().as('count'))
-          .where('merchant_id', '=', merchant.id)
-          .executeTakeFirstOrThrow()
-      ).count,
-    )
-  const balances = await db
-    .selectFrom('balances')
-    .select(['mode', 'currency', 'posted_minor', 'held_minor'])
-    .where('merchant_id', '=', merchant.id)
-    .orderBy('mode')
-    .orderBy('currency')
-    .execute()
-  const transactions = await app.client(merchant.sandbox).get('/api/v1/transaction', { perPage: 100 })
+  const client = app.client(merchant.sandbox)
   return {
-    operations: await count('operations'),
-    entries: await count('ledger_entries'),
-    balances,
-    transactions: transactions.body.data.transactions,
+    operations: await countRows(app, 'operations', merchant.id),
+    entries: await countRows(app, 'ledger_entries', merchant.id),
+    balances: await readBalances(app, merchant.id),
+    transactions: (await client.get('/api/v1/transaction', { perPage: 100 })).body.data.transactions,
   }
-}
-
-async function initiate(client: ApiClient, kind: string, body: unknown) {
-  const response = await client.post(`/api/v1/${kind}`, body)
-  assert.equal(response.status, 200, response.text)
-  return response.body.data[kind]
 }
 
 function assertDuplicateEnvelope(response: ApiResponse) {

@@ -3,6 +3,13 @@ import { after, before, test } from 'node:test'
 import fc from 'fast-check'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
+import {
+  accountOf,
+  assertBalanceMatchesEntries,
+  countRows,
+  readBalances,
+  readLedgerEntries,
+} from './support/ledger.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
@@ -210,34 +217,22 @@ class LedgerModel {
 // ---- reading the real rows ----
 
 async function readLedger(app: TestApp, merchantId: string) {
-  const db = app.context.store.db
-  const [balances, entries, operations] = await Promise.all([
-    db.selectFrom('balances').selectAll().where('merchant_id', '=', merchantId).execute(),
-    db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).execute(),
-    db
-      .selectFrom('operations')
-      .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .where('merchant_id', '=', merchantId)
-      .executeTakeFirstOrThrow(),
+  const [balances, entries, operationCount] = await Promise.all([
+    readBalances(app, merchantId),
+    readLedgerEntries(app, merchantId),
+    countRows(app, 'operations', merchantId),
   ])
-  return { balances, entries, operationCount: Number(operations.count) }
+  return { balances, entries, operationCount }
 }
 
 /** The invariants of CONTRACT.md, Balances and the ledger, over every (mode, currency) of the merchant. */
 function assertLedgerInvariants(ledger: Awaited<ReturnType<typeof readLedger>>, context: string): void {
-  const keys = new Set([...ledger.balances, ...ledger.entries].map((row) => `${row.mode}/${row.currency}`))
+  const keys = new Set([...ledger.balances, ...ledger.entries].map(accountOf))
   for (const key of keys) {
-    const balance = ledger.balances.find((row) => `${row.mode}/${row.currency}` === key)
+    const balance = ledger.balances.find((row) => accountOf(row) === key)
     assert.ok(balance, `${context}: ${key} has ledger entries but no balance`)
-    const entries = ledger.entries.filter((row) => `${row.mode}/${row.currency}` === key)
-    const sum = (type: string, status: string) =>
-      entries
-        .filter((entry) => entry.type === type && entry.status === status)
-        .reduce((total, entry) => total + entry.amount_minor, 0)
-    const postings = sum('cash-in', 'succeeded') - sum('cash-out', 'succeeded') - sum('reversal', 'succeeded')
-    const holds = sum('cash-out', 'pending') + sum('reversal', 'pending')
-    assert.equal(balance.posted_minor, postings, `${context}: ${key} posted equals the sum of postings`)
-    assert.equal(balance.held_minor, holds, `${context}: ${key} held equals the sum of pending holds`)
+    const entries = ledger.entries.filter((row) => accountOf(row) === key)
+    assertBalanceMatchesEntries(balance, entries, `${context}: ${key}`)
     assert.ok(balance.posted_minor >= 0, `${context}: ${key} posted is never negative`)
     assert.ok(balance.held_minor >= 0, `${context}: ${key} held is never negative`)
     assert.ok(balance.held_minor <= balance.posted_minor, `${context}: ${key} held never exceeds posted`)

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { startApp, type TestApp } from './support/app.ts'
+import { availableOf, xofBalance } from './support/ledger.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
@@ -96,23 +97,12 @@ describeEachStore('sandbox outcomes by phone suffix', (store) => {
   })
   after(() => app.close())
 
-  async function xofBalance(merchantId: string) {
-    const row = await app.context.store.db
-      .selectFrom('balances')
-      .select(['posted_minor', 'held_minor'])
-      .where('merchant_id', '=', merchantId)
-      .where('mode', '=', 'sandbox')
-      .where('currency', '=', 'XOF')
-      .executeTakeFirstOrThrow()
-    return { posted: row.posted_minor, held: row.held_minor, available: row.posted_minor - row.held_minor }
-  }
-
   for (const kind of kinds) {
     for (const { suffix, status } of sandboxTable) {
       test(`${kind.kind} to a phone ending ${suffix}: ${status}`, async () => {
         const merchant = await app.createMerchant()
         const client = app.client(merchant.sandbox)
-        const opening = await xofBalance(merchant.id)
+        const opening = await xofBalance(app, merchant.id)
 
         const response = await client.post(`/api/v1/${kind.kind}`, {
           amount: 10_000,
@@ -161,12 +151,12 @@ describeEachStore('sandbox outcomes by phone suffix', (store) => {
           .filter((entry) => entry.token === record.token)
           .map(({ type, status, amount }) => ({ type, status, amount }))
         assert.deepEqual(entries, money.entries)
-        const balance = await xofBalance(merchant.id)
+        const balance = await xofBalance(app, merchant.id)
         assert.deepEqual(
           { posted: balance.posted - opening.posted, held: balance.held - opening.held },
           { posted: money.posted, held: money.held },
         )
-        assert.equal(balance.available, opening.available + money.posted - money.held)
+        assert.equal(availableOf(balance), availableOf(opening) + money.posted - money.held)
       })
     }
   }

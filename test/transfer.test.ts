@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { startApp, type TestApp } from './support/app.ts'
+import { xofBalance } from './support/ledger.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
@@ -128,23 +129,12 @@ describeEachStore('transfer: from outcome x to outcome', (store) => {
   })
   after(() => app.close())
 
-  async function xofBalance(merchantId: string) {
-    const row = await app.context.store.db
-      .selectFrom('balances')
-      .select(['posted_minor', 'held_minor'])
-      .where('merchant_id', '=', merchantId)
-      .where('mode', '=', 'sandbox')
-      .where('currency', '=', 'XOF')
-      .executeTakeFirstOrThrow()
-    return { posted: row.posted_minor, held: row.held_minor }
-  }
-
   for (const row of cases) {
     const label = (suffix: string) => (suffix === ok ? 'ok' : suffix)
     test(`from ${label(row.from)}, to ${label(row.to)}: ${row.status}`, async () => {
       const merchant = await app.createMerchant()
       const client = app.client(merchant.sandbox)
-      const opening = await xofBalance(merchant.id)
+      const opening = await xofBalance(app, merchant.id)
 
       const response = await client.post('/api/v1/transfer', {
         from: { ...from, customer: { phoneNumber: phone(row.from) } },
@@ -210,7 +200,7 @@ describeEachStore('transfer: from outcome x to outcome', (store) => {
         })
         .sort((a, b) => a.type.localeCompare(b.type))
       assert.deepEqual(entries, row.entries)
-      const balance = await xofBalance(merchant.id)
+      const balance = await xofBalance(app, merchant.id)
       assert.deepEqual(
         { posted: balance.posted - opening.posted, held: balance.held - opening.held },
         { posted: row.posted, held: row.held },
@@ -221,7 +211,7 @@ describeEachStore('transfer: from outcome x to outcome', (store) => {
   test('a transfer ok/ok moves exactly from.cashAmount - to.cashAmount onto the balance', async () => {
     const merchant = await app.createMerchant()
     const client = app.client(merchant.sandbox)
-    const opening = await xofBalance(merchant.id)
+    const opening = await xofBalance(app, merchant.id)
     const response = await client.post('/api/v1/transfer', {
       from: { amount: 123_457, channel: 'wave', country: 'SN', customer: { phoneNumber: phone(ok) } },
       to: { amount: 98_765, channel: 'orange-money', country: 'SN', customer: { phoneNumber: phone('777') } },
@@ -233,7 +223,7 @@ describeEachStore('transfer: from outcome x to outcome', (store) => {
     // wave collect 1 %: 1,234.57 -> 1,235; orange-money disbursement 1 %: 987.65 -> 988.
     assert.equal(transfer.from.cashAmount, 123_457 - 1_235)
     assert.equal(transfer.to.cashAmount, 98_765 + 988)
-    const balance = await xofBalance(merchant.id)
+    const balance = await xofBalance(app, merchant.id)
     assert.equal(balance.posted - opening.posted, transfer.from.cashAmount - transfer.to.cashAmount)
     assert.equal(balance.held, opening.held)
   })

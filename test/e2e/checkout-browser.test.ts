@@ -9,6 +9,7 @@ import { startApp, type TestApp } from '../support/app.ts'
 import { chromiumMissing, launchChromium } from '../support/browser.ts'
 import { freePort } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
+import { waitFor } from '../support/wait.ts'
 
 const screenshots = 'test-output/screenshots'
 
@@ -49,14 +50,6 @@ async function startMerchantSite() {
       server.closeAllConnections()
       server.close()
     },
-  }
-}
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 

@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks'
 import { apiClient } from '../support/app.ts'
 import { demoCredentials, freePort, startService } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
+import { waitFor } from '../support/wait.ts'
 
 interface Received {
   id: string
@@ -55,14 +56,6 @@ async function startReceiver() {
   }
 }
 
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 describeEachStore('a crash loses no acknowledged operation and no event', (store) => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>
   before(async () => {
@@ -107,7 +100,7 @@ describeEachStore('a crash loses no acknowledged operation and no event', (store
           seen(immediateToken, 'succeeded') &&
           seen(delayedToken, 'pending') &&
           seen(delayedToken, 'succeeded'),
-        20_000,
+        45_000,
       )
       const details = await apiClient(second.url, demo).get(`/api/v1/collect/${delayedToken}`)
       assert.equal(details.body.data.collect.status, 'succeeded')
@@ -154,7 +147,7 @@ describeEachStore('a crash loses no acknowledged operation and no event', (store
       await waitFor(
         'the in-flight callbacks again',
         () => [...inFlight].every((id) => receiver.received.filter((event) => event.id === id).length >= 2),
-        45_000,
+        90_000,
       )
       const client = apiClient(second.url, demo)
       await waitFor(

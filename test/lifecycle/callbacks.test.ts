@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import type { IncomingHttpHeaders } from 'node:http'
 import { after, before, test } from 'node:test'
-import { Webhook } from 'standardwebhooks'
-import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { type ApiClient, manualClock, startApp, type TestApp } from '../support/app.ts'
-import { type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver.ts'
+import { details, initiate, merchantWithClient } from '../support/operations.ts'
+import { type Receiver, startReceiver } from '../support/receiver.ts'
+import { sandboxPhone, transferBody } from '../support/sandbox-requests.ts'
 import { describeEachStore } from '../support/stores.ts'
+import { verifyWebhook } from '../support/webhooks.ts'
 
 // CONTRACT.md, Callbacks: one event per status, POSTed to the callbackUrl, signed by Standard
 // Webhooks, retried on the schedule, stopped by a 410, never following a redirect.
@@ -29,48 +29,15 @@ const jitter = 0.1
 let sequence = 0
 const nextId = () => sequence++
 
-function phone(ending: string): string {
-  return `+2250700${String(nextId() % 1000).padStart(3, '0')}${ending}`
-}
-
 function singleBody(ending: string, callbackUrl: string) {
   return {
     amount: 10_000,
     channel: 'orange-money',
     country: 'CI',
-    customer: { phoneNumber: phone(ending), fullName: 'Awa Kone', email: 'awa@sika.test' },
+    customer: { phoneNumber: sandboxPhone(ending), fullName: 'Awa Kone', email: 'awa@sika.test' },
     merchantReference: `callback-${nextId()}`,
     callbackUrl,
   }
-}
-
-function transferBody(fromEnding: string, toEnding: string, callbackUrl: string) {
-  const side = (ending: string) => ({
-    amount: 10_000,
-    channel: 'orange-money',
-    country: 'CI',
-    customer: { phoneNumber: phone(ending) },
-  })
-  return {
-    from: side(fromEnding),
-    to: side(toEnding),
-    merchantReference: `transfer-${nextId()}`,
-    callbackUrl,
-  }
-}
-
-function headerRecord(headers: IncomingHttpHeaders): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([name, value]): [string, string] => [
-      name,
-      Array.isArray(value) ? value.join(', ') : String(value),
-    ]),
-  )
-}
-
-/** Verifies with the npm `standardwebhooks` package, as a merchant would; throws when it does not verify. */
-function verifyWith(secret: string, request: ReceivedRequest): unknown {
-  return new Webhook(secret).verify(request.body, headerRecord(request.headers))
 }
 
 const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
@@ -94,23 +61,6 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
     await receiver.close()
   })
 
-  async function merchantWithClient(): Promise<{ merchant: IssuedMerchant; client: ApiClient }> {
-    const merchant = await app.createMerchant('Callback merchant')
-    return { merchant, client: app.client(merchant.sandbox) }
-  }
-
-  async function initiate(client: ApiClient, kind: string, body: unknown) {
-    const response = await client.post(`/api/v1/${kind}`, body)
-    assert.equal(response.status, 200, response.text)
-    return response.body.data[kind]
-  }
-
-  async function details(client: ApiClient, kind: string, token: string) {
-    const response = await client.get(`/api/v1/${kind}/${token}`)
-    assert.equal(response.status, 200, response.text)
-    return response.body.data[kind]
-  }
-
   async function eventWithAttempts(client: ApiClient, id: string) {
     const response = await client.get(`/api/v1/events/${id}`)
     assert.equal(response.status, 200, response.text)
@@ -128,7 +78,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
 
   /** A 905 operation: its only event for the next 15 minutes is `collect.pending`. */
   async function pendingEventTo(path: string) {
-    const { merchant, client } = await merchantWithClient()
+    const { merchant, client } = await merchantWithClient(app)
     const record = await initiate(client, 'collect', singleBody('905', receiver.url(path)))
     const [event] = await eventsOf(client, record.token)
     assert.equal(event.type, 'collect.pending')
@@ -182,7 +132,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
 
   for (const lifecycle of lifecycles) {
     test(`${lifecycle.kind} ending ${lifecycle.final}: one event per status, each carrying the record as GET details returns it then`, async () => {
-      const { merchant, client } = await merchantWithClient()
+      const { merchant, client } = await merchantWithClient(app)
       const path = `/lifecycle/${nextId()}`
       const record = await initiate(client, lifecycle.kind, lifecycle.build(receiver.url(path)))
       assert.equal(record.status, 'pending')
@@ -215,7 +165,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
       assert.notEqual(finalBody.id, pendingBody.id)
       for (const request of requests) {
         assert.equal(request.headers['webhook-id'], JSON.parse(request.body).id)
-        verifyWith(merchant.webhookSecret, request)
+        verifyWebhook(merchant.webhookSecret, request)
       }
 
       const events = await eventsOf(client, record.token)
@@ -242,7 +192,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
   }
 
   test('an operation final at once still has its pending event first, with the record as it was then', async () => {
-    const { client } = await merchantWithClient()
+    const { client } = await merchantWithClient(app)
     const path = `/at-once/${nextId()}`
     const record = await initiate(client, 'collect', singleBody('001', receiver.url(path)))
     assert.equal(record.status, 'succeeded')
@@ -259,8 +209,8 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
   })
 
   test('signatures verify with standardwebhooks under the merchant secret only, and only over the exact body', async () => {
-    const { merchant, client } = await merchantWithClient()
-    const { merchant: stranger } = await merchantWithClient()
+    const { merchant, client } = await merchantWithClient(app)
+    const { merchant: stranger } = await merchantWithClient(app)
     const path = `/signed/${nextId()}`
     const record = await initiate(client, 'collect', singleBody('905', receiver.url(path)))
     await app.workers.runDue()
@@ -273,20 +223,20 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
     )
     assert.match(String(request.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/)
 
-    const payload = verifyWith(merchant.webhookSecret, request) as any
+    const payload = verifyWebhook(merchant.webhookSecret, request) as any
     assert.equal(payload.data.collect.token, record.token)
     assert.throws(
-      () => verifyWith(stranger.webhookSecret, request),
+      () => verifyWebhook(stranger.webhookSecret, request),
       'another merchant secret does not verify',
     )
     const tampered = { ...request, body: request.body.replace('"status":"pending"', '"status":"succeeded"') }
     assert.notEqual(tampered.body, request.body)
-    assert.throws(() => verifyWith(merchant.webhookSecret, tampered), 'a changed body does not verify')
+    assert.throws(() => verifyWebhook(merchant.webhookSecret, tampered), 'a changed body does not verify')
     const replayed = {
       ...request,
       headers: { ...request.headers, 'webhook-timestamp': String(timestamp - 3_600) },
     }
-    assert.throws(() => verifyWith(merchant.webhookSecret, replayed), 'the timestamp is signed too')
+    assert.throws(() => verifyWebhook(merchant.webhookSecret, replayed), 'the timestamp is signed too')
   })
 
   test('a 500 answer is retried after about a minute (±10 %), and the attempts are listed', async () => {
@@ -375,7 +325,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
         const location = receiver.url(`${path}/moved`)
         receiver.script(path, [{ status: row.answer, headers: { location } }], 200)
       }
-      const { client } = await merchantWithClient()
+      const { client } = await merchantWithClient(app)
       const record = await initiate(client, 'collect', singleBody('905', url))
       await app.workers.runDue()
       const [listed] = await eventsOf(client, record.token)
@@ -392,7 +342,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
   }
 
   test('an event leased by an instance that died is delivered once the lease has run out', async () => {
-    const { client } = await merchantWithClient()
+    const { client } = await merchantWithClient(app)
     const record = await initiate(client, 'collect', singleBody('905', receiver.url(`/orphan/${nextId()}`)))
     const [event] = await eventsOf(client, record.token)
     // As if another instance had claimed it and crashed mid-send.
@@ -509,7 +459,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
   test('events of another merchant or of the other mode are 404, as unknown ones', async () => {
     const path = `/private/${nextId()}`
     const { merchant: owner, client, eventId } = await pendingEventTo(path)
-    const { client: stranger } = await merchantWithClient()
+    const { client: stranger } = await merchantWithClient(app)
     const ownerLive = app.client(owner.live)
     assert.equal((await client.get(`/api/v1/events/${eventId}`)).status, 200)
     for (const [who, caller] of [
@@ -531,7 +481,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
   })
 
   test('the opening-balance recharges, made without a callbackUrl, have events marked no_callback', async () => {
-    const { client } = await merchantWithClient()
+    const { client } = await merchantWithClient(app)
     await app.workers.runDue()
     const list = await client.get('/api/v1/events', { perPage: 100 })
     assert.equal(list.status, 200, list.text)
@@ -607,6 +557,6 @@ describeEachStore('callbacks: the background workers deliver without being asked
       bodies.find((body) => body.type === 'collect.succeeded').data.collect,
       details.body.data.collect,
     )
-    for (const request of receiver.requestsTo('/background')) verifyWith(merchant.webhookSecret, request)
+    for (const request of receiver.requestsTo('/background')) verifyWebhook(merchant.webhookSecret, request)
   })
 })

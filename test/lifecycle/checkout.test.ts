@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { type ApiClient, manualClock, startApp, type TestApp } from '../support/app.ts'
+import { transferBody } from '../support/sandbox-requests.ts'
 import { describeEachStore } from '../support/stores.ts'
 
 // CONTRACT.md, Sandbox: a 906 operation waits for the customer on /checkout/{token}, which shows
@@ -282,17 +283,8 @@ describeEachStore('hosted checkout page', (store) => {
   })
 
   test('a transfer whose from side waits on the checkout: pay, then the to side runs', async () => {
-    const side = (ending: string) => ({
-      amount: 10_000,
-      channel: 'orange-money',
-      country: 'CI',
-      customer: { phoneNumber: `+2250706000${ending}` },
-    })
     const created = await client.post('/api/v1/transfer', {
-      from: side('906'),
-      to: side('001'),
-      merchantReference: `checkout-transfer-${sequence++}`,
-      callbackUrl: 'http://127.0.0.1:9/unused',
+      ...transferBody('906', '001', 'http://127.0.0.1:9/unused'),
       succeededUrl: outcomeUrls.succeededUrl,
     })
     assert.equal(created.status, 200, created.text)

@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict'
-import { createHmac } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { type ApiClient, manualClock, startApp, type TestApp } from '../support/app.ts'
+import { xofBalance } from '../support/ledger.ts'
+import {
+  postNotification,
+  postSignedNotification,
+  sandboxNotification,
+  sandboxNotificationKey,
+  sandboxSignature,
+} from '../support/sandbox-notifications.ts'
+import { transferBody } from '../support/sandbox-requests.ts'
 import { describeEachStore } from '../support/stores.ts'
 
 // POST /providers/sandbox/notifications: the sandbox operator tells us a side's outcome, signed
@@ -27,22 +35,11 @@ describeEachStore('sandbox provider notifications', (store) => {
     app = await startApp(store(), { clock: manualClock(Date.now() * 1000), workers: 'manual' })
     merchant = await app.createMerchant('Notified merchant')
     client = app.client(merchant.sandbox)
-    key = app.context.secrets.derive('sandbox-notifications')
+    key = sandboxNotificationKey(app)
   })
   after(() => app.close())
 
-  const sign = (rawBody: string, withKey: Buffer = key) =>
-    createHmac('sha256', withKey).update(rawBody).digest('hex')
-
-  async function notify(rawBody: string, headers: Record<string, string>, provider = 'sandbox') {
-    const response = await fetch(`${app.url}/providers/${provider}/notifications`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: rawBody,
-    })
-    const text = await response.text()
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, text }
-  }
+  const sign = (rawBody: string, withKey: Buffer = key) => sandboxSignature(rawBody, withKey)
 
   async function pending(kind: 'collect' | 'disbursement', ending = '905') {
     sequence++
@@ -78,8 +75,8 @@ describeEachStore('sandbox provider notifications', (store) => {
     for (const outcome of notificationOutcomes) {
       test(`a signed ${outcome.wire} settles a pending ${kind} as ${outcome.status}`, async () => {
         const record = await pending(kind)
-        const body = JSON.stringify({ reference: `sbx_${record.token}_main`, status: outcome.wire })
-        const response = await notify(body, { 'sandbox-signature': sign(body) })
+        const body = sandboxNotification(record.token, outcome.wire)
+        const response = await postSignedNotification(app, body)
         assert.equal(response.status, 200, response.text)
         assert.deepEqual(response.body, { received: true, token: record.token, status: outcome.status })
 
@@ -103,11 +100,11 @@ describeEachStore('sandbox provider notifications', (store) => {
 
   test('a notification for a final operation changes nothing', async () => {
     const record = await pending('collect')
-    const first = JSON.stringify({ reference: `sbx_${record.token}_main`, status: 'REJECTED' })
-    assert.equal((await notify(first, { 'sandbox-signature': sign(first) })).status, 200)
+    const first = sandboxNotification(record.token, 'REJECTED')
+    assert.equal((await postSignedNotification(app, first)).status, 200)
     const settled = await snapshot('collect', record.token)
-    const second = JSON.stringify({ reference: `sbx_${record.token}_main`, status: 'SUCCESSFUL' })
-    const response = await notify(second, { 'sandbox-signature': sign(second) })
+    const second = sandboxNotification(record.token, 'SUCCESSFUL')
+    const response = await postSignedNotification(app, second)
     assert.equal(response.status, 200, response.text)
     assert.equal(response.body.status, 'canceled')
     assert.deepEqual(await snapshot('collect', record.token), settled)
@@ -116,8 +113,8 @@ describeEachStore('sandbox provider notifications', (store) => {
   test('an unknown operator status leaves the operation pending', async () => {
     const record = await pending('collect')
     const before = await snapshot('collect', record.token)
-    const body = JSON.stringify({ reference: `sbx_${record.token}_main`, status: 'PROCESSING' })
-    const response = await notify(body, { 'sandbox-signature': sign(body) })
+    const body = sandboxNotification(record.token, 'PROCESSING')
+    const response = await postSignedNotification(app, body)
     assert.equal(response.status, 200, response.text)
     assert.equal(response.body.status, 'pending')
     assert.deepEqual(await snapshot('collect', record.token), before)
@@ -143,8 +140,8 @@ describeEachStore('sandbox provider notifications', (store) => {
     test(`${forgery.name}: 401 and nothing changes`, async () => {
       const record = await pending('disbursement')
       const before = await snapshot('disbursement', record.token)
-      const body = JSON.stringify({ reference: `sbx_${record.token}_main`, status: 'SUCCESSFUL' })
-      const response = await notify(body, forgery.headers(body))
+      const body = sandboxNotification(record.token, 'SUCCESSFUL')
+      const response = await postNotification(app, body, forgery.headers(body))
       assert.equal(response.status, 401, response.text)
       assert.equal(response.body.success, false)
       assert.equal(response.body.code, 'invalid_credentials')
@@ -155,53 +152,31 @@ describeEachStore('sandbox provider notifications', (store) => {
 
   test('an unknown provider name is a 404', async () => {
     const record = await pending('collect')
-    const body = JSON.stringify({ reference: `sbx_${record.token}_main`, status: 'SUCCESSFUL' })
-    const response = await notify(body, { 'sandbox-signature': sign(body) }, 'no-such-operator')
+    const body = sandboxNotification(record.token, 'SUCCESSFUL')
+    const response = await postSignedNotification(app, body, 'no-such-operator')
     assert.equal(response.status, 404, response.text)
     assert.equal(response.body.code, 'not_found')
     assert.equal((await snapshot('collect', record.token)).record.status, 'pending')
   })
 
   test('a signed notification for an unknown token is a 404', async () => {
-    const body = JSON.stringify({ reference: 'sbx_aaaaa-bbbbb-ccccc-ddddd-eeeee_main', status: 'SUCCESSFUL' })
-    const response = await notify(body, { 'sandbox-signature': sign(body) })
+    const body = sandboxNotification('aaaaa-bbbbb-ccccc-ddddd-eeeee', 'SUCCESSFUL')
+    const response = await postSignedNotification(app, body)
     assert.equal(response.status, 404, response.text)
     assert.equal(response.body.code, 'not_found')
   })
 
-  async function xofBalance() {
-    const row = await app.context.store.db
-      .selectFrom('balances')
-      .select(['posted_minor', 'held_minor'])
-      .where('merchant_id', '=', merchant.id)
-      .where('mode', '=', 'sandbox')
-      .where('currency', '=', 'XOF')
-      .executeTakeFirstOrThrow()
-    return { posted: row.posted_minor, held: row.held_minor }
-  }
-
   // CONTRACT.md: a transfer's `to` side is paid out only after its `from` side succeeded, and no
   // money is created or lost. A notification about a side that was never started must not move it.
   test("a notification for a transfer's to side, before its from side succeeded, changes nothing", async () => {
-    const side = (ending: string) => ({
-      amount: 10_000,
-      channel: 'orange-money',
-      country: 'CI',
-      customer: { phoneNumber: `+2250707000${ending}` },
-    })
-    const created = await client.post('/api/v1/transfer', {
-      from: side('905'),
-      to: side('001'),
-      merchantReference: `early-to-${sequence++}`,
-      callbackUrl: unusedCallback,
-    })
+    const created = await client.post('/api/v1/transfer', transferBody('905', '001', unusedCallback))
     assert.equal(created.status, 200, created.text)
     const token = created.body.data.transfer.token
-    const opening = await xofBalance()
+    const opening = await xofBalance(app, merchant.id)
     const before = await snapshot('transfer', token)
 
-    const early = JSON.stringify({ reference: `sbx_${token}_to`, status: 'SUCCESSFUL' })
-    const response = await notify(early, { 'sandbox-signature': sign(early) })
+    const early = sandboxNotification(token, 'SUCCESSFUL', 'to')
+    const response = await postSignedNotification(app, early)
     assert.ok(response.status < 500, response.text)
     const after = await snapshot('transfer', token)
     assert.equal(
@@ -210,10 +185,10 @@ describeEachStore('sandbox provider notifications', (store) => {
       'the to side was never started, so it cannot have succeeded',
     )
     assert.deepEqual(after, before)
-    assert.deepEqual(await xofBalance(), opening, 'nothing was paid out')
+    assert.deepEqual(await xofBalance(app, merchant.id), opening, 'nothing was paid out')
 
-    const declined = JSON.stringify({ reference: `sbx_${token}_from`, status: 'REJECTED' })
-    assert.equal((await notify(declined, { 'sandbox-signature': sign(declined) })).status, 200)
+    const declined = sandboxNotification(token, 'REJECTED', 'from')
+    assert.equal((await postSignedNotification(app, declined)).status, 200)
     const final = await snapshot('transfer', token)
     assert.equal(final.record.status, 'canceled')
     assert.notEqual(
@@ -222,7 +197,7 @@ describeEachStore('sandbox provider notifications', (store) => {
       'nothing is paid out when the from customer declined',
     )
     assert.deepEqual(final.entries, ['cash-out:canceled'], 'the to hold is released, never posted')
-    assert.deepEqual(await xofBalance(), {
+    assert.deepEqual(await xofBalance(app, merchant.id), {
       posted: opening.posted,
       held: opening.held - created.body.data.transfer.to.cashAmount,
     })
@@ -232,8 +207,8 @@ describeEachStore('sandbox provider notifications', (store) => {
     const record = await pending('collect')
     const before = await snapshot('collect', record.token)
     for (const role of ['from', 'to']) {
-      const body = JSON.stringify({ reference: `sbx_${record.token}_${role}`, status: 'SUCCESSFUL' })
-      const response = await notify(body, { 'sandbox-signature': sign(body) })
+      const body = sandboxNotification(record.token, 'SUCCESSFUL', role)
+      const response = await postSignedNotification(app, body)
       assert.ok(
         response.status >= 400 && response.status < 500,
         `${role}: ${response.status} ${response.text}`,
@@ -245,8 +220,8 @@ describeEachStore('sandbox provider notifications', (store) => {
   test('a 906 operation awaiting the checkout page can be settled by a notification too', async () => {
     const record = await pending('collect', '906')
     assert.match(record.redirectUrl, /\/checkout\//)
-    const body = JSON.stringify({ reference: `sbx_${record.token}_main`, status: 'SUCCESSFUL' })
-    const response = await notify(body, { 'sandbox-signature': sign(body) })
+    const body = sandboxNotification(record.token, 'SUCCESSFUL')
+    const response = await postSignedNotification(app, body)
     assert.equal(response.status, 200, response.text)
     assert.equal((await snapshot('collect', record.token)).record.status, 'succeeded')
   })

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
-import { createHmac } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { type ApiClient, manualClock, startApp, type TestApp } from '../support/app.ts'
+import { entriesOfOperation, holdsOf, postingsOf, readLedgerEntries, xofBalance } from '../support/ledger.ts'
 import { type Receiver, startReceiver } from '../support/receiver.ts'
+import { postSignedNotification, sandboxNotification } from '../support/sandbox-notifications.ts'
 import { describeEachStore } from '../support/stores.ts'
 
 // CONTRACT.md, Statuses: pending moves once, to one final status. Two transitions racing for one
@@ -67,7 +68,6 @@ const describeRacer = (racer: Racer) =>
 describeEachStore('racing transitions of one operation', (store) => {
   let app: TestApp
   let clock: ReturnType<typeof manualClock>
-  let key: Buffer
   let sequence = 0
 
   before(async () => {
@@ -77,22 +77,13 @@ describeEachStore('racing transitions of one operation', (store) => {
       workers: 'manual',
       environment: { SANDBOX_DELAY_MS: String(delayMs), OPERATION_TTL: String(ttlMs) },
     })
-    key = app.context.secrets.derive('sandbox-notifications')
   })
   after(() => app.close())
 
   async function notify(token: string, wire: string) {
-    const body = JSON.stringify({ reference: `sbx_${token}_main`, status: wire })
-    const response = await fetch(`${app.url}/providers/sandbox/notifications`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'sandbox-signature': createHmac('sha256', key).update(body).digest('hex'),
-      },
-      body,
-    })
-    assert.equal(response.status, 200, await response.clone().text())
-    return (await response.json()) as { status: string }
+    const response = await postSignedNotification(app, sandboxNotification(token, wire))
+    assert.equal(response.status, 200, response.text)
+    return response.body as { status: string }
   }
 
   /** Runs one racer; a notification answers with the status it reports, a worker with nothing. */
@@ -112,39 +103,15 @@ describeEachStore('racing transitions of one operation', (store) => {
       .execute()
   }
 
-  async function entries(token: string) {
-    return app.context.store.db
-      .selectFrom('ledger_entries')
-      .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
-      .select(['ledger_entries.type', 'ledger_entries.status', 'ledger_entries.amount_minor'])
-      .where('operations.token', '=', token)
-      .execute()
-  }
-
   /** CONTRACT.md: the sum of postings always equals the balances. */
   async function assertBalanceMatchesLedger(merchant: IssuedMerchant) {
-    const db = app.context.store.db
-    const rows = await db
-      .selectFrom('ledger_entries')
-      .select(['type', 'status', 'amount_minor'])
-      .where('merchant_id', '=', merchant.id)
-      .where('mode', '=', 'sandbox')
-      .where('currency', '=', 'XOF')
-      .execute()
-    let posted = 0
-    let held = 0
-    for (const row of rows) {
-      if (row.status === 'succeeded') posted += row.type === 'cash-in' ? row.amount_minor : -row.amount_minor
-      if (row.status === 'pending') held += row.amount_minor
-    }
-    const balance = await db
-      .selectFrom('balances')
-      .select(['posted_minor', 'held_minor'])
-      .where('merchant_id', '=', merchant.id)
-      .where('mode', '=', 'sandbox')
-      .where('currency', '=', 'XOF')
-      .executeTakeFirstOrThrow()
-    assert.deepEqual({ posted: balance.posted_minor, held: balance.held_minor }, { posted, held })
+    const entries = (await readLedgerEntries(app, merchant.id)).filter(
+      (entry) => entry.mode === 'sandbox' && entry.currency === 'XOF',
+    )
+    assert.deepEqual(await xofBalance(app, merchant.id), {
+      posted: postingsOf(entries),
+      held: holdsOf(entries),
+    })
   }
 
   for (const scenario of scenarios) {
@@ -185,7 +152,9 @@ describeEachStore('racing transitions of one operation', (store) => {
           [`${scenario.kind}.${final.status}`],
           'exactly one final event',
         )
-        const moved = (await entries(record.token)).map((entry) => `${entry.type}:${entry.status}`)
+        const moved = (await entriesOfOperation(app, record.token)).map(
+          (entry) => `${entry.type}:${entry.status}`,
+        )
         if (scenario.kind === 'collect') {
           assert.deepEqual(
             moved,
@@ -232,7 +201,7 @@ describeEachStore('racing transitions of one operation', (store) => {
         [`disbursement.${final.status}`],
       )
       assert.deepEqual(
-        (await entries(token)).map((entry) => `${entry.type}:${entry.status}`),
+        (await entriesOfOperation(app, token)).map((entry) => `${entry.type}:${entry.status}`),
         [final.status === 'succeeded' ? 'cash-out:succeeded' : 'cash-out:canceled'],
       )
     }

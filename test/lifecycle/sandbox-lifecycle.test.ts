@@ -2,6 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { type ApiClient, manualClock, startApp, type TestApp } from '../support/app.ts'
+import { xofBalance } from '../support/ledger.ts'
+import { details, initiate, merchantWithClient } from '../support/operations.ts'
+import { sandboxPhone, transferBody } from '../support/sandbox-requests.ts'
 import { describeEachStore } from '../support/stores.ts'
 
 // CONTRACT.md, Sandbox and Statuses: the phone number's last three digits choose the outcome;
@@ -25,32 +28,14 @@ const immediateOutcomes = [
 ] as const
 
 let sequence = 0
-function phone(ending: string): string {
-  return `+2250700${String(sequence++ % 1000).padStart(3, '0')}${ending}`
-}
 
 function singleBody(ending: string) {
   return {
     amount: 10_000,
     channel: 'orange-money',
     country: 'CI',
-    customer: { phoneNumber: phone(ending), fullName: 'Awa Kone' },
+    customer: { phoneNumber: sandboxPhone(ending), fullName: 'Awa Kone' },
     merchantReference: `lifecycle-${sequence++}`,
-    callbackUrl: unusedCallback,
-  }
-}
-
-function transferBody(fromEnding: string, toEnding: string) {
-  const side = (ending: string) => ({
-    amount: 10_000,
-    channel: 'orange-money',
-    country: 'CI',
-    customer: { phoneNumber: phone(ending) },
-  })
-  return {
-    from: side(fromEnding),
-    to: side(toEnding),
-    merchantReference: `transfer-${sequence++}`,
     callbackUrl: unusedCallback,
   }
 }
@@ -74,32 +59,10 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
   })
   after(() => app.close())
 
-  async function merchantWithClient(): Promise<{ merchant: IssuedMerchant; client: ApiClient }> {
-    const merchant = await app.createMerchant('Lifecycle merchant')
-    return { merchant, client: app.client(merchant.sandbox) }
-  }
-
-  async function details(client: ApiClient, kind: string, token: string) {
-    const response = await client.get(`/api/v1/${kind}/${token}`)
-    assert.equal(response.status, 200, response.text)
-    return response.body.data[kind]
-  }
-
   async function entriesOf(client: ApiClient, token: string) {
     const response = await client.get('/api/v1/transaction', { perPage: 100 })
     assert.equal(response.status, 200, response.text)
     return (response.body.data.transactions as any[]).filter((entry) => entry.token === token)
-  }
-
-  async function xofBalance(merchant: IssuedMerchant) {
-    const row = await app.context.store.db
-      .selectFrom('balances')
-      .select(['posted_minor', 'held_minor'])
-      .where('merchant_id', '=', merchant.id)
-      .where('mode', '=', 'sandbox')
-      .where('currency', '=', 'XOF')
-      .executeTakeFirstOrThrow()
-    return { posted: row.posted_minor, held: row.held_minor }
   }
 
   async function openScheduledWork(token: string): Promise<number> {
@@ -123,7 +86,7 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
   ) {
     const succeeded = record.status === 'succeeded'
     const entries = await entriesOf(client, record.token)
-    const balance = await xofBalance(merchant)
+    const balance = await xofBalance(app, merchant.id)
     if (kind === 'collect') {
       assert.deepEqual(
         entries.map((entry) => [entry.type, entry.status, entry.amount]),
@@ -150,11 +113,9 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
   for (const kind of ['collect', 'disbursement'] as const) {
     for (const outcome of delayedOutcomes) {
       test(`${kind} ending in ${outcome.ending}: pending until SANDBOX_DELAY_MS has passed, then ${outcome.status}`, async () => {
-        const { merchant, client } = await merchantWithClient()
-        const opening = await xofBalance(merchant)
-        const created = await client.post(`/api/v1/${kind}`, singleBody(outcome.ending))
-        assert.equal(created.status, 200, created.text)
-        const initiated = created.body.data[kind]
+        const { merchant, client } = await merchantWithClient(app)
+        const opening = await xofBalance(app, merchant.id)
+        const initiated = await initiate(client, kind, singleBody(outcome.ending))
         assert.equal(initiated.status, 'pending')
         assert.equal(initiated.completionDate, undefined)
         assert.equal(initiated.failureReason, undefined)
@@ -168,7 +129,7 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
             [['cash-out', 'pending', initiated.cashAmount]],
             'the cashAmount is held at initiation',
           )
-          assert.deepEqual(await xofBalance(merchant), {
+          assert.deepEqual(await xofBalance(app, merchant.id), {
             posted: opening.posted,
             held: opening.held + initiated.cashAmount,
           })
@@ -203,11 +164,9 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
 
     for (const outcome of immediateOutcomes) {
       test(`${kind} ending in ${outcome.ending}: ${outcome.status} at once, in the initiation response`, async () => {
-        const { merchant, client } = await merchantWithClient()
-        const opening = await xofBalance(merchant)
-        const created = await client.post(`/api/v1/${kind}`, singleBody(outcome.ending))
-        assert.equal(created.status, 200, created.text)
-        const record = created.body.data[kind]
+        const { merchant, client } = await merchantWithClient(app)
+        const opening = await xofBalance(app, merchant.id)
+        const record = await initiate(client, kind, singleBody(outcome.ending))
         assert.equal(record.status, outcome.status)
         assert.equal(record.failureReason?.code, outcome.failureCode)
         assert.equal(typeof record.completionDate, 'string')
@@ -218,11 +177,9 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
     }
 
     test(`${kind} ending in 905: pending through many delays, canceled with "expired" once OPERATION_TTL has passed`, async () => {
-      const { merchant, client } = await merchantWithClient()
-      const opening = await xofBalance(merchant)
-      const created = await client.post(`/api/v1/${kind}`, singleBody('905'))
-      assert.equal(created.status, 200, created.text)
-      const initiated = created.body.data[kind]
+      const { merchant, client } = await merchantWithClient(app)
+      const opening = await xofBalance(app, merchant.id)
+      const initiated = await initiate(client, kind, singleBody('905'))
       assert.equal(initiated.status, 'pending')
 
       for (let round = 0; round < 4; round++) {
@@ -250,10 +207,8 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
   }
 
   test('a poll claimed by an instance that died runs once its lease has run out', async () => {
-    const { client } = await merchantWithClient()
-    const created = await client.post('/api/v1/collect', singleBody('900'))
-    assert.equal(created.status, 200, created.text)
-    const token = created.body.data.collect.token
+    const { client } = await merchantWithClient(app)
+    const { token } = await initiate(client, 'collect', singleBody('900'))
     const operation = await app.context.store.db
       .selectFrom('operations')
       .select('id')
@@ -275,11 +230,9 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
   })
 
   test('transfer: a from side 905 expires: canceled, the to side never starts, its hold released', async () => {
-    const { merchant, client } = await merchantWithClient()
-    const opening = await xofBalance(merchant)
-    const created = await client.post('/api/v1/transfer', transferBody('905', '001'))
-    assert.equal(created.status, 200, created.text)
-    const token = created.body.data.transfer.token
+    const { merchant, client } = await merchantWithClient(app)
+    const opening = await xofBalance(app, merchant.id)
+    const { token } = await initiate(client, 'transfer', transferBody('905', '001', unusedCallback))
     clock.advance(ttlMs + 1_000)
     await app.workers.runDue()
     const done = await details(client, 'transfer', token)
@@ -291,16 +244,14 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
       (await entriesOf(client, token)).map((entry) => `${entry.type}:${entry.status}`),
       ['cash-out:canceled'],
     )
-    assert.deepEqual(await xofBalance(merchant), opening)
+    assert.deepEqual(await xofBalance(app, merchant.id), opening)
     assert.equal(await openScheduledWork(token), 0)
   })
 
   test('transfer: the to side starts only after the from side succeeded; both 900 end succeeded', async () => {
-    const { merchant, client } = await merchantWithClient()
-    const opening = await xofBalance(merchant)
-    const created = await client.post('/api/v1/transfer', transferBody('900', '900'))
-    assert.equal(created.status, 200, created.text)
-    const initiated = created.body.data.transfer
+    const { merchant, client } = await merchantWithClient(app)
+    const opening = await xofBalance(app, merchant.id)
+    const initiated = await initiate(client, 'transfer', transferBody('900', '900', unusedCallback))
     assert.equal(initiated.status, 'pending')
     assert.equal(initiated.from.status, 'pending')
     assert.equal(initiated.to.status, 'pending')
@@ -338,18 +289,16 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
         `reversal:canceled:${done.from.cashAmount}`,
       ].sort(),
     )
-    assert.deepEqual(await xofBalance(merchant), {
+    assert.deepEqual(await xofBalance(app, merchant.id), {
       posted: opening.posted + done.from.cashAmount - done.to.cashAmount,
       held: opening.held,
     })
   })
 
   test('transfer: a to side 902 after the from side succeeded ends the transfer failed, from refunded', async () => {
-    const { merchant, client } = await merchantWithClient()
-    const opening = await xofBalance(merchant)
-    const created = await client.post('/api/v1/transfer', transferBody('900', '902'))
-    assert.equal(created.status, 200, created.text)
-    const token = created.body.data.transfer.token
+    const { merchant, client } = await merchantWithClient(app)
+    const opening = await xofBalance(app, merchant.id)
+    const { token } = await initiate(client, 'transfer', transferBody('900', '902', unusedCallback))
 
     clock.advance(delayMs + 100)
     await app.workers.runDue()
@@ -378,15 +327,13 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
       ].sort(),
       'the refund is a succeeded reversal of what was credited',
     )
-    assert.deepEqual(await xofBalance(merchant), opening, 'no money is created or lost')
+    assert.deepEqual(await xofBalance(app, merchant.id), opening, 'no money is created or lost')
   })
 
   test('transfer: a from side 902 ends the transfer failed and never starts the to side', async () => {
-    const { merchant, client } = await merchantWithClient()
-    const opening = await xofBalance(merchant)
-    const created = await client.post('/api/v1/transfer', transferBody('902', '001'))
-    assert.equal(created.status, 200, created.text)
-    const token = created.body.data.transfer.token
+    const { merchant, client } = await merchantWithClient(app)
+    const opening = await xofBalance(app, merchant.id)
+    const { token } = await initiate(client, 'transfer', transferBody('902', '001', unusedCallback))
 
     clock.advance(delayMs + 100)
     await app.workers.runDue()
@@ -401,6 +348,6 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
       ['cash-out:canceled'],
       'only the released hold of the to side',
     )
-    assert.deepEqual(await xofBalance(merchant), opening)
+    assert.deepEqual(await xofBalance(app, merchant.id), opening)
   })
 })
