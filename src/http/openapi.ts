@@ -4,10 +4,9 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app/context.ts'
 import { operationKindNames, operationKinds } from '../domain/kinds.ts'
-import { statuses } from '../domain/status.ts'
 import { type ErrorCode, errorRegistry } from '../errors.ts'
 import { sandboxBehaviours } from '../providers/sandbox/sandbox-adapter.ts'
-import { ErrorEnvelope, OperationRecord, TransferRecord } from './schemas.ts'
+import { ErrorEnvelope, EventType, operationRecordOf, TransferRecord } from './schemas.ts'
 
 /**
  * The OpenAPI 3.1 document is generated from the schemas that validate requests and serialise
@@ -76,7 +75,7 @@ for (const [code, entry] of Object.entries(errorRegistry) as [ErrorCode, { statu
   errorCodesByStatus.set(entry.status, [...(errorCodesByStatus.get(entry.status) ?? []), code])
 }
 
-function errorResponse(codes: readonly ErrorCode[]): TSchema {
+export function errorResponse(codes: readonly ErrorCode[]): TSchema {
   return Type.Object(
     { ...ErrorEnvelope.properties, code: Type.Union(codes.map((code) => Type.Literal(code))) },
     { description: codes.map((code) => `\`${code}\`: ${errorRegistry[code].message}`).join('\n\n') },
@@ -122,12 +121,10 @@ export function documentApiRoutes(app: FastifyInstance): void {
 
 function callbackWebhook() {
   const recordOf = (kind: (typeof operationKindNames)[number]) =>
-    kind === 'transfer' ? TransferRecord : OperationRecord
+    kind === 'transfer' ? TransferRecord : operationRecordOf(kind)
   const payload = Type.Object({
     id: Type.String({ description: 'evt_...: the webhook-id header; deduplicate on it' }),
-    type: Type.String({
-      description: `<kind>.<status>: ${operationKindNames.flatMap((kind) => statuses.map((status) => `${kind}.${status}`)).join(', ')}`,
-    }),
+    type: EventType,
     createdAt: Type.String(),
     data: Type.Union(
       operationKindNames.map((kind) =>

@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { tokenPattern } from '../domain/identifiers.ts'
+import { type OperationKind, operationKindNames } from '../domain/kinds.ts'
 import { statuses } from '../domain/status.ts'
 
 /**
@@ -54,7 +55,9 @@ const urlFields = {
 const merchantReference = Type.String({
   minLength: 1,
   maxLength: 64,
-  pattern: '^[^\\p{C}]+$',
+  // No control, format or separator characters. Written with plain escapes rather than \p{C}, so
+  // every regex engine that reads the OpenAPI document (code generators, linters) agrees.
+  pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\uFEFF]+$',
   description: 'Unique per merchant, mode and kind; 1 to 64 printable characters',
 })
 
@@ -130,11 +133,12 @@ const recordTail = {
   completionDate: Type.Optional(Type.String()),
 }
 
-export const OperationRecord = Type.Object({
-  operation: literalUnion(['collect', 'recharge', 'disbursement', 'withdraw'] as const),
+const singleRecordFields = {
   token: Type.String({ pattern: tokenPattern }),
   status: Status,
-  redirectUrl: Type.Optional(Type.String()),
+  redirectUrl: Type.Optional(
+    Type.String({ description: 'The hosted checkout page, when the customer must decide there' }),
+  ),
   amount: Type.Number(),
   pricing: Pricing,
   cashAmount: Type.Number(),
@@ -143,7 +147,12 @@ export const OperationRecord = Type.Object({
   ...recordTail,
   channel: Type.String(),
   country: Type.String(),
-})
+}
+
+/** The record of one single-sided kind: its `operation` is that kind, so clients can tell records apart. */
+export function operationRecordOf(kind: 'collect' | 'recharge' | 'disbursement' | 'withdraw') {
+  return Type.Object({ operation: Type.Literal(kind), ...singleRecordFields })
+}
 
 const TransferSide = Type.Object({
   amount: Type.Number(),
@@ -192,23 +201,36 @@ export const Pagination = Type.Object({
   previousPageUrl: Type.Union([Type.String(), Type.Null()]),
 })
 
+/** `<kind>.<status>`, e.g. collect.succeeded: the type of a callback event. */
+export const EventType = Type.Unsafe<`${OperationKind}.${(typeof statuses)[number]}`>(
+  Type.Union(
+    operationKindNames.flatMap((kind) => statuses.map((status) => Type.Literal(`${kind}.${status}`))),
+  ),
+)
+
 export function envelope<K extends string, T extends TSchema>(dataKey: K, record: T) {
-  return Type.Object({
-    success: Type.Boolean(),
-    statusCode: Type.Integer(),
-    message: Type.String(),
-    data: Type.Object({ [dataKey]: record } as Record<K, T>),
-  })
+  return Type.Object(
+    {
+      success: Type.Boolean(),
+      statusCode: Type.Integer(),
+      message: Type.String(),
+      data: Type.Object({ [dataKey]: record } as Record<K, T>),
+    },
+    { description: `The record, under data.${dataKey}` },
+  )
 }
 
 export function listEnvelope<K extends string, T extends TSchema>(dataKey: K, record: T) {
-  return Type.Object({
-    success: Type.Boolean(),
-    statusCode: Type.Integer(),
-    message: Type.String(),
-    data: Type.Object({ [dataKey]: Type.Array(record) } as Record<K, ReturnType<typeof Type.Array<T>>>),
-    meta: Type.Object({ pagination: Pagination }),
-  })
+  return Type.Object(
+    {
+      success: Type.Boolean(),
+      statusCode: Type.Integer(),
+      message: Type.String(),
+      data: Type.Object({ [dataKey]: Type.Array(record) } as Record<K, ReturnType<typeof Type.Array<T>>>),
+      meta: Type.Object({ pagination: Pagination }),
+    },
+    { description: `One page of records, newest first, under data.${dataKey}, with meta.pagination` },
+  )
 }
 
 export const ErrorEnvelope = Type.Object({

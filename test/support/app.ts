@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts'
 import type { Clock } from '../../src/domain/clock.ts'
 import { buildServer } from '../../src/http/server.ts'
 import { createLogger } from '../../src/logger.ts'
+import { checkResponse } from './openapi-check.ts'
 import type { StoreTarget } from './stores.ts'
 
 export const testPublicBaseUrl = 'http://sika.test'
@@ -107,6 +108,9 @@ export function apiClient(url: string, keys: { apiKey?: string; secretKey?: stri
       redirect: 'manual',
     })
     const text = await response.text()
+    // Every response, success or error, against the document the server publishes: a mismatch fails the test.
+    const contentType = response.headers.get('content-type')
+    await checkResponse(url, { method, path, status: response.status, contentType, text })
     let body: any
     try {
       body = text ? JSON.parse(text) : undefined

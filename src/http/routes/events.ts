@@ -12,7 +12,7 @@ import {
 import { formatTimestamp } from '../../domain/clock.ts'
 import { ApiError } from '../../errors.ts'
 import { paginationMeta } from '../pagination.ts'
-import { envelope, listEnvelope } from '../schemas.ts'
+import { EventType, envelope, listEnvelope } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
 
 const DeliveryStatus = Type.Union([
@@ -25,7 +25,7 @@ const DeliveryStatus = Type.Union([
 
 export const EventRecord = Type.Object({
   id: Type.String(),
-  type: Type.String({ description: '<kind>.<status>, e.g. collect.succeeded' }),
+  type: EventType,
   createdAt: Type.String(),
   operation: Type.String(),
   token: Type.String(),
@@ -164,7 +164,7 @@ function eventRecord(event: EventRow): Static<typeof EventRecord> {
   const time = (micros: number | null) => (micros === null ? null : formatTimestamp(micros))
   return {
     id: event.id,
-    type: event.type,
+    type: event.type as Static<typeof EventType>,
     createdAt: formatTimestamp(event.created_at_us),
     operation: event.kind,
     token: event.token,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../app/context.ts'
 import { ApiError } from '../../errors.ts'
-import { ErrorEnvelope } from '../schemas.ts'
+import { errorResponse } from '../openapi.ts'
 
 export function healthRoutes(app: FastifyInstance, context: AppContext): void {
   const Probe = Type.Object({ status: Type.String(), store: Type.Optional(Type.String()) })
@@ -24,7 +24,7 @@ export function healthRoutes(app: FastifyInstance, context: AppContext): void {
     operationId: 'ready',
     summary: 'Readiness: the database answers',
     description: 'Answers 200 only while the database answers a query, and 503 `unavailable` otherwise.',
-    response: { 200: Probe, 503: ErrorEnvelope },
+    response: { 200: Probe, 503: errorResponse(['unavailable']) },
   }
   app.get('/ready', { schema: readiness }, async () => {
     try {

@@ -13,7 +13,7 @@ import {
   envelope,
   listEnvelope,
   OperationListQuery,
-  OperationRecord,
+  operationRecordOf,
   SingleInitiationBody,
   TokenParams,
   TransferInitiationBody,
@@ -28,7 +28,7 @@ export function operationRoutes(app: FastifyInstance, context: AppContext): void
 function registerKind(app: FastifyInstance, context: AppContext, kind: OperationKind): void {
   const definition = operationKinds[kind]
   const isTransfer = definition.shape === 'transfer'
-  const record = isTransfer ? TransferRecord : OperationRecord
+  const record = kind === 'transfer' ? TransferRecord : operationRecordOf(kind)
   const path = `/${definition.path}`
   const { dataKey, message } = definition
   const tags = [kind]
