@@ -1,0 +1,95 @@
+// Regenerates the typed client's committed files from the running schemas: `npm run client:generate`.
+// With --check it writes nothing and exits 1 when the committed files differ from what the schemas produce.
+import { readFile, writeFile } from 'node:fs/promises'
+import { relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript'
+import { createContext } from '../src/app/bootstrap.ts'
+import { loadConfig } from '../src/config.ts'
+import { buildServer } from '../src/http/server.ts'
+import { createLogger } from '../src/logger.ts'
+
+/** The servers url of the committed snapshot: fixed, so the file does not depend on who generated it. */
+export const snapshotBaseUrl = 'http://localhost:3000'
+
+export const clientFiles = {
+  document: fileURLToPath(new URL('../client/openapi.json', import.meta.url)),
+  schema: fileURLToPath(new URL('../client/generated/schema.ts', import.meta.url)),
+} as const
+
+const repositoryRoot = fileURLToPath(new URL('..', import.meta.url))
+const shown = (file: string) => relative(repositoryRoot, file)
+
+export interface ClientFiles {
+  /** client/openapi.json */
+  document: string
+  /** client/generated/schema.ts */
+  schema: string
+}
+
+/** The OpenAPI document as the routes describe it: built in memory, no port, no database file. */
+export async function buildOpenApiDocument(): Promise<OpenAPI3> {
+  const config = loadConfig({
+    DATABASE_URL: ':memory:',
+    PUBLIC_BASE_URL: snapshotBaseUrl,
+    LOG_LEVEL: 'silent',
+    SECRETS_KEY: '00'.repeat(32),
+    WORKERS: 'off',
+  })
+  const context = await createContext(config, createLogger('silent'))
+  try {
+    const app = await buildServer(context)
+    await app.ready()
+    // A JSON round trip drops what JSON cannot hold, exactly as GET /openapi.json would.
+    const document = JSON.parse(JSON.stringify(app.swagger())) as OpenAPI3
+    await app.close()
+    return document
+  } finally {
+    await context.store.close()
+  }
+}
+
+/** The contents both committed files must have. */
+export async function generateClientFiles(): Promise<ClientFiles> {
+  const document = await buildOpenApiDocument()
+  const ast = await openapiTS(document, { silent: true })
+  return {
+    document: `${JSON.stringify(document, null, 2)}\n`,
+    schema: `${COMMENT_HEADER}${astToString(ast)}`,
+  }
+}
+
+/** The committed files that differ from what the schemas produce (empty when in step). */
+export async function staleClientFiles(): Promise<string[]> {
+  const expected = await generateClientFiles()
+  const stale: string[] = []
+  for (const name of ['document', 'schema'] as const) {
+    const committed = await readFile(clientFiles[name], 'utf8').catch(() => undefined)
+    if (committed !== expected[name]) stale.push(clientFiles[name])
+  }
+  return stale
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--check')) {
+    const stale = await staleClientFiles()
+    if (stale.length === 0) {
+      console.log('client: the committed OpenAPI document and generated types are up to date')
+      return 0
+    }
+    console.error(
+      `client: out of date with the route schemas:\n${stale.map((file) => `  ${shown(file)}`).join('\n')}\n` +
+        'run `npm run client:generate` and commit the result',
+    )
+    return 1
+  }
+  const files = await generateClientFiles()
+  await writeFile(clientFiles.document, files.document)
+  await writeFile(clientFiles.schema, files.schema)
+  console.log(`client: wrote ${shown(clientFiles.document)} and ${shown(clientFiles.schema)}`)
+  return 0
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.exitCode = await main(process.argv.slice(2))
+}
