@@ -33,13 +33,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
   app.get('/checkout/:token', { schema: { hide: true } }, async (request, reply) => {
     const { token } = request.params as { token: string }
     const found = await loadCheckout(context, token)
-    if (!found)
-      return sendPage(
-        reply,
-        404,
-        [],
-        renderCheckoutMessage('Not found', 'There is no payment at this address.'),
-      )
+    if (!found) return sendNotFound(reply)
     const { operation, side, merchantName, channelName } = found
     const expired = isExpired(context, operation)
     let csrf: string | undefined
@@ -69,13 +63,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
     app.post(`/checkout/:token/${decision}`, { schema: { hide: true } }, async (request, reply) => {
       const { token } = request.params as { token: string }
       const found = await loadCheckout(context, token)
-      if (!found)
-        return sendPage(
-          reply,
-          404,
-          [],
-          renderCheckoutMessage('Not found', 'There is no payment at this address.'),
-        )
+      if (!found) return sendNotFound(reply)
       const nonce = readCookie(request.headers.cookie, csrfCookie)
       const given = (request.body as Record<string, string> | undefined)?.csrf ?? ''
       if (!nonce || !sameText(given, csrfFor(token, nonce))) {
@@ -172,6 +160,10 @@ function sendPage(reply: FastifyReply, status: number, formTargets: string[], ht
       'cache-control': 'no-store',
     })
     .send(html)
+}
+
+function sendNotFound(reply: FastifyReply): FastifyReply {
+  return sendPage(reply, 404, [], renderCheckoutMessage('Not found', 'There is no payment at this address.'))
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {
