@@ -249,6 +249,30 @@ describeEachStore('hosted checkout page', (store) => {
     assert.equal((await details('collect', record.token)).status, 'succeeded')
   })
 
+  test('only the sandbox customer decides here: a live operation waiting on its operator cannot be paid from the page', async () => {
+    const record = await awaitingCustomer('collect')
+    const before = await page(record.token)
+    assert.ok(before.csrf && before.cookie, 'the sandbox page offers the decision')
+    // A live operator that asks the customer to act (a USSD push, its own page) leaves the side
+    // awaiting the customer too; the rows say so once the mode is live.
+    await app.context.store.db
+      .updateTable('operations')
+      .set({ mode: 'live' })
+      .where('token', '=', record.token)
+      .execute()
+    const live = await page(record.token)
+    assert.equal(live.status, 200)
+    assert.equal(live.csrf, undefined, 'no form for a live operation')
+    const decision = await decide(record.token, 'pay', before.cookie, before.csrf)
+    assert.equal(decision.status, 303)
+    const row = await app.context.store.db
+      .selectFrom('operations')
+      .select('status')
+      .where('token', '=', record.token)
+      .executeTakeFirstOrThrow()
+    assert.equal(row.status, 'pending', 'the click settled nothing')
+  })
+
   test('past OPERATION_TTL the page offers no buttons, and a late decision cannot pay', async () => {
     const record = await awaitingCustomer('collect')
     const shown = await page(record.token)

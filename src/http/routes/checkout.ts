@@ -37,7 +37,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
     const { operation, side, merchantName, channelName } = found
     const expired = isExpired(context, operation)
     let csrf: string | undefined
-    if (operation.status === 'pending' && side.awaitingCustomer && !expired) {
+    if (customerMayDecide(operation, side) && !expired) {
       const nonce = randomBytes(16).toString('base64url')
       csrf = csrfFor(token, nonce)
       reply.header(
@@ -76,7 +76,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       }
       let { operation } = found
       const { side } = found
-      if (operation.status === 'pending' && side.awaitingCustomer) {
+      if (customerMayDecide(operation, side)) {
         const outcome: ProviderOutcome = isExpired(context, operation)
           ? { status: 'canceled', reason: expiredReason }
           : decision === 'pay'
@@ -119,6 +119,14 @@ async function loadCheckout(context: AppContext, token: string) {
     merchantName: row.merchant_name,
     channelName: route?.channel_name ?? side.channel,
   }
+}
+
+/**
+ * Only the sandbox's customer decides here. In live mode the operator alone says whether money
+ * moved, so a click on our page must never settle a live operation.
+ */
+function customerMayDecide(operation: Operation, side: Operation['sides'][number]): boolean {
+  return operation.mode === 'sandbox' && operation.status === 'pending' && side.awaitingCustomer === true
 }
 
 function isExpired(context: AppContext, operation: Operation): boolean {
