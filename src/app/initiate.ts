@@ -284,7 +284,7 @@ async function insertPendingOperation(
   }
   const currency = sides[0]!.currency
   try {
-    const id = await context.store.transaction(async (trx) => {
+    const operation = await context.store.transaction(async (trx) => {
       const position = await nextCounterValue(trx, merchantId, mode, kind)
       // Read after the counter's lock is held: list order (position) and date order then agree.
       const now = context.clock.nowMicros()
@@ -328,9 +328,9 @@ async function insertPendingOperation(
       await recordStatusEvent(trx, pending, context.clock)
       await scheduleWork(trx, 'expire', inserted.id, 'main', now + context.config.operationTtlMs * 1000)
       await scheduleWork(trx, 'submit', inserted.id, sides[0]!.role, now + submissionGraceMs * 1000)
-      return inserted.id
+      return pending
     })
-    return { kind: 'created', operation: (await findOperationById(context.store.db, id))! }
+    return { kind: 'created', operation }
   } catch (error) {
     if (error instanceof InsufficientBalance) {
       throw new ApiError('insufficient_balance', undefined, [
