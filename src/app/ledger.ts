@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Clock } from '../domain/clock.ts'
 import type { Mode, OperationKind } from '../domain/kinds.ts'
 import type { Database } from '../store/schema.ts'
+import type { Executor } from '../store/store.ts'
 
 /**
  * Two-phase money movement on a merchant's balance, in the style of TigerBeetle:
@@ -52,7 +53,7 @@ export async function placeHold(
   amountMinor: number,
   clock: Clock,
 ): Promise<'held' | 'insufficient_balance'> {
-  await ensureBalanceRow(trx, operation)
+  // No balance row yet means nothing is available: the conditional update then matches nothing.
   const result = await trx
     .updateTable('balances')
     .set({ held_minor: sql`held_minor + ${amountMinor}` })
@@ -72,13 +73,21 @@ export async function credit(
   amountMinor: number,
   clock: Clock,
 ): Promise<void> {
-  await ensureBalanceRow(trx, operation)
+  // One statement: the first credit in a currency opens its balance row.
   await trx
-    .updateTable('balances')
-    .set({ posted_minor: sql`posted_minor + ${amountMinor}` })
-    .where('merchant_id', '=', operation.merchantId)
-    .where('mode', '=', operation.mode)
-    .where('currency', '=', operation.currency)
+    .insertInto('balances')
+    .values({
+      merchant_id: operation.merchantId,
+      mode: operation.mode,
+      currency: operation.currency,
+      posted_minor: amountMinor,
+      held_minor: 0,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['merchant_id', 'mode', 'currency'])
+        .doUpdateSet({ posted_minor: sql`balances.posted_minor + ${amountMinor}` }),
+    )
     .execute()
   await insertEntry(trx, operation, 'cash-in', amountMinor, 'succeeded', clock)
 }
@@ -114,20 +123,6 @@ export async function resolveHold(
     .where('merchant_id', '=', operation.merchantId)
     .where('mode', '=', operation.mode)
     .where('currency', '=', operation.currency)
-    .execute()
-}
-
-async function ensureBalanceRow(trx: Trx, operation: LedgerOperation): Promise<void> {
-  await trx
-    .insertInto('balances')
-    .values({
-      merchant_id: operation.merchantId,
-      mode: operation.mode,
-      currency: operation.currency,
-      posted_minor: 0,
-      held_minor: 0,
-    })
-    .onConflict((conflict) => conflict.columns(['merchant_id', 'mode', 'currency']).doNothing())
     .execute()
 }
 
@@ -175,12 +170,8 @@ export interface BalanceView {
   availableMinor: number
 }
 
-export async function readBalances(
-  trx: Transaction<Database> | import('kysely').Kysely<Database>,
-  merchantId: string,
-  mode?: Mode,
-): Promise<BalanceView[]> {
-  let query = trx.selectFrom('balances').selectAll().where('merchant_id', '=', merchantId)
+export async function readBalances(db: Executor, merchantId: string, mode?: Mode): Promise<BalanceView[]> {
+  let query = db.selectFrom('balances').selectAll().where('merchant_id', '=', merchantId)
   if (mode) query = query.where('mode', '=', mode)
   const rows = await query.orderBy('mode').orderBy('currency').execute()
   return rows.map((row) => ({

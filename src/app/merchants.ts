@@ -3,6 +3,7 @@ import { newKeyPair, newMerchantId, newWebhookSecret } from '../domain/identifie
 import { type Mode, modes } from '../domain/kinds.ts'
 import { ApiError } from '../errors.ts'
 import type { Database } from '../store/schema.ts'
+import type { Executor } from '../store/store.ts'
 import type { AppContext } from './context.ts'
 import { hashSecret, secretMatches } from './credentials.ts'
 import { openSandboxBalances } from './opening-balances.ts'
@@ -120,12 +121,7 @@ export async function rotateKeyPair(
 ): Promise<KeyPair | undefined> {
   const now = context.clock.nowMicros()
   return context.store.transaction(async (trx) => {
-    const merchant = await trx
-      .selectFrom('merchants')
-      .select('id')
-      .where('id', '=', merchantId)
-      .executeTakeFirst()
-    if (!merchant) return undefined
+    if (!(await merchantExists(trx, merchantId))) return undefined
     await trx
       .updateTable('api_keys')
       .set({ revoked_at_us: now })
@@ -176,6 +172,11 @@ export async function authenticate(
   }
   if (row.status !== 'active') throw new ApiError('merchant_suspended')
   return { merchantId: row.id, merchantName: row.name, mode: row.mode }
+}
+
+export async function merchantExists(db: Executor, merchantId: string): Promise<boolean> {
+  const row = await db.selectFrom('merchants').select('id').where('id', '=', merchantId).executeTakeFirst()
+  return row !== undefined
 }
 
 export function isMode(value: string): value is Mode {

@@ -7,7 +7,7 @@ import type { ProviderOutcome } from '../providers/provider.ts'
 import type { Database } from '../store/schema.ts'
 import type { AppContext } from './context.ts'
 import { credit, type LedgerOperation, placeHold, resolveHold } from './ledger.ts'
-import { findOperationById, type Operation } from './operation-rows.ts'
+import { type Operation, toOperation } from './operation-rows.ts'
 import { finishScheduledWork, scheduleWork } from './scheduled-work.ts'
 
 type Trx = Transaction<Database>
@@ -62,12 +62,10 @@ export async function applySideOutcome(
 }
 
 async function lockOperation(context: AppContext, trx: Trx, operationId: number): Promise<Operation> {
-  if (context.store.dialect.supportsRowLocks) {
-    await trx.selectFrom('operations').select('id').where('id', '=', operationId).forUpdate().execute()
-  }
-  const operation = await findOperationById(trx, operationId)
-  if (!operation) throw new Error(`operation ${operationId} does not exist`)
-  return operation
+  const query = trx.selectFrom('operations').selectAll().where('id', '=', operationId)
+  const row = await (context.store.dialect.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst()
+  if (!row) throw new Error(`operation ${operationId} does not exist`)
+  return toOperation(row)
 }
 
 function ledgerView(operation: Operation): LedgerOperation {

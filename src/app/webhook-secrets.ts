@@ -1,5 +1,6 @@
 import { newWebhookSecret } from '../domain/identifiers.ts'
 import type { AppContext } from './context.ts'
+import { merchantExists } from './merchants.ts'
 
 /** How long a replaced webhook secret keeps signing, so receivers can switch without losing events. */
 export const rotationOverlapMs = 24 * 3_600_000
@@ -25,12 +26,7 @@ export async function rotateWebhookSecret(
   const now = context.clock.nowMicros()
   const secret = newWebhookSecret()
   return context.store.transaction(async (trx) => {
-    const merchant = await trx
-      .selectFrom('merchants')
-      .select('id')
-      .where('id', '=', merchantId)
-      .executeTakeFirst()
-    if (!merchant) return undefined
+    if (!(await merchantExists(trx, merchantId))) return undefined
     await trx
       .updateTable('webhook_secrets')
       .set({ expires_at_us: now + rotationOverlapMs * 1000 })

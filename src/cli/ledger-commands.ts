@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util'
 import { type FeeRow, listFeeRows, setFeeRow } from '../app/catalogue.ts'
 import type { AppContext } from '../app/context.ts'
 import { readBalances } from '../app/ledger.ts'
+import { merchantExists } from '../app/merchants.ts'
 import { sideKinds } from '../domain/kinds.ts'
-import { countries, isCountry, toMajorUnits, toMinorUnits } from '../domain/money.ts'
+import { type Currency, countries, isCountry, toMajorUnits, toMinorUnits } from '../domain/money.ts'
 import { milliToPercentage, percentageToMilli } from '../domain/pricing.ts'
 import { CommandError, UsageError } from './usage.ts'
 
@@ -65,12 +66,8 @@ export function parseFeesSet(args: string[]) {
 }
 
 export async function feesSet(context: AppContext, row: FeeRow, print: Print) {
-  const merchant = await context.store.db
-    .selectFrom('merchants')
-    .select('id')
-    .where('id', '=', row.merchantId)
-    .executeTakeFirst()
-  if (!merchant) throw new CommandError(`no merchant has id ${row.merchantId}`)
+  if (!(await merchantExists(context.store.db, row.merchantId)))
+    throw new CommandError(`no merchant has id ${row.merchantId}`)
   await setFeeRow(context.store.db, row)
   print(`fee row set: ${describeFee(row)}`)
 }
@@ -96,16 +93,11 @@ function describeFee(row: FeeRow): string {
 }
 
 export async function balance(context: AppContext, merchantId: string, json: boolean, print: Print) {
-  const merchant = await context.store.db
-    .selectFrom('merchants')
-    .select('id')
-    .where('id', '=', merchantId)
-    .executeTakeFirst()
-  if (!merchant) throw new CommandError(`no merchant has id ${merchantId}`)
+  if (!(await merchantExists(context.store.db, merchantId)))
+    throw new CommandError(`no merchant has id ${merchantId}`)
   const balances = await readBalances(context.store.db, merchantId)
   const view = balances.map((row) => {
-    const major = (minor: number) =>
-      toMajorUnits(minor, row.currency as keyof typeof import('../domain/money.ts').currencies)
+    const major = (minor: number) => toMajorUnits(minor, row.currency as Currency)
     return {
       mode: row.mode,
       currency: row.currency,
