@@ -1,4 +1,5 @@
 import createClient from 'openapi-fetch'
+import { operationDataKeys } from './generated/data-keys.ts'
 import type { operations, paths } from './generated/schema.ts'
 import { followItems, followPages, type Page } from './pages.ts'
 import {
@@ -60,14 +61,8 @@ interface DataKeys<Kind extends OperationKind> {
   list: keyof DataOf<ListOperation<Kind>>
 }
 
-/** Where each kind's record sits in `data`; the spec's own names, quirks included (withdraw lists under `disbursements`). */
-const operationKinds = {
-  collect: { created: 'collect', details: 'collect', list: 'collects' },
-  recharge: { created: 'recharge', details: 'recharge', list: 'recharges' },
-  disbursement: { created: 'disbursement', details: 'disbursement', list: 'disbursements' },
-  withdraw: { created: 'withdraw', details: 'withdraw', list: 'disbursements' },
-  transfer: { created: 'transfer', details: 'transfer', list: 'transfers' },
-} as const satisfies { [Kind in OperationKind]: DataKeys<Kind> }
+/** Where each kind's record sits in `data`, generated from the document (quirks included: withdraw lists under `disbursements`). */
+const operationKinds = operationDataKeys satisfies { [Kind in OperationKind]: DataKeys<Kind> }
 
 type Keys<Kind extends OperationKind> = (typeof operationKinds)[Kind]
 

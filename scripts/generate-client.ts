@@ -15,6 +15,7 @@ export const snapshotBaseUrl = 'http://localhost:3000'
 export const clientFiles = {
   document: fileURLToPath(new URL('../client/openapi.json', import.meta.url)),
   schema: fileURLToPath(new URL('../client/generated/schema.ts', import.meta.url)),
+  dataKeys: fileURLToPath(new URL('../client/generated/data-keys.ts', import.meta.url)),
 } as const
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url))
@@ -25,6 +26,47 @@ export interface ClientFiles {
   document: string
   /** client/generated/schema.ts */
   schema: string
+  /** client/generated/data-keys.ts */
+  dataKeys: string
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a parsed JSON document, walked by path
+type JsonObject = Record<string, any>
+
+/** The key under `data` of an endpoint's 200 answer, read from the document. */
+function dataKeyOf(document: OpenAPI3, path: string, method: 'get' | 'post'): string {
+  const schema = (document.paths as JsonObject)?.[path]?.[method]?.responses?.['200']?.content?.[
+    'application/json'
+  ]?.schema as JsonObject | undefined
+  const key = Object.keys(schema?.properties?.data?.properties ?? {})[0]
+  if (!key) throw new Error(`the document gives no data key for ${method.toUpperCase()} ${path}`)
+  return key
+}
+
+/**
+ * Where each kind's record sits in `data` (created, details, list), read from the document: every
+ * path `/api/v1/<kind>/{token}` is a kind. The spec's own names, quirks included.
+ */
+function dataKeysModule(document: OpenAPI3): string {
+  const kinds = Object.keys(document.paths ?? {}).flatMap((path) => {
+    const match = /^\/api\/v1\/([a-z-]+)\/\{token\}$/.exec(path)
+    return match ? [match[1]!] : []
+  })
+  const entries = kinds.map((kind) => {
+    const base = `/api/v1/${kind}`
+    const keys = {
+      created: dataKeyOf(document, base, 'post'),
+      details: dataKeyOf(document, `${base}/{token}`, 'get'),
+      list: dataKeyOf(document, base, 'get'),
+    }
+    return `  '${kind}': { created: '${keys.created}', details: '${keys.details}', list: '${keys.list}' },`
+  })
+  return `// Generated from the OpenAPI document by \`npm run client:generate\`: do not edit.
+/** Where each kind's record sits in \`data\`, as the document says. */
+export const operationDataKeys = {
+${entries.join('\n')}
+} as const
+`
 }
 
 /** The OpenAPI document as the routes describe it: built in memory, no port, no database file. */
@@ -56,6 +98,7 @@ export async function generateClientFiles(): Promise<ClientFiles> {
   return {
     document: `${JSON.stringify(document, null, 2)}\n`,
     schema: `${COMMENT_HEADER}${astToString(ast)}`,
+    dataKeys: dataKeysModule(document),
   }
 }
 
@@ -63,7 +106,7 @@ export async function generateClientFiles(): Promise<ClientFiles> {
 export async function staleClientFiles(): Promise<string[]> {
   const expected = await generateClientFiles()
   const stale: string[] = []
-  for (const name of ['document', 'schema'] as const) {
+  for (const name of ['document', 'schema', 'dataKeys'] as const) {
     const committed = await readFile(clientFiles[name], 'utf8').catch(() => undefined)
     if (committed !== expected[name]) stale.push(clientFiles[name])
   }
@@ -86,7 +129,10 @@ async function main(argv: string[]): Promise<number> {
   const files = await generateClientFiles()
   await writeFile(clientFiles.document, files.document)
   await writeFile(clientFiles.schema, files.schema)
-  console.log(`client: wrote ${shown(clientFiles.document)} and ${shown(clientFiles.schema)}`)
+  await writeFile(clientFiles.dataKeys, files.dataKeys)
+  console.log(
+    `client: wrote ${shown(clientFiles.document)}, ${shown(clientFiles.schema)} and ${shown(clientFiles.dataKeys)}`,
+  )
   return 0
 }
 

@@ -1,11 +1,17 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import { defaultDatabaseUrl } from './store/default-location.ts'
 
 /** The settings of one Sika process, read once from the environment and frozen. */
 export interface Config {
   readonly port: number
   readonly host: string
   readonly database: DatabaseLocation
+  /**
+   * The longest a database statement may take before it is abandoned (DATABASE_TIMEOUT). A frozen
+   * database then answers 503 within a few seconds instead of holding requests.
+   */
+  readonly databaseTimeoutMs: number
   readonly publicBaseUrl: string
   readonly logLevel: LogLevel
   /** Where the key that encrypts webhook secrets at rest comes from. */
@@ -55,7 +61,8 @@ export function loadConfig(environment: Environment = process.env): Config {
 
   const port = integer('PORT', 3000, 0, 65535)
   const host = read('HOST') ?? '0.0.0.0'
-  const database = parseDatabaseLocation(read('DATABASE_URL') ?? './data/sika.db')
+  const database = parseDatabaseLocation(read('DATABASE_URL') ?? defaultDatabaseUrl)
+  const databaseTimeoutMs = parseDuration('DATABASE_TIMEOUT', read('DATABASE_TIMEOUT'), 2000, problems)
 
   const publicBaseUrl = (read('PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '')
   if (!isHttpUrl(publicBaseUrl))
@@ -82,6 +89,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     port,
     host,
     database,
+    databaseTimeoutMs,
     publicBaseUrl,
     logLevel: logLevel ?? 'info',
     secretsKey,

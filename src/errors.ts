@@ -47,6 +47,8 @@ export class ApiError extends Error {
     message?: string,
     readonly errors?: FieldError[],
     readonly headers?: Record<string, string>,
+    /** Fields the envelope carries beside the standard ones (the 409's `token`). */
+    readonly details?: Record<string, string>,
   ) {
     super(message ?? errorRegistry[code].message)
     this.status = errorRegistry[code].status

@@ -31,7 +31,7 @@ describeEachStore('The sika command', (store) => {
   const rowCounts = async () => {
     const counts: Record<string, number> = {}
     for (const table of writableTables) {
-      const row = await app.context.store.db
+      const row = await app.db
         .selectFrom(table)
         .select((expression) => expression.fn.countAll().as('count'))
         .executeTakeFirstOrThrow()

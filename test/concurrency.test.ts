@@ -55,7 +55,7 @@ async function assertLedgerInvariants(app: TestApp, merchantId: string): Promise
 }
 
 async function countOperations(app: TestApp, merchantId: string, kind: string, merchantReference?: string) {
-  let query = app.context.store.db
+  let query = app.db
     .selectFrom('operations')
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .where('merchant_id', '=', merchantId)
@@ -149,7 +149,7 @@ describeEachStore('concurrent initiations', (store) => {
         10,
         'only the accepted ones exist',
       )
-      const entries = await app.context.store.db
+      const entries = await app.db
         .selectFrom('ledger_entries')
         .select(['type', 'status', 'amount_minor'])
         .where('merchant_id', '=', merchant.id)
@@ -324,7 +324,7 @@ describeEachStore('concurrent initiations', (store) => {
     const created = responses.length - refused
     const operations = Number(
       (
-        await app.context.store.db
+        await app.db
           .selectFrom('operations')
           .select((eb) => eb.fn.countAll<number | string>().as('count'))
           .where('merchant_id', '=', merchant.id)

@@ -20,7 +20,9 @@ function contractErrorTable(markdown: string): Map<string, number> {
   for (const line of section.split('\n')) {
     const row = /^\|\s*(\d{3})\s*\|(.*)\|\s*$/.exec(line)
     if (!row) continue
-    for (const [, code] of row[2]!.matchAll(/`([a-z_]+)`/g)) {
+    // Parentheses describe a code (`token` in the 409's, `Allow` in the 405's); they are not codes.
+    const codes = row[2]!.replace(/\([^)]*\)/g, '')
+    for (const [, code] of codes.matchAll(/`([a-z_]+)`/g)) {
       assert.ok(!table.has(code!), `${code} is listed once`)
       table.set(code!, Number(row[1]))
     }

@@ -259,7 +259,7 @@ describeEachStore('500 internal_error: a real fault inside the service', (store)
     // Its own database: the fault below breaks it for good.
     app = await startApp(store())
     merchant = await app.createMerchant()
-    await sql`drop table channel_routes`.execute(app.context.store.db)
+    await sql`drop table channel_routes`.execute(app.db)
   })
   after(() => app.close())
 

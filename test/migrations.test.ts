@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { parseDatabaseLocation } from '../src/config.ts'
-import { migrate, openStore, type Store } from '../src/store/store.ts'
+import { migrate, openStore, rawDatabase, type Store } from '../src/store/store.ts'
 import { describeEachStore } from './support/stores.ts'
 
 const seededTables = ['channel_routes', 'fee_schedule'] as const
@@ -9,7 +9,7 @@ const seededTables = ['channel_routes', 'fee_schedule'] as const
 async function rowCounts(store: Store): Promise<Record<string, number>> {
   const counts: Record<string, number> = {}
   for (const table of seededTables) {
-    const row = await store.db
+    const row = await rawDatabase(store)
       .selectFrom(table)
       .select((expression) => expression.fn.countAll().as('count'))
       .executeTakeFirstOrThrow()

@@ -311,7 +311,7 @@ describeEachStore('initiation requests the contract refuses (422)', (store) => {
     operations: await countRows(app, 'operations', merchant.id),
     ledgerEntries: await countRows(app, 'ledger_entries', merchant.id),
     balances: await readBalances(app, merchant.id),
-    counters: await app.context.store.db
+    counters: await app.db
       .selectFrom('counters')
       .select(['mode', 'name', 'value'])
       .where('merchant_id', '=', merchant.id)

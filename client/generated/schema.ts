@@ -3814,6 +3814,7 @@ export interface operations {
                  *         }
                  *       },
                  *       "merchantReference": "transfer-4001",
+                 *       "succeededUrl": "https://merchant.example/orders/done",
                  *       "callbackUrl": "https://merchant.example/sika/callback"
                  *     }
                  */
@@ -3880,7 +3881,7 @@ export interface operations {
                      *       "data": {
                      *         "transfer": {
                      *           "operation": "transfer",
-                     *           "token": "b8i3r-no9i8-ruu1r-hqty0-ze9sy",
+                     *           "token": "k3v9q-7hx2m-p0d4r-a8n1s-w5c6e",
                      *           "status": "succeeded",
                      *           "from": {
                      *             "amount": 7000,
@@ -3925,7 +3926,7 @@ export interface operations {
                      *           "merchantReference": "transfer-4001",
                      *           "initiationDate": "2026-11-21T10:15:30.123456Z",
                      *           "currency": "XOF",
-                     *           "completionDate": "2026-11-21T10:15:31.002345Z"
+                     *           "completionDate": "2026-11-21T10:15:30.456789Z"
                      *         }
                      *       }
                      *     }
@@ -4231,7 +4232,7 @@ export interface operations {
                      *       "data": {
                      *         "transfer": {
                      *           "operation": "transfer",
-                     *           "token": "b8i3r-no9i8-ruu1r-hqty0-ze9sy",
+                     *           "token": "k3v9q-7hx2m-p0d4r-a8n1s-w5c6e",
                      *           "status": "succeeded",
                      *           "from": {
                      *             "amount": 7000,
@@ -4276,7 +4277,7 @@ export interface operations {
                      *           "merchantReference": "transfer-4001",
                      *           "initiationDate": "2026-11-21T10:15:30.123456Z",
                      *           "currency": "XOF",
-                     *           "completionDate": "2026-11-21T10:15:31.002345Z"
+                     *           "completionDate": "2026-11-21T10:15:30.456789Z"
                      *         }
                      *       }
                      *     }

@@ -14,7 +14,11 @@ export async function createContext(
   logger: Logger,
   clock: Clock = systemClock,
 ): Promise<AppContext> {
-  const store = openStore(config.database)
+  const store = openStore(config.database, {
+    timeoutMs: config.databaseTimeoutMs,
+    clock,
+    onWarning: (message) => logger.warn({ databaseWarning: message }, 'the database warned'),
+  })
   let appliedMigrations: string[]
   try {
     appliedMigrations = await migrate(store)
@@ -26,6 +30,7 @@ export async function createContext(
   const sandbox = createSandboxAdapter({
     delayMs: config.sandboxDelayMs,
     notificationKey: secrets.derive('sandbox-notifications'),
+    checkoutUrl: (token) => `${config.publicBaseUrl}/checkout/${token}`,
   })
   return {
     config,
@@ -46,13 +51,7 @@ const demoMarker = 'demo_merchant_created'
  * PostgreSQL create one demo merchant, not several.
  */
 export async function ensureDemoMerchant(context: AppContext): Promise<IssuedMerchant | undefined> {
-  const anyMerchant = await context.store.db.selectFrom('merchants').select('id').limit(1).executeTakeFirst()
-  if (anyMerchant) return undefined
-  const claimed = await context.store.db
-    .insertInto('settings')
-    .values({ key: demoMarker, value: new Date().toISOString() })
-    .onConflict((conflict) => conflict.column('key').doNothing())
-    .executeTakeFirst()
-  if (claimed.numInsertedOrUpdatedRows === 0n) return undefined
+  if (await context.store.merchants.any()) return undefined
+  if (!(await context.store.merchants.claimMarker(demoMarker, new Date().toISOString()))) return undefined
   return createMerchant(context, 'Demo merchant')
 }

@@ -5,7 +5,7 @@ import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Store } from '../store/store.ts'
 import type { SecretBox } from './credentials.ts'
 
-/** What every use case needs, built once in main and passed down. */
+/** What every use case needs, built once in main and passed down. The store offers repositories and transactions, never a database handle. */
 export interface AppContext {
   readonly config: Config
   readonly store: Store

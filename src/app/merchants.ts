@@ -1,12 +1,14 @@
-import type { Transaction } from 'kysely'
 import { newKeyPair, newMerchantId, newWebhookSecret } from '../domain/identifiers.ts'
-import { type Mode, modes } from '../domain/kinds.ts'
+import type { Mode } from '../domain/kinds.ts'
 import { ApiError } from '../errors.ts'
-import type { Database } from '../store/schema.ts'
-import type { Executor } from '../store/store.ts'
+import type { MerchantStatus, MerchantSummary } from '../store/repositories/merchants.ts'
+import type { Repositories } from '../store/store.ts'
 import type { AppContext } from './context.ts'
 import { hashSecret, secretMatches } from './credentials.ts'
 import { openSandboxBalances } from './opening-balances.ts'
+import type { Principal } from './principal.ts'
+
+export type { MerchantSummary, Principal }
 
 export interface KeyPair {
   apiKey: string
@@ -22,95 +24,46 @@ export interface IssuedMerchant {
   webhookSecret: string
 }
 
-/** Who is calling: resolved from the two headers on every API request. */
-export interface Principal {
-  merchantId: string
-  merchantName: string
-  mode: Mode
-}
-
 export async function createMerchant(context: AppContext, name: string): Promise<IssuedMerchant> {
   const id = newMerchantId()
   const webhookSecret = newWebhookSecret()
-  const now = context.clock.nowMicros()
-  const issued = await context.store.transaction(async (trx) => {
-    await trx.insertInto('merchants').values({ id, name, status: 'active', created_at_us: now }).execute()
-    const sandbox = await issueKeyPair(trx, id, 'sandbox', now)
-    const live = await issueKeyPair(trx, id, 'live', now)
-    await trx
-      .insertInto('webhook_secrets')
-      .values({ merchant_id: id, secret_encrypted: context.secrets.seal(webhookSecret), created_at_us: now })
-      .execute()
+  const now = context.clock.nowUs()
+  const issued = await context.store.transaction(async (tx) => {
+    await tx.merchants.insert({ id, name, createdAtUs: now })
+    const sandbox = await issueKeyPair(tx, id, 'sandbox', now)
+    const live = await issueKeyPair(tx, id, 'live', now)
+    await tx.webhookSecrets.insert(id, context.secrets.seal(webhookSecret), now)
     return { id, name, sandbox, live, webhookSecret }
   })
   await openSandboxBalances(context, id)
   return issued
 }
 
-async function issueKeyPair(
-  trx: Transaction<Database>,
-  merchantId: string,
-  mode: Mode,
-  now: number,
-): Promise<KeyPair> {
+async function issueKeyPair(tx: Repositories, merchantId: string, mode: Mode, now: number): Promise<KeyPair> {
   const pair = newKeyPair(mode)
-  await trx
-    .insertInto('api_keys')
-    .values({
-      api_key: pair.apiKey,
-      merchant_id: merchantId,
-      mode,
-      secret_hash: hashSecret(pair.secretKey),
-      created_at_us: now,
-      revoked_at_us: null,
-    })
-    .execute()
+  await tx.apiKeys.insertKeyPair(
+    merchantId,
+    { mode, apiKey: pair.apiKey, secretHash: hashSecret(pair.secretKey) },
+    now,
+  )
   return pair
 }
 
-export interface MerchantSummary {
-  id: string
-  name: string
-  status: 'active' | 'suspended'
-  createdAtUs: number
-  activeKeys: { mode: Mode; apiKey: string }[]
+export function listMerchants(context: AppContext): Promise<MerchantSummary[]> {
+  return context.store.merchants.list()
 }
 
-export async function listMerchants(context: AppContext): Promise<MerchantSummary[]> {
-  const merchants = await context.store.db
-    .selectFrom('merchants')
-    .selectAll()
-    .orderBy('created_at_us')
-    .execute()
-  const keys = await context.store.db
-    .selectFrom('api_keys')
-    .select(['merchant_id', 'mode', 'api_key'])
-    .where('revoked_at_us', 'is', null)
-    .orderBy('created_at_us')
-    .execute()
-  return merchants.map((merchant) => ({
-    id: merchant.id,
-    name: merchant.name,
-    status: merchant.status,
-    createdAtUs: merchant.created_at_us,
-    activeKeys: keys
-      .filter((key) => key.merchant_id === merchant.id)
-      .map((key) => ({ mode: key.mode, apiKey: key.api_key })),
-  }))
+export function merchantExists(context: AppContext, merchantId: string): Promise<boolean> {
+  return context.store.merchants.exists(merchantId)
 }
 
 /** Returns false when no merchant has this id. */
-export async function setMerchantStatus(
+export function setMerchantStatus(
   context: AppContext,
   merchantId: string,
-  status: 'active' | 'suspended',
+  status: MerchantStatus,
 ): Promise<boolean> {
-  const result = await context.store.db
-    .updateTable('merchants')
-    .set({ status })
-    .where('id', '=', merchantId)
-    .executeTakeFirst()
-  return result.numUpdatedRows > 0n
+  return context.store.merchants.setStatus(merchantId, status)
 }
 
 /** Issues a new pair for the mode and revokes the pairs it replaces. Undefined for an unknown merchant. */
@@ -119,29 +72,17 @@ export async function rotateKeyPair(
   merchantId: string,
   mode: Mode,
 ): Promise<KeyPair | undefined> {
-  const now = context.clock.nowMicros()
-  return context.store.transaction(async (trx) => {
-    if (!(await merchantExists(trx, merchantId))) return undefined
-    await trx
-      .updateTable('api_keys')
-      .set({ revoked_at_us: now })
-      .where('merchant_id', '=', merchantId)
-      .where('mode', '=', mode)
-      .where('revoked_at_us', 'is', null)
-      .execute()
-    return issueKeyPair(trx, merchantId, mode, now)
+  const now = context.clock.nowUs()
+  return context.store.transaction(async (tx) => {
+    if (!(await tx.merchants.exists(merchantId))) return undefined
+    await tx.apiKeys.revokeKeyPairs(merchantId, mode, now)
+    return issueKeyPair(tx, merchantId, mode, now)
   })
 }
 
 /** Returns false when the key is unknown or already revoked. */
-export async function revokeApiKey(context: AppContext, apiKey: string): Promise<boolean> {
-  const result = await context.store.db
-    .updateTable('api_keys')
-    .set({ revoked_at_us: context.clock.nowMicros() })
-    .where('api_key', '=', apiKey)
-    .where('revoked_at_us', 'is', null)
-    .executeTakeFirst()
-  return result.numUpdatedRows > 0n
+export function revokeApiKey(context: AppContext, apiKey: string): Promise<boolean> {
+  return context.store.apiKeys.revokeKey(apiKey, context.clock.nowUs())
 }
 
 /**
@@ -154,31 +95,10 @@ export async function authenticate(
   secretKey: string | undefined,
 ): Promise<Principal> {
   if (!apiKey || !secretKey) throw new ApiError('missing_credentials')
-  const row = await context.store.db
-    .selectFrom('api_keys')
-    .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
-    .select([
-      'api_keys.secret_hash',
-      'api_keys.mode',
-      'api_keys.revoked_at_us',
-      'merchants.id',
-      'merchants.name',
-      'merchants.status',
-    ])
-    .where('api_keys.api_key', '=', apiKey)
-    .executeTakeFirst()
-  if (!row || row.revoked_at_us !== null || !secretMatches(secretKey, row.secret_hash)) {
+  const credential = await context.store.apiKeys.findCredential(apiKey)
+  if (!credential || credential.revoked || !secretMatches(secretKey, credential.secretHash)) {
     throw new ApiError('invalid_credentials')
   }
-  if (row.status !== 'active') throw new ApiError('merchant_suspended')
-  return { merchantId: row.id, merchantName: row.name, mode: row.mode }
-}
-
-export async function merchantExists(db: Executor, merchantId: string): Promise<boolean> {
-  const row = await db.selectFrom('merchants').select('id').where('id', '=', merchantId).executeTakeFirst()
-  return row !== undefined
-}
-
-export function isMode(value: string): value is Mode {
-  return (modes as readonly string[]).includes(value)
+  if (credential.merchantStatus !== 'active') throw new ApiError('merchant_suspended')
+  return { merchantId: credential.merchantId, merchantName: credential.merchantName, mode: credential.mode }
 }

@@ -1,11 +1,16 @@
 import { formatTimestamp } from '../domain/clock.ts'
-import { toMajorUnits } from '../domain/money.ts'
-import type { Side } from '../domain/operation.ts'
+import { isSingleSided, operationKinds } from '../domain/kinds.ts'
+import { type Currency, toMajorUnits } from '../domain/money.ts'
+import type { Operation, Side } from '../domain/operation.ts'
 import { milliToPercentage } from '../domain/pricing.ts'
-import type { LedgerEntry } from './list-transactions.ts'
-import type { Operation } from './operation-rows.ts'
+import type { LedgerEntry } from '../store/repositories/ledger.ts'
+import type { NewEvent } from '../store/repositories/outbox.ts'
 
-/** The published record shapes (spec: Operation, Transfer and Transaction records), plus CONTRACT.md's additive fields. */
+/**
+ * The published record shapes (spec: Operation, Transfer and Transaction records), plus
+ * CONTRACT.md's additive fields. A single-sided kind's record is flat; a kind with named sides
+ * nests each side under its role: the shape follows from the kinds table.
+ */
 export function operationRecord(operation: Operation): Record<string, unknown> {
   const common = {
     operation: operation.kind,
@@ -20,9 +25,9 @@ export function operationRecord(operation: Operation): Record<string, unknown> {
     ...(operation.failure ? { failureReason: operation.failure } : {}),
     ...(operation.completedAtUs !== null ? { completionDate: formatTimestamp(operation.completedAtUs) } : {}),
   }
-  if (operation.kind === 'transfer') {
-    const [from, to] = operation.sides
-    return { ...common, from: sideRecord(from!, true), to: sideRecord(to!, true), ...closing }
+  if (!isSingleSided(operation.kind)) {
+    const sides = Object.fromEntries(operation.sides.map((side) => [side.role, sideRecord(side, true)]))
+    return { ...common, ...sides, ...closing }
   }
   const [side] = operation.sides
   const { amount, pricing, cashAmount, transactionAmount, customer } = sideRecord(side!, false)
@@ -67,12 +72,28 @@ function sideRecord(side: Side, withSideDetails: boolean) {
 export function transactionRecord(entry: LedgerEntry): Record<string, unknown> {
   return {
     reference: entry.reference,
-    operation: entry.operation_kind,
-    amount: toMajorUnits(entry.amount_minor, entry.currency as Side['currency']),
+    operation: entry.operationKind,
+    amount: toMajorUnits(entry.amountMinor, entry.currency as Currency),
     type: entry.type,
     status: entry.status,
-    date: formatTimestamp(entry.created_at_us),
+    date: formatTimestamp(entry.createdAtUs),
     currency: entry.currency,
     token: entry.token,
+  }
+}
+
+/** The event of one status the operation took: `<kind>.<status>`, its record as the details endpoint shows it. */
+export function statusEvent(state: Operation): NewEvent {
+  const type = `${state.kind}.${state.status}`
+  return {
+    type,
+    callbackUrl: state.urls.callbackUrl,
+    render: (id, createdAtUs) =>
+      JSON.stringify({
+        id,
+        type,
+        createdAt: formatTimestamp(createdAtUs),
+        data: { [operationKinds[state.kind].dataKey.details]: operationRecord(state) },
+      }),
   }
 }

@@ -1,20 +1,32 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
-import { deliverDueEvents } from '../events/dispatcher.ts'
+import { type DispatcherDependencies, deliverDueEvents } from '../events/dispatcher.ts'
 import type { AppContext } from './context.ts'
 import { runDueScheduledWork } from './lifecycle.ts'
+import { signingSecrets } from './webhook-secrets.ts'
 
 export interface Workers {
   /** Runs what is due now, once; resolves with how many items were handled. */
   runDue(): Promise<number>
-  /** Asks the loop to look again at once (after a commit that made work due). */
-  wake(): void
   stop(): Promise<void>
 }
 
 /** Names this process in leases, so a lease is only ever released by its holder. */
 export function workerIdentity(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+}
+
+/** The dispatcher's view of the app: the outbox (each attempt recorded in its own transaction), time, the log, the secrets. */
+export function dispatcherDependencies(context: AppContext): DispatcherDependencies {
+  return {
+    outbox: {
+      claimDue: (...args) => context.store.outbox.claimDue(...args),
+      recordAttempt: (...args) => context.store.transaction((tx) => tx.outbox.recordAttempt(...args)),
+    },
+    clock: context.clock,
+    logger: context.logger,
+    signingSecrets: (merchantId) => signingSecrets(context, merchantId),
+  }
 }
 
 /**
@@ -28,10 +40,11 @@ export function createWorkers(
 ): Workers {
   const owner = workerIdentity()
   const idleMs = options.idleMs ?? 250
+  const dispatcher = dispatcherDependencies(context)
   let stopped = false
   let wakeUp: (() => void) | undefined
   const runDue = async () =>
-    (await runDueScheduledWork(context, owner)) + (await deliverDueEvents(context, owner))
+    (await runDueScheduledWork(context, owner)) + (await deliverDueEvents(dispatcher, owner))
 
   const loop = async () => {
     while (!stopped) {
@@ -55,7 +68,6 @@ export function createWorkers(
   const running = options.manual ? Promise.resolve() : loop()
   return {
     runDue,
-    wake: () => wakeUp?.(),
     stop: async () => {
       stopped = true
       wakeUp?.()

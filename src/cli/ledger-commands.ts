@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util'
 import { type FeeRow, listFeeRows, setFeeRow } from '../app/catalogue.ts'
 import type { AppContext } from '../app/context.ts'
-import { readBalances } from '../app/ledger.ts'
 import { merchantExists } from '../app/merchants.ts'
-import { sideKinds } from '../domain/kinds.ts'
+import { readBalances } from '../app/transactions.ts'
+import { sideKindNames } from '../domain/kinds.ts'
 import { type Currency, countries, isCountry, toMajorUnits, toMinorUnits } from '../domain/money.ts'
 import { milliToPercentage, percentageToMilli } from '../domain/pricing.ts'
 import { CommandError, UsageError } from './usage.ts'
@@ -26,8 +26,8 @@ export function parseFeesSet(args: string[]) {
   const [merchantId, extra] = positionals
   if (!merchantId || extra !== undefined) throw new UsageError('fees set needs one merchant ID')
   const kind = values.kind
-  if (!kind || !(sideKinds as readonly string[]).includes(kind)) {
-    throw new UsageError(`--kind must be one of ${sideKinds.join(', ')}`)
+  if (!kind || !(sideKindNames as readonly string[]).includes(kind)) {
+    throw new UsageError(`--kind must be one of ${sideKindNames.join(', ')}`)
   }
   const channel = values.channel
   if (!channel || !/^([a-z0-9-]+|\*)$/.test(channel))
@@ -66,9 +66,7 @@ export function parseFeesSet(args: string[]) {
 }
 
 export async function feesSet(context: AppContext, row: FeeRow, print: Print) {
-  if (!(await merchantExists(context.store.db, row.merchantId)))
-    throw new CommandError(`no merchant has id ${row.merchantId}`)
-  await setFeeRow(context.store.db, row)
+  if (!(await setFeeRow(context, row))) throw new CommandError(`no merchant has id ${row.merchantId}`)
   print(`fee row set: ${describeFee(row)}`)
 }
 
@@ -78,7 +76,7 @@ export async function feesList(
   json: boolean,
   print: Print,
 ) {
-  const rows = await listFeeRows(context.store.db, merchantId)
+  const rows = await listFeeRows(context, merchantId)
   if (json) return print(JSON.stringify(rows))
   for (const row of rows) print(describeFee(row))
 }
@@ -93,9 +91,8 @@ function describeFee(row: FeeRow): string {
 }
 
 export async function balance(context: AppContext, merchantId: string, json: boolean, print: Print) {
-  if (!(await merchantExists(context.store.db, merchantId)))
-    throw new CommandError(`no merchant has id ${merchantId}`)
-  const balances = await readBalances(context.store.db, merchantId)
+  if (!(await merchantExists(context, merchantId))) throw new CommandError(`no merchant has id ${merchantId}`)
+  const balances = await readBalances(context, merchantId)
   const view = balances.map((row) => {
     const major = (minor: number) => toMajorUnits(minor, row.currency as Currency)
     return {

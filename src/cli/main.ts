@@ -15,6 +15,7 @@ import {
 } from './merchant-commands.ts'
 import { serve } from './serve.ts'
 import { CommandError, UsageError, usage } from './usage.ts'
+import { verify } from './verify-command.ts'
 import { webhookSecretRotate } from './webhook-commands.ts'
 
 const print = (text: string): void => {
@@ -103,6 +104,10 @@ function commandFor(
       if (action !== 'rotate') throw new UsageError(`unknown webhook-secret command: ${action ?? '(none)'}`)
       const { json, positionals } = parseJsonFlag(rest, 1, 'webhook-secret rotate needs one merchant ID')
       return (context) => webhookSecretRotate(context, positionals[0]!, json, print)
+    }
+    case 'verify': {
+      const { json } = parseJsonFlag(args, 0, 'verify takes no arguments')
+      return (context) => verify(context, json, print)
     }
     case 'balance': {
       const { json, positionals } = parseJsonFlag(args, 1, 'balance needs one merchant ID')

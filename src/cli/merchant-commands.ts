@@ -2,13 +2,13 @@ import { parseArgs } from 'node:util'
 import type { AppContext } from '../app/context.ts'
 import {
   createMerchant,
-  isMode,
   listMerchants,
   revokeApiKey,
   rotateKeyPair,
   setMerchantStatus,
 } from '../app/merchants.ts'
 import { formatTimestamp } from '../domain/clock.ts'
+import { isMode } from '../domain/kinds.ts'
 import { CommandError, UsageError } from './usage.ts'
 
 type Print = (text: string) => void

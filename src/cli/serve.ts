@@ -16,7 +16,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // Scheduled work and callbacks resume from the database: whatever was due before a crash runs now.
   const workers = config.runWorkers ? createWorkers(context) : undefined
   if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
-  logger.info({ store: context.store.dialect.name, url: config.publicBaseUrl }, 'Sika is ready')
+  logger.info({ store: context.store.name, url: config.publicBaseUrl }, 'Sika is ready')
 
   let stopping = false
   const stop = async (signal: string) => {

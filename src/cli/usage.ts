@@ -23,6 +23,8 @@ Commands:
   webhook-secret rotate MERCHANT_ID [--json]
                                           a new webhook secret; the old one keeps signing for 24 hours
   balance MERCHANT_ID [--json]            balances and holds, per mode and currency
+  verify [--json]                         check the whole store: balances against the ledger, events
+                                          and scheduled work against operations; exit 1 naming each problem
 
 Environment: DATABASE_URL (SQLite path or postgres:// URL), and the settings in the README.
 `

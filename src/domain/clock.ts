@@ -1,15 +1,15 @@
 /** Time as integer microseconds since the epoch. Passed in, so tests can move it. */
 export interface Clock {
-  nowMicros(): number
+  nowUs(): number
 }
 
 /** Wall-clock time with microseconds: Date gives the epoch, the monotonic timer the fraction. */
 export const systemClock: Clock = (() => {
-  const originMicros = Date.now() * 1000 - Math.floor(performance.now() * 1000)
+  const originUs = Date.now() * 1000 - Math.floor(performance.now() * 1000)
   let last = 0
   return {
-    nowMicros() {
-      const now = originMicros + Math.floor(performance.now() * 1000)
+    nowUs() {
+      const now = originUs + Math.floor(performance.now() * 1000)
       last = now > last ? now : last + 1
       return last
     },
@@ -17,9 +17,9 @@ export const systemClock: Clock = (() => {
 })()
 
 /** 2026-11-21T10:15:30.123456Z, as the spec writes dates. */
-export function formatTimestamp(micros: number): string {
-  const millis = Math.floor(micros / 1000)
-  const fraction = String(micros % 1_000_000).padStart(6, '0')
+export function formatTimestamp(timeUs: number): string {
+  const millis = Math.floor(timeUs / 1000)
+  const fraction = String(timeUs % 1_000_000).padStart(6, '0')
   return `${new Date(millis).toISOString().slice(0, 19)}.${fraction}Z`
 }
 

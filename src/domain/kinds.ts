@@ -1,22 +1,56 @@
 /**
- * The one definition of the five operation kinds. Routes, schemas, messages, pricing and
- * the direction of money are all derived from this table: a sixth kind is one entry here.
+ * The one definition of the operation kinds. Routes, request and record schemas, messages,
+ * pricing, holds, the order sides are handed to providers and the OpenAPI document are all
+ * derived from these two tables: a new kind is one entry here (and its catalogue rows).
  * Names and messages are the published specification's, quirks included.
  */
+
+/** Which way a side's money goes on the merchant's balance. */
+export type Direction = 'cash-in' | 'cash-out'
+
+/**
+ * The kinds of one side of money: what a channel route serves and a fee row prices. A cash-in
+ * side is credited when it succeeds; a cash-out side is held at initiation, then posted or
+ * released. `entryType` is how its movement is listed among the merchant's transactions.
+ */
+export const sideKinds = {
+  collect: { direction: 'cash-in', entryType: 'cash-in' },
+  recharge: { direction: 'cash-in', entryType: 'cash-in' },
+  disbursement: { direction: 'cash-out', entryType: 'cash-out' },
+  withdraw: { direction: 'cash-out', entryType: 'cash-out' },
+} as const satisfies Record<string, { direction: Direction; entryType: 'cash-in' | 'cash-out' | 'reversal' }>
+
+export type SideKind = keyof typeof sideKinds
+export const sideKindNames = Object.keys(sideKinds) as SideKind[]
+
+/** `main` is the one side of a single-sided kind; a two-sided kind names its sides. */
+export type SideRole = 'main' | 'from' | 'to'
+
+interface KindDefinition {
+  /** The path under /api/v1. */
+  readonly path: string
+  readonly summary: string
+  /**
+   * The sides, in the order they are handed to their providers: each starts only once the ones
+   * before it succeeded, and a cash-in side that succeeded is refunded if a later one stops.
+   */
+  readonly sides: readonly { readonly role: SideRole; readonly sideKind: SideKind }[]
+  readonly dataKey: { readonly created: string; readonly details: string; readonly list: string }
+  readonly message: { readonly created: string; readonly details: string; readonly list: string }
+}
+
 export const operationKinds = {
   collect: {
     path: 'collect',
     summary: 'Collect money from a customer\u2019s mobile-money wallet into the merchant balance.',
-    shape: 'single',
-    direction: 'cash-in',
+    sides: [{ role: 'main', sideKind: 'collect' }],
     dataKey: { created: 'collect', details: 'collect', list: 'collects' },
     message: { created: 'Collect !', details: 'Collect !', list: 'Collects !' },
   },
   recharge: {
     path: 'recharge',
     summary: 'Top up the merchant balance from a mobile-money wallet.',
-    shape: 'single',
-    direction: 'cash-in',
+    sides: [{ role: 'main', sideKind: 'recharge' }],
     // The spec's sample answers the initiation under `collect`; its field list says `recharge`.
     dataKey: { created: 'recharge', details: 'recharge', list: 'recharges' },
     message: { created: 'Recharge !', details: 'Recharge !', list: 'Recharges !' },
@@ -24,16 +58,14 @@ export const operationKinds = {
   disbursement: {
     path: 'disbursement',
     summary: 'Pay a customer out from the merchant balance to their wallet.',
-    shape: 'single',
-    direction: 'cash-out',
+    sides: [{ role: 'main', sideKind: 'disbursement' }],
     dataKey: { created: 'disbursement', details: 'disbursement', list: 'disbursements' },
     message: { created: 'Disbursement !', details: 'Disbursement !', list: 'Disbursement !' },
   },
   withdraw: {
     path: 'withdraw',
     summary: 'Withdraw part of the merchant balance to a wallet.',
-    shape: 'single',
-    direction: 'cash-out',
+    sides: [{ role: 'main', sideKind: 'withdraw' }],
     // The spec lists withdrawals under `disbursements`.
     dataKey: { created: 'withdraw', details: 'withdraw', list: 'disbursements' },
     message: { created: 'Withdraw !', details: 'Withdraw !', list: 'Withdraw !' },
@@ -41,29 +73,37 @@ export const operationKinds = {
   transfer: {
     path: 'transfer',
     summary: 'Move money between two customers: the from side collects, the to side pays out.',
-    shape: 'transfer',
-    // The `from` side collects, the `to` side pays out.
-    direction: 'both',
+    sides: [
+      { role: 'from', sideKind: 'collect' },
+      { role: 'to', sideKind: 'disbursement' },
+    ],
     dataKey: { created: 'transfer', details: 'transfer', list: 'transfers' },
     message: { created: 'Transfer !', details: 'Transfer !', list: 'Transfers !' },
   },
-} as const
+} as const satisfies Record<string, KindDefinition>
 
 export type OperationKind = keyof typeof operationKinds
 export const operationKindNames = Object.keys(operationKinds) as OperationKind[]
 
-/** The kinds of one side of money: what a channel route can serve and a fee row prices. */
-export const sideKinds = ['collect', 'recharge', 'disbursement', 'withdraw'] as const
-export type SideKind = (typeof sideKinds)[number]
-export type Direction = 'cash-in' | 'cash-out'
+/** The kinds whose one side is the whole operation: their records and requests are flat. */
+export type SingleSidedKind = {
+  [Kind in OperationKind]: (typeof operationKinds)[Kind]['sides'] extends readonly [{ role: 'main' }]
+    ? Kind
+    : never
+}[OperationKind]
 
-export function directionOf(kind: SideKind): Direction {
-  return operationKinds[kind].direction
+export function isSingleSided(kind: OperationKind): kind is SingleSidedKind {
+  const [first, ...others] = operationKinds[kind].sides
+  return others.length === 0 && first?.role === 'main'
 }
 
-export function isOperationKind(value: string): value is OperationKind {
-  return Object.hasOwn(operationKinds, value)
+export function sideRolesOf(kind: OperationKind): SideRole[] {
+  return operationKinds[kind].sides.map((side) => side.role)
 }
 
 export const modes = ['sandbox', 'live'] as const
 export type Mode = (typeof modes)[number]
+
+export function isMode(value: string): value is Mode {
+  return (modes as readonly string[]).includes(value)
+}

@@ -39,10 +39,6 @@ export function isCountry(value: string): value is Country {
   return Object.hasOwn(countries, value)
 }
 
-export function isCurrency(value: string): value is Currency {
-  return Object.hasOwn(currencies, value)
-}
-
 /** Largest amount accepted anywhere, in minor units: keeps every product below 2^53. */
 export const maximumMinorUnits = 1_000_000_000_000
 

@@ -1,4 +1,4 @@
-import type { Direction, OperationKind, SideKind } from './kinds.ts'
+import { type Mode, type OperationKind, type SideKind, type SideRole, sideKinds } from './kinds.ts'
 import type { Currency } from './money.ts'
 import type { FailureReason, Status } from './status.ts'
 
@@ -10,7 +10,7 @@ export interface Customer {
 
 /** One movement of money with one customer: the whole of a collect, or one half of a transfer. */
 export interface Side {
-  role: 'main' | 'from' | 'to'
+  role: SideRole
   /** How this side is priced and which way its money goes. */
   kind: SideKind
   channel: string
@@ -33,21 +33,76 @@ export interface Side {
   awaitingCustomer?: boolean
 }
 
-export function sideDirection(side: Side): Direction {
-  return side.kind === 'collect' || side.kind === 'recharge' ? 'cash-in' : 'cash-out'
+/** The URLs a merchant gave at initiation. */
+export interface OperationUrls {
+  callbackUrl: string | null
+  pendingUrl?: string
+  succeededUrl?: string
+  failedUrl?: string
+  canceledUrl?: string
+  errorUrl?: string
+}
+
+/** An operation as the domain reasons about it; the store gives it an id and a position. */
+export interface Operation {
+  id: number
+  token: string
+  merchantId: string
+  mode: Mode
+  kind: OperationKind
+  /** 1, 2, 3... per merchant, mode and kind. */
+  position: number
+  status: Status
+  merchantReference: string
+  /** SHA-256 of the canonical request, to tell a retry from a reuse of the reference. */
+  requestHash: string
+  currency: Currency
+  sides: Side[]
+  urls: OperationUrls
+  redirectUrl: string | null
+  failure: FailureReason | null
+  initiatedAtUs: number
+  completedAtUs: number | null
+  updatedAtUs: number
+}
+
+export function isCashIn(side: Side): boolean {
+  return sideKinds[side.kind].direction === 'cash-in'
 }
 
 /**
- * The operation's status follows from its sides. A transfer is pending while a side is in
- * flight, succeeded when both succeeded, takes the `from` side's status when that side
- * stops it, and is `failed` when the `to` side stops after the `from` customer paid: the
- * customer is refunded, so money did move and `error` ("no money moved") would be untrue.
+ * The operation's status follows from its sides, taken in order. It is the first side's status
+ * until that side succeeds, then pending while a later side is in flight, succeeded when all
+ * did, and `failed` when a later side stops after an earlier one moved money: that customer is
+ * refunded, so money did move and `error` ("no money moved") would be untrue.
  */
-export function compositeStatus(kind: OperationKind, sides: readonly Side[]): Status {
-  const [first, second] = sides
+export function compositeStatus(sides: readonly Side[]): Status {
+  const [first, ...later] = sides
   if (!first) throw new Error('an operation has at least one side')
-  if (kind !== 'transfer' || !second) return first.status
   if (first.status !== 'succeeded') return first.status
-  if (second.status === 'pending' || second.status === 'succeeded') return second.status
-  return 'failed'
+  for (const side of later) {
+    if (side.status === 'pending') return 'pending'
+    if (side.status !== 'succeeded') return 'failed'
+  }
+  return 'succeeded'
+}
+
+/** The reason the operation stopped: the side that stopped it, noting the customers refunded. */
+export function failureOf(sides: readonly Side[], status: Status): FailureReason | null {
+  if (status === 'pending' || status === 'succeeded') return null
+  const stopped = sides.find((side) => side.status !== 'succeeded')
+  if (!stopped?.failure) return null
+  const refunded = sides.slice(0, sides.indexOf(stopped)).filter(isCashIn)
+  if (refunded.length === 0) return stopped.failure
+  const who = refunded.map((side) => `The ${side.role} customer was refunded.`).join(' ')
+  return { code: stopped.failure.code, message: `${stopped.failure.message} ${who}` }
+}
+
+/** The side to hand to its provider next: one at a time, each only after the ones before it succeeded. */
+export function sideAwaitingSubmission(sides: readonly Side[]): Side | undefined {
+  for (const side of sides) {
+    if (side.status === 'pending' && side.submittedAtUs === undefined) return side
+    if (side.status !== 'succeeded') return undefined
+  }
+  return undefined
 }

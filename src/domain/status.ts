@@ -3,10 +3,6 @@ export const statuses = ['pending', 'succeeded', 'failed', 'canceled', 'error'] 
 export type Status = (typeof statuses)[number]
 export type FinalStatus = Exclude<Status, 'pending'>
 
-export function isStatus(value: string): value is Status {
-  return (statuses as readonly string[]).includes(value)
-}
-
 export function isFinal(status: Status): status is FinalStatus {
   return status !== 'pending'
 }

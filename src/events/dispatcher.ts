@@ -1,14 +1,11 @@
 import { isIP } from 'node:net'
-import { type Selectable, sql } from 'kysely'
+import type { Logger } from 'pino'
 import { Agent, request } from 'undici'
-import type { AppContext } from '../app/context.ts'
-import { signingSecrets } from '../app/webhook-secrets.ts'
-import type { EventsTable } from '../store/schema.ts'
+import type { Clock } from '../domain/clock.ts'
+import type { ClaimedEvent, OutboxRepository } from '../store/repositories/outbox.ts'
 import { nextRetryDelayMs } from './retry-schedule.ts'
 import { signatureHeaders } from './signing.ts'
 import { isForbiddenAddress, publicOnlyLookup } from './ssrf.ts'
-
-type EventRow = Selectable<EventsTable>
 
 export const deliveryTimeoutMs = 10_000
 /** Longer than a delivery can take, so a live claim is never taken over mid-send. */
@@ -19,36 +16,32 @@ const batchSize = 16
 const sandboxAgent = new Agent({ connect: { timeout: deliveryTimeoutMs } })
 const liveAgent = new Agent({ connect: { timeout: deliveryTimeoutMs, lookup: publicOnlyLookup } })
 
+/** What the dispatcher needs, and nothing of the app: the outbox, time, a log, and the merchant's signing secrets. */
+export interface DispatcherDependencies {
+  outbox: Pick<OutboxRepository, 'claimDue' | 'recordAttempt'>
+  clock: Clock
+  logger: Logger
+  signingSecrets(merchantId: string): Promise<string[]>
+}
+
 /**
- * Claims the events that are due and not leased, and delivers them. The claim is one statement
- * (with SKIP LOCKED on PostgreSQL), so instances sharing a database never take the same event;
- * an instance that dies mid-send loses its lease and another delivers after it expires.
+ * Claims the events that are due and not leased, and delivers them. Instances sharing a database
+ * never take the same event; an instance that dies mid-send loses its lease and another delivers
+ * after it expires. One operation's events go out in the order it took its statuses; operations
+ * run side by side.
  */
-export async function deliverDueEvents(context: AppContext, owner: string): Promise<number> {
-  const now = context.clock.nowMicros()
-  const skipLocked = context.store.dialect.supportsRowLocks ? sql`for update skip locked` : sql``
-  const { rows } = await sql<EventRow>`
-    update events set lease_owner = ${owner}, lease_until_us = ${now + leaseMs * 1000}
-    where id in (
-      select id from events
-      where delivery_status = 'pending' and next_attempt_at_us <= ${now}
-        and (lease_until_us is null or lease_until_us < ${now})
-      order by next_attempt_at_us
-      limit ${batchSize}
-      ${skipLocked}
-    )
-    returning *`.execute(context.store.db)
-  // One operation's events go out in the order it took its statuses; operations run side by side.
-  const byOperation = new Map<number, EventRow[]>()
-  for (const event of rows.sort((a, b) => a.position - b.position)) {
-    byOperation.set(event.operation_id, [...(byOperation.get(event.operation_id) ?? []), event])
+export async function deliverDueEvents(dependencies: DispatcherDependencies, owner: string): Promise<number> {
+  const claimed = await dependencies.outbox.claimDue(owner, dependencies.clock.nowUs(), leaseMs, batchSize)
+  const byOperation = new Map<number, ClaimedEvent[]>()
+  for (const event of claimed.sort((a, b) => a.position - b.position)) {
+    byOperation.set(event.operationId, [...(byOperation.get(event.operationId) ?? []), event])
   }
   await Promise.all(
     [...byOperation.values()].map(async (events) => {
-      for (const event of events) await deliver(context, event, owner)
+      for (const event of events) await deliver(dependencies, event, owner)
     }),
   )
-  return rows.length
+  return claimed.length
 }
 
 interface AttemptResult {
@@ -56,11 +49,15 @@ interface AttemptResult {
   error: string | null
 }
 
-async function deliver(context: AppContext, event: EventRow, owner: string): Promise<void> {
-  const url = event.callback_url
+async function deliver(
+  dependencies: DispatcherDependencies,
+  event: ClaimedEvent,
+  owner: string,
+): Promise<void> {
+  const url = event.callbackUrl
   if (!url) return
-  const secrets = await signingSecrets(context, event.merchant_id)
-  const startedAtUs = context.clock.nowMicros()
+  const secrets = await dependencies.signingSecrets(event.merchantId)
+  const startedAtUs = dependencies.clock.nowUs()
   const started = performance.now()
   // The signature's timestamp is the wall-clock time of sending: receivers compare it with theirs.
   const headers = {
@@ -70,7 +67,7 @@ async function deliver(context: AppContext, event: EventRow, owner: string): Pro
   }
   const result = await post(url, event.payload, headers, event.mode === 'live')
   const durationMs = Math.round(performance.now() - started)
-  await recordAttempt(context, event, owner, startedAtUs, durationMs, result)
+  await recordAttempt(dependencies, event, owner, startedAtUs, durationMs, result)
 }
 
 async function post(
@@ -103,48 +100,32 @@ async function post(
 }
 
 async function recordAttempt(
-  context: AppContext,
-  event: EventRow,
+  dependencies: DispatcherDependencies,
+  event: ClaimedEvent,
   owner: string,
   startedAtUs: number,
   durationMs: number,
   result: AttemptResult,
 ): Promise<void> {
   const number = event.attempts + 1
-  const now = context.clock.nowMicros()
+  const now = dependencies.clock.nowUs()
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
   const gone = result.statusCode === 410
   const retryInMs = delivered || gone ? undefined : nextRetryDelayMs(number)
   const outcome = delivered ? 'delivered' : gone ? 'stopped' : retryInMs === undefined ? 'given_up' : 'retry'
-  await context.store.transaction(async (trx) => {
-    await trx
-      .insertInto('event_attempts')
-      .values({
-        event_id: event.id,
-        number,
-        started_at_us: startedAtUs,
-        duration_ms: durationMs,
-        status_code: result.statusCode,
-        error: result.error,
-        outcome,
-      })
-      .execute()
-    await trx
-      .updateTable('events')
-      .set({
-        attempts: number,
-        delivery_status: outcome === 'retry' ? 'pending' : outcome,
-        next_attempt_at_us: retryInMs === undefined ? null : now + retryInMs * 1000,
-        delivered_at_us: delivered ? now : null,
-        lease_owner: null,
-        lease_until_us: null,
-      })
-      .where('id', '=', event.id)
-      .where('lease_owner', '=', owner)
-      .execute()
+  await dependencies.outbox.recordAttempt(event, owner, {
+    number,
+    startedAtUs,
+    durationMs,
+    statusCode: result.statusCode,
+    error: result.error,
+    outcome,
+    deliveryStatus: outcome === 'retry' ? 'pending' : outcome,
+    nextAttemptAtUs: retryInMs === undefined ? null : now + retryInMs * 1000,
+    deliveredAtUs: delivered ? now : null,
   })
   if (!delivered) {
-    context.logger.info(
+    dependencies.logger.info(
       { eventId: event.id, attempt: number, statusCode: result.statusCode, error: result.error, outcome },
       'callback not delivered',
     )

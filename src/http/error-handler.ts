@@ -48,13 +48,19 @@ export function installErrorHandling(app: FastifyInstance, context: AppContext):
   })
 }
 
+/** A 503 is a "not now": the client is told when to try again, as for a 429. */
+const unavailableRetryAfterSeconds = '1'
+
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
   if (error.headers) reply.headers(error.headers)
+  if (error.status === 503 && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', unavailableRetryAfterSeconds)
   return reply.code(error.status).send({
     success: false,
     statusCode: error.status,
     code: error.code,
     message: error.message,
+    ...error.details,
     ...(error.errors ? { errors: error.errors } : {}),
     requestId: request.id,
   })
@@ -92,6 +98,6 @@ function toApiError(error: FastifyError, context: AppContext): ApiError {
   const mapped = error.code ? fastifyCodes[error.code] : undefined
   if (mapped) return new ApiError(mapped)
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_json')
-  if (context.store.dialect.isUnavailable(error)) return new ApiError('unavailable')
+  if (context.store.isUnavailable(error)) return new ApiError('unavailable')
   return new ApiError('internal_error', errorRegistry.internal_error.message)
 }

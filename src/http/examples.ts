@@ -1,164 +1,162 @@
-import type { OperationKind } from '../domain/kinds.ts'
+import { operationRecord } from '../app/records.ts'
+import { defaultFees } from '../domain/default-catalogue.ts'
+import {
+  isSingleSided,
+  type OperationKind,
+  operationKinds,
+  type SideKind,
+  sideKinds,
+} from '../domain/kinds.ts'
+import { countries, toMinorUnits } from '../domain/money.ts'
+import type { Operation, Side } from '../domain/operation.ts'
+import { percentageToMilli, price } from '../domain/pricing.ts'
 
 /**
- * One realistic request per kind for the OpenAPI document, with the record it produces under
- * the default fee schedule (collect 1.5 %, recharge free, disbursement 1 % and wave 0.5 %,
- * withdraw 0.5 %, all borne by the merchant but recharge).
+ * One realistic request per kind for the OpenAPI document, and the record it produces, priced by
+ * the real pricing function under the default fee schedule: an example can never disagree with
+ * what the service answers. A new kind without an example here does not compile.
  */
+interface ExampleSide {
+  amount: number
+  channel: string
+  country: keyof typeof countries
+  customer: { fullName?: string; phoneNumber: string; email?: string }
+}
+
+const exampleSides: Record<OperationKind, Record<string, ExampleSide>> = {
+  collect: {
+    main: {
+      amount: 5000,
+      channel: 'orange-money',
+      country: 'CI',
+      customer: { fullName: 'Awa Kone', phoneNumber: '+2250700000002', email: 'awa@example.com' },
+    },
+  },
+  recharge: {
+    main: {
+      amount: 50000,
+      channel: 'orange-money',
+      country: 'CI',
+      customer: { fullName: 'Treasury', phoneNumber: '+2250700000001' },
+    },
+  },
+  disbursement: {
+    main: {
+      amount: 10000,
+      channel: 'wave',
+      country: 'SN',
+      customer: { fullName: 'Moussa Diop', phoneNumber: '+221770000003' },
+    },
+  },
+  withdraw: {
+    main: {
+      amount: 100000,
+      channel: 'mtn-momo',
+      country: 'CI',
+      customer: { fullName: 'Merchant treasury', phoneNumber: '+2250500000004' },
+    },
+  },
+  transfer: {
+    from: {
+      amount: 7000,
+      channel: 'orange-money',
+      country: 'CI',
+      customer: { phoneNumber: '+2250700000005' },
+    },
+    to: {
+      amount: 6500,
+      channel: 'moov-money',
+      country: 'BJ',
+      customer: { phoneNumber: '+22961000006' },
+    },
+  },
+}
+
+/** As in the README's walk-through. */
+const exampleReferences: Record<OperationKind, string> = {
+  collect: 'order-1001',
+  recharge: 'recharge-0001',
+  disbursement: 'payout-2001',
+  withdraw: 'withdraw-3001',
+  transfer: 'transfer-4001',
+}
+
 const callbackUrl = 'https://merchant.example/sika/callback'
+const initiatedAtUs = Date.UTC(2026, 10, 21, 10, 15, 30) * 1000 + 123_456
 
-const customer = (fullName: string, phoneNumber: string, email = '') => ({ fullName, phoneNumber, email })
+/** The default fee row for the side kind and channel, as migration 0002 wrote it. */
+function defaultRule(kind: SideKind, channel: string) {
+  const row =
+    defaultFees.find((fee) => fee.kind === kind && fee.channel === channel) ??
+    defaultFees.find((fee) => fee.kind === kind && fee.channel === '*')
+  if (!row) throw new Error(`no default fee for ${kind}`)
+  return {
+    percentageMilli: percentageToMilli(row.percentageFee) ?? 0,
+    additionalFeeMinor: 0,
+    supportedByAccount: row.supportedByAccount,
+  }
+}
 
-const single = (
-  kind: Exclude<OperationKind, 'transfer'>,
-  channel: string,
-  country: string,
-  amount: number,
-  percentageFee: number,
-  supportedByAccount: boolean,
-  who: ReturnType<typeof customer>,
-  merchantReference: string,
-) => {
-  const feesAmount = Math.round((amount * percentageFee) / 100)
-  const cashIn = kind === 'collect' || kind === 'recharge'
-  const merchantBears = supportedByAccount
-  const cashAmount = cashIn
-    ? merchantBears
-      ? amount - feesAmount
-      : amount
-    : merchantBears
-      ? amount + feesAmount
-      : amount
-  const transactionAmount = cashIn
-    ? merchantBears
-      ? amount
-      : amount + feesAmount
-    : merchantBears
-      ? amount
-      : amount - feesAmount
+function pricedSide(role: Side['role'], kind: SideKind, example: ExampleSide): Side {
+  const currency = countries[example.country]
+  const amountMinor = toMinorUnits(example.amount, currency)!
+  const rule = defaultRule(kind, example.channel)
+  const priced = price(amountMinor, sideKinds[kind].direction, rule)!
+  return {
+    role,
+    kind,
+    channel: example.channel,
+    country: example.country,
+    currency,
+    ...priced,
+    ...rule,
+    customer: {
+      fullName: example.customer.fullName ?? '',
+      phoneNumber: example.customer.phoneNumber,
+      email: example.customer.email ?? '',
+    },
+    status: 'succeeded',
+  }
+}
+
+function exampleOf(kind: OperationKind) {
+  const sides = operationKinds[kind].sides.map(({ role, sideKind }) =>
+    pricedSide(role, sideKind, exampleSides[kind][role]!),
+  )
+  const merchantReference = exampleReferences[kind]
+  const operation: Operation = {
+    id: 1,
+    token: 'k3v9q-7hx2m-p0d4r-a8n1s-w5c6e',
+    merchantId: 'mer_example',
+    mode: 'sandbox',
+    kind,
+    position: 1,
+    status: 'succeeded',
+    merchantReference,
+    requestHash: '',
+    currency: sides[0]!.currency,
+    sides,
+    urls: { callbackUrl },
+    redirectUrl: null,
+    failure: null,
+    initiatedAtUs,
+    completedAtUs: initiatedAtUs + 333_333,
+    updatedAtUs: initiatedAtUs + 333_333,
+  }
+  const requestSides = isSingleSided(kind)
+    ? exampleSides[kind].main
+    : Object.fromEntries(operationKinds[kind].sides.map(({ role }) => [role, exampleSides[kind][role]]))
   return {
     request: {
-      amount,
-      channel,
-      country,
-      customer: who.email ? who : { fullName: who.fullName, phoneNumber: who.phoneNumber },
+      ...requestSides,
       merchantReference,
       succeededUrl: 'https://merchant.example/orders/done',
       callbackUrl,
     },
-    record: {
-      operation: kind,
-      token: 'k3v9q-7hx2m-p0d4r-a8n1s-w5c6e',
-      status: 'succeeded',
-      amount,
-      pricing: { percentageFee, additionalFee: 0, feesAmount, supportedByAccount },
-      cashAmount,
-      transactionAmount,
-      customer: who,
-      merchantReference,
-      initiationDate: '2026-11-21T10:15:30.123456Z',
-      currency: 'XOF',
-      completionDate: '2026-11-21T10:15:30.456789Z',
-      channel,
-      country,
-    },
+    record: operationRecord(operation),
   }
 }
 
-export const kindExamples = {
-  collect: single(
-    'collect',
-    'orange-money',
-    'CI',
-    5000,
-    1.5,
-    true,
-    customer('Awa Kone', '+2250700000002', 'awa@example.com'),
-    'order-1001',
-  ),
-  recharge: single(
-    'recharge',
-    'orange-money',
-    'CI',
-    50000,
-    0,
-    false,
-    customer('Treasury', '+2250700000001'),
-    'recharge-0001',
-  ),
-  disbursement: single(
-    'disbursement',
-    'wave',
-    'SN',
-    10000,
-    0.5,
-    true,
-    customer('Moussa Diop', '+221770000003'),
-    'payout-2001',
-  ),
-  withdraw: single(
-    'withdraw',
-    'mtn-momo',
-    'CI',
-    100000,
-    0.5,
-    true,
-    customer('Merchant treasury', '+2250500000004'),
-    'withdraw-3001',
-  ),
-  transfer: {
-    request: {
-      from: {
-        amount: 7000,
-        channel: 'orange-money',
-        country: 'CI',
-        customer: { phoneNumber: '+2250700000005' },
-      },
-      to: { amount: 6500, channel: 'moov-money', country: 'BJ', customer: { phoneNumber: '+22961000006' } },
-      merchantReference: 'transfer-4001',
-      callbackUrl,
-    },
-    record: {
-      operation: 'transfer',
-      token: 'b8i3r-no9i8-ruu1r-hqty0-ze9sy',
-      status: 'succeeded',
-      from: {
-        amount: 7000,
-        pricing: { percentageFee: 1.5, additionalFee: 0, feesAmount: 105, supportedByAccount: true },
-        cashAmount: 6895,
-        transactionAmount: 7000,
-        customer: customer('', '+2250700000005'),
-        channel: 'orange-money',
-        country: 'CI',
-        currency: 'XOF',
-        status: 'succeeded',
-      },
-      to: {
-        amount: 6500,
-        pricing: { percentageFee: 1, additionalFee: 0, feesAmount: 65, supportedByAccount: true },
-        cashAmount: 6565,
-        transactionAmount: 6500,
-        customer: customer('', '+22961000006'),
-        channel: 'moov-money',
-        country: 'BJ',
-        currency: 'XOF',
-        status: 'succeeded',
-      },
-      merchantReference: 'transfer-4001',
-      initiationDate: '2026-11-21T10:15:30.123456Z',
-      currency: 'XOF',
-      completionDate: '2026-11-21T10:15:31.002345Z',
-    },
-  },
-} satisfies Record<OperationKind, { request: object; record: object }>
-
-export const transactionExample = {
-  reference: 'TX20261121.k3v9q.00000042',
-  operation: 'collect',
-  amount: 4925,
-  type: 'cash-in',
-  status: 'succeeded',
-  date: '2026-11-21T10:15:30.456789Z',
-  currency: 'XOF',
-  token: 'k3v9q-7hx2m-p0d4r-a8n1s-w5c6e',
-}
+export const kindExamples = Object.fromEntries(
+  (Object.keys(operationKinds) as OperationKind[]).map((kind) => [kind, exampleOf(kind)]),
+) as Record<OperationKind, ReturnType<typeof exampleOf>>

@@ -4,9 +4,9 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { AppContext } from '../app/context.ts'
 import { operationKindNames, operationKinds } from '../domain/kinds.ts'
+import { describeSandboxBehaviour, sandboxBehaviours } from '../domain/sandbox-outcomes.ts'
 import { type ErrorCode, errorRegistry } from '../errors.ts'
-import { sandboxBehaviours } from '../providers/sandbox/sandbox-adapter.ts'
-import { ErrorEnvelope, EventType, operationRecordOf, TransferRecord } from './schemas.ts'
+import { ErrorEnvelope, EventType, operationRecordOf } from './schemas.ts'
 
 /**
  * The OpenAPI 3.1 document is generated from the schemas that validate requests and serialise
@@ -120,15 +120,13 @@ export function documentApiRoutes(app: FastifyInstance): void {
 }
 
 function callbackWebhook() {
-  const recordOf = (kind: (typeof operationKindNames)[number]) =>
-    kind === 'transfer' ? TransferRecord : operationRecordOf(kind)
   const payload = Type.Object({
     id: Type.String({ description: 'evt_...: the webhook-id header; deduplicate on it' }),
     type: EventType,
     createdAt: Type.String(),
     data: Type.Union(
       operationKindNames.map((kind) =>
-        Type.Object({ [operationKinds[kind].dataKey.details]: recordOf(kind) }),
+        Type.Object({ [operationKinds[kind].dataKey.details]: operationRecordOf(kind) }),
       ),
       { description: 'The record as the details endpoint returns it, under its data key' },
     ),
@@ -168,17 +166,7 @@ function callbackWebhook() {
 }
 
 const sandboxTable = Object.entries(sandboxBehaviours)
-  .map(([suffix, behaviour]) => {
-    const outcome =
-      behaviour.kind === 'at-once'
-        ? `\`${behaviour.outcome.status}\` at once`
-        : behaviour.kind === 'after-delay'
-          ? `\`pending\`, then \`${behaviour.outcome.status}\` after SANDBOX_DELAY_MS`
-          : behaviour.kind === 'until-expiry'
-            ? '`pending` until it expires (OPERATION_TTL), then `canceled`'
-            : '`pending` with a redirectUrl: the customer pays or declines on the hosted checkout page'
-    return `| ${suffix} | ${outcome} |`
-  })
+  .map(([suffix, behaviour]) => `| ${suffix} | ${describeSandboxBehaviour(behaviour)} |`)
   .join('\n')
 
 const apiDescription = `Collect, pay out, withdraw, recharge and transfer mobile money, read every operation back,

@@ -5,22 +5,22 @@ import { type FieldError, validationFailed } from '../errors.ts'
 export function dateRange(
   from: string | undefined,
   to: string | undefined,
-): { fromMicros?: number; toMicros?: number } {
+): { fromUs?: number; toUs?: number } {
   const errors: FieldError[] = []
   const parse = (field: string, value: string | undefined) => {
     if (value === undefined) return undefined
-    const micros = parseTimestamp(value)
-    if (micros === undefined) {
+    const timeUs = parseTimestamp(value)
+    if (timeUs === undefined) {
       errors.push({
         field,
         code: 'invalid_format',
         message: `${field} must be an ISO 8601 date or date-time, such as 2026-11-21T00:00:00Z.`,
       })
     }
-    return micros
+    return timeUs
   }
-  const fromMicros = parse('from', from)
-  const toMicros = parse('to', to)
+  const fromUs = parse('from', from)
+  const toUs = parse('to', to)
   if (errors.length > 0) throw validationFailed(errors)
-  return { fromMicros, toMicros }
+  return { fromUs, toUs }
 }

@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { tokenPattern } from '../domain/identifiers.ts'
-import { type OperationKind, operationKindNames } from '../domain/kinds.ts'
+import { isSingleSided, type OperationKind, operationKindNames, sideRolesOf } from '../domain/kinds.ts'
 import { statuses } from '../domain/status.ts'
 
 /**
@@ -61,17 +61,15 @@ const merchantReference = Type.String({
   description: 'Unique per merchant, mode and kind; 1 to 64 printable characters',
 })
 
-export const SingleInitiationBody = Type.Object(
-  { ...sideFields, merchantReference, ...urlFields },
-  { additionalProperties: false },
-)
+const SideInput = Type.Object(sideFields, { additionalProperties: false })
 
-export const TransferSideInput = Type.Object(sideFields, { additionalProperties: false })
-
-export const TransferInitiationBody = Type.Object(
-  { from: TransferSideInput, to: TransferSideInput, merchantReference, ...urlFields },
-  { additionalProperties: false },
-)
+/** A single-sided kind takes its side's fields at the top; a kind with named sides takes each under its role. */
+export function initiationBodyOf(kind: OperationKind) {
+  const sides = isSingleSided(kind)
+    ? sideFields
+    : Object.fromEntries(sideRolesOf(kind).map((role) => [role, SideInput]))
+  return Type.Object({ ...sides, merchantReference, ...urlFields }, { additionalProperties: false })
+}
 
 export const TokenParams = Type.Object({ token: Type.String({ pattern: tokenPattern }) })
 
@@ -101,9 +99,7 @@ export const TransactionListQuery = Type.Object(
   {
     ...pageQuery,
     type: Type.Optional(literalUnion(['cash-in', 'cash-out', 'reversal'] as const)),
-    operation: Type.Optional(
-      literalUnion(['collect', 'recharge', 'disbursement', 'withdraw', 'transfer'] as const),
-    ),
+    operation: Type.Optional(literalUnion(operationKindNames)),
     status: Type.Optional(literalUnion(['pending', 'succeeded', 'canceled'] as const)),
     ...dateQuery,
   },
@@ -149,12 +145,7 @@ const singleRecordFields = {
   country: Type.String(),
 }
 
-/** The record of one single-sided kind: its `operation` is that kind, so clients can tell records apart. */
-export function operationRecordOf(kind: 'collect' | 'recharge' | 'disbursement' | 'withdraw') {
-  return Type.Object({ operation: Type.Literal(kind), ...singleRecordFields })
-}
-
-const TransferSide = Type.Object({
+const SideRecord = Type.Object({
   amount: Type.Number(),
   pricing: Pricing,
   cashAmount: Type.Number(),
@@ -167,15 +158,21 @@ const TransferSide = Type.Object({
   failureReason: Type.Optional(FailureReason),
 })
 
-export const TransferRecord = Type.Object({
-  operation: Type.Literal('transfer'),
-  token: Type.String({ pattern: tokenPattern }),
-  status: Status,
-  redirectUrl: Type.Optional(Type.String()),
-  from: TransferSide,
-  to: TransferSide,
-  ...recordTail,
-})
+/**
+ * The record of one kind, its `operation` that kind so clients can tell records apart: flat for a
+ * single-sided kind, each side under its role otherwise (the spec's Operation and Transfer records).
+ */
+export function operationRecordOf(kind: OperationKind) {
+  if (isSingleSided(kind)) return Type.Object({ operation: Type.Literal(kind), ...singleRecordFields })
+  return Type.Object({
+    operation: Type.Literal(kind),
+    token: Type.String({ pattern: tokenPattern }),
+    status: Status,
+    redirectUrl: Type.Optional(Type.String()),
+    ...Object.fromEntries(sideRolesOf(kind).map((role) => [role, SideRecord])),
+    ...recordTail,
+  })
+}
 
 export const TransactionRecord = Type.Object({
   reference: Type.String(),
@@ -244,7 +241,5 @@ export const ErrorEnvelope = Type.Object({
   requestId: Type.String(),
 })
 
-export type SingleInitiationBody = Static<typeof SingleInitiationBody>
-export type TransferInitiationBody = Static<typeof TransferInitiationBody>
 export type OperationListQuery = Static<typeof OperationListQuery>
 export type TransactionListQuery = Static<typeof TransactionListQuery>

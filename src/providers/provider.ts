@@ -1,12 +1,15 @@
-import type { Direction, Mode } from '../domain/kinds.ts'
+import type { Direction, Mode, SideRole } from '../domain/kinds.ts'
 import type { Currency } from '../domain/money.ts'
-import type { FailureReason } from '../domain/status.ts'
+import type { SideOutcome } from '../domain/transitions.ts'
+
+/** An adapter's answer, already mapped to our statuses. An operator status the adapter does not know maps to `pending`, never to `succeeded`. */
+export type ProviderOutcome = SideOutcome
 
 /** What an adapter is asked to do: move one side's money with one customer's wallet. */
 export interface ProviderRequest {
   /** Our token, sent to the operator as its idempotency key. */
   token: string
-  role: 'main' | 'from' | 'to'
+  role: SideRole
   mode: Mode
   direction: Direction
   channel: string
@@ -20,26 +23,10 @@ export interface ProviderRequest {
   providerReference?: string
 }
 
-/**
- * An adapter's answer, already mapped to our statuses. An operator status the adapter does
- * not know must map to `pending`, never to `succeeded`.
- */
-export type ProviderOutcome =
-  | { status: 'succeeded'; providerReference?: string }
-  | { status: 'failed' | 'canceled' | 'error'; reason: FailureReason; providerReference?: string }
-  | {
-      status: 'pending'
-      providerReference?: string
-      /** The customer must act on our hosted checkout page. */
-      needsCustomerAction?: boolean
-      /** Ask the operator again after this long; without it we wait for a notification or expiry. */
-      pollAfterMs?: number
-    }
-
 /** An operator's notification, verified and translated: which side, and what happened to it. */
 export interface ProviderNotification {
   token: string
-  role: ProviderRequest['role']
+  role: SideRole
   outcome: ProviderOutcome
 }
 
@@ -59,4 +46,9 @@ export interface ProviderAdapter {
   pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome>
   /** Undefined when the notification is not authentic or not understood: nothing changes. */
   parseNotification(input: NotificationInput): Promise<ProviderNotification | undefined>
+  /**
+   * Only for a provider that decides without I/O (the sandbox): the same answer as `initiate`,
+   * at once, so the initiation's own transaction can write it.
+   */
+  answerAtOnce?(request: ProviderRequest, nowUs: number): ProviderOutcome
 }

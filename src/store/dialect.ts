@@ -1,14 +1,23 @@
 import BetterSqlite3 from 'better-sqlite3'
-import { CompiledQuery, type DatabaseConnection, PostgresDialect, SqliteDialect, SqliteDriver } from 'kysely'
+import type { Dialect } from 'kysely'
 import pg from 'pg'
 import type { DatabaseLocation } from '../config.ts'
+import { GuardedPostgresDialect } from './postgres-driver.ts'
+import { GuardedSqliteDialect } from './sqlite-driver.ts'
 
 /**
  * Every difference between SQLite and PostgreSQL lives in this file and nowhere else.
  */
 export interface StoreDialect {
   readonly name: 'sqlite' | 'postgres'
-  readonly kyselyDialect: SqliteDialect | PostgresDialect
+  readonly kyselyDialect: Dialect
+  /**
+   * A dialect for long maintenance work (migrations) without the request path's timeouts, or
+   * undefined when the request path's own will do.
+   */
+  maintenanceDialect(): Dialect | undefined
+  /** The isolation a read-only transaction needs to see one snapshot (SQLite's always does). */
+  readonly snapshotIsolation: 'repeatable read' | undefined
   /** Column type of an auto-incrementing primary key. */
   readonly identityType: 'integer' | 'bigserial'
   /** Column type of 64-bit integers (money, microseconds). */
@@ -16,46 +25,39 @@ export interface StoreDialect {
   /** SELECT ... FOR UPDATE. SQLite has none, and needs none: a write transaction holds the whole database. */
   readonly supportsRowLocks: boolean
   isUniqueViolation(error: unknown): boolean
-  /** True when the failure means the database cannot be reached, rather than a bug. */
+  /** True when the failure means the database cannot answer now (a retry may succeed), rather than a bug. */
   isUnavailable(error: unknown): boolean
   close(): Promise<void>
 }
 
-export function createDialect(location: DatabaseLocation): StoreDialect {
-  return location.kind === 'sqlite' ? sqliteDialect(location.path) : postgresDialect(location.url)
+export interface DialectOptions {
+  /** The longest one statement may take; every other bound follows from it. */
+  timeoutMs: number
+  /** Warnings the database sends (PostgreSQL notices), for the log. */
+  onWarning?: (message: string) => void
 }
 
-/**
- * Transactions take the write lock at BEGIN. With a deferred BEGIN, two processes that both
- * read then write (the server and the CLI) can deadlock on the upgrade, which the busy
- * timeout cannot resolve.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
-  }
+export function createDialect(location: DatabaseLocation, options: DialectOptions): StoreDialect {
+  return location.kind === 'sqlite'
+    ? sqliteDialect(location.path, options)
+    : postgresDialect(location.url, options)
 }
 
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly database: BetterSqlite3.Database) {
-    super({ database })
-  }
-  override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver({ database: this.database })
-  }
-}
-
-function sqliteDialect(path: string): StoreDialect {
+function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
   const database = new BetterSqlite3(path)
   // WAL lets readers run beside the writer; FULL makes an acknowledged commit survive a power
   // cut (NORMAL in WAL mode may lose the last transactions); foreign keys are off by default.
   database.pragma('journal_mode = WAL')
   database.pragma('synchronous = FULL')
   database.pragma('foreign_keys = ON')
-  database.pragma('busy_timeout = 5000')
+  // A synchronous wait stops the whole process: SQLite's own is kept to a blip, and BEGIN waits
+  // for another process's write lock asynchronously instead (sqlite-driver.ts).
+  database.pragma('busy_timeout = 20')
   return {
     name: 'sqlite',
-    kyselyDialect: new ImmediateSqliteDialect(database),
+    kyselyDialect: new GuardedSqliteDialect(database, options.timeoutMs),
+    maintenanceDialect: () => undefined,
+    snapshotIsolation: undefined,
     identityType: 'integer',
     bigintType: 'integer',
     supportsRowLocks: false,
@@ -79,26 +81,89 @@ const numericTypes = {
     oid === int8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 }
 
-function postgresDialect(url: string): StoreDialect {
+/**
+ * The bounds of the request path, all derived from the statement timeout. The server ends a
+ * statement (statement_timeout) or a lock wait (lock_timeout) itself and says so, which leaves the
+ * connection usable; the client's own timeout is a second later, for when the server cannot answer
+ * at all (a partition); a session the client abandoned inside a transaction is ended by the server
+ * (idle_in_transaction_session_timeout), so its locks do not outlive it; TCP keepalives find a
+ * peer that vanished without closing.
+ */
+export function postgresTimeouts(timeoutMs: number) {
+  return {
+    statementMs: timeoutMs,
+    lockMs: Math.floor((timeoutMs * 3) / 4),
+    clientMs: timeoutMs + 1000,
+    connectMs: timeoutMs,
+    idleInTransactionMs: Math.max(5000, timeoutMs * 2),
+    keepAliveSeconds: 10,
+  }
+}
+
+function postgresPool(url: string, options: DialectOptions, purpose: 'requests' | 'maintenance'): pg.Pool {
+  const bounds = postgresTimeouts(options.timeoutMs)
+  const requests = purpose === 'requests'
   const pool = new pg.Pool({
     connectionString: url,
-    max: 20,
-    connectionTimeoutMillis: 5000,
+    max: requests ? 20 : 1,
+    connectionTimeoutMillis: bounds.connectMs,
     idleTimeoutMillis: 30_000,
-    // A database that stops answering without refusing (a partition) must become a 503,
-    // not a request that hangs: no query of ours legitimately runs this long.
-    query_timeout: 10_000,
+    // A migration may build an index over millions of rows: no statement bound there.
+    query_timeout: requests ? bounds.clientMs : undefined,
+    statement_timeout: requests ? bounds.statementMs : 0,
+    lock_timeout: requests ? bounds.lockMs : 0,
+    idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
     keepAlive: true,
+    keepAliveInitialDelayMillis: bounds.keepAliveSeconds * 1000,
+    options: `-c tcp_keepalives_idle=${bounds.keepAliveSeconds} -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3`,
+    application_name: requests ? 'sika' : 'sika-maintenance',
     types: numericTypes,
   })
   // A client whose server went away emits 'error' (idle ones on the pool, checked-out ones on
   // themselves); the query in flight already receives the error and becomes a 503. Without
   // listeners the emitted copy would be an uncaught exception that stops the process.
   pool.on('error', () => {})
-  pool.on('connect', (client) => client.on('error', () => {}))
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+    client.on('notice', (notice) => {
+      if (notice.severity !== 'NOTICE' && notice.severity !== 'DEBUG' && notice.severity !== 'LOG')
+        options.onWarning?.(`${notice.severity}: ${notice.message}`)
+    })
+  })
+  return pool
+}
+
+/** SQLSTATEs that mean "not now": the database is unreachable, overloaded, or gave up waiting. */
+const transientStates = new Set([
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '57014', // query_canceled: our statement_timeout
+  '55P03', // lock_not_available: our lock_timeout
+  '25P03', // idle_in_transaction_session_timeout
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
+])
+const transientNetworkCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'SIKA_UNTRUSTED_CONNECTION',
+])
+const transientMessages =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i
+
+function postgresDialect(url: string, options: DialectOptions): StoreDialect {
+  const pool = postgresPool(url, options, 'requests')
   return {
     name: 'postgres',
-    kyselyDialect: new PostgresDialect({ pool }),
+    kyselyDialect: new GuardedPostgresDialect(pool),
+    maintenanceDialect: () => new GuardedPostgresDialect(postgresPool(url, options, 'maintenance')),
+    snapshotIsolation: 'repeatable read',
     identityType: 'bigserial',
     bigintType: 'bigint',
     supportsRowLocks: true,
@@ -107,21 +172,10 @@ function postgresDialect(url: string): StoreDialect {
       const code = errorCode(error) ?? ''
       const message = error instanceof Error ? error.message : ''
       return (
-        [
-          'ECONNREFUSED',
-          'ECONNRESET',
-          'ETIMEDOUT',
-          'EPIPE',
-          'ENOTFOUND',
-          'EHOSTUNREACH',
-          '57P01',
-          '57P03',
-          '53300',
-        ].includes(code) ||
+        transientStates.has(code) ||
+        transientNetworkCodes.has(code) ||
         code.startsWith('08') ||
-        /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
-          message,
-        )
+        transientMessages.test(message)
       )
     },
     close: async () => {

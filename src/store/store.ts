@@ -1,42 +1,125 @@
 import { Kysely, type Migration, Migrator, sql, type Transaction } from 'kysely'
 import { type DatabaseLocation, prepareDatabaseFolder } from '../config.ts'
-import { createDialect, type StoreDialect } from './dialect.ts'
+import { type Clock, systemClock } from '../domain/clock.ts'
+import { createDialect, type DialectOptions, type StoreDialect } from './dialect.ts'
 import * as foundation from './migrations/0001-foundation.ts'
 import * as defaultCatalogue from './migrations/0002-default-catalogue.ts'
 import * as ledger from './migrations/0003-ledger.ts'
 import * as lifecycle from './migrations/0004-lifecycle.ts'
+import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
+import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
+import type { RepositoryScope } from './repositories/executor.ts'
+import { type LedgerRepository, ledgerRepository } from './repositories/ledger.ts'
+import { type MerchantsRepository, merchantsRepository } from './repositories/merchants.ts'
+import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
+import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
+import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
+import { type WebhookSecretsRepository, webhookSecretsRepository } from './repositories/webhook-secrets.ts'
 import type { Database } from './schema.ts'
 
-export type Executor = Kysely<Database> | Transaction<Database>
+/** Every repository, on the database or inside one transaction. */
+export interface Repositories {
+  readonly operations: OperationsRepository
+  readonly ledger: LedgerRepository
+  readonly outbox: OutboxRepository
+  readonly scheduledWork: ScheduledWorkRepository
+  readonly catalogue: CatalogueRepository
+  readonly merchants: MerchantsRepository
+  readonly apiKeys: ApiKeysRepository
+  readonly webhookSecrets: WebhookSecretsRepository
+}
 
-/** One database, whichever of the two it is: the only handle the rest of the code holds. */
-export interface Store {
-  readonly db: Kysely<Database>
-  readonly dialect: StoreDialect
-  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>
-  /** Resolves when the database answers a query. */
-  ping(): Promise<void>
+/**
+ * One database, whichever of the two it is. The rest of the code sees repositories with typed
+ * methods named for what they do; the query builder and the handle never leave src/store.
+ */
+export interface Store extends Repositories {
+  readonly name: 'sqlite' | 'postgres'
+  /** One transaction: the repositories it is given write and read inside it; it commits when `work` resolves. */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>
+  /** True when the failure means the database cannot answer now (503), rather than a bug. */
+  isUnavailable(error: unknown): boolean
+  /** Resolves when the database answers a query within `withinMs`; rejects otherwise. */
+  ping(withinMs: number): Promise<void>
   close(): Promise<void>
 }
 
-export function openStore(location: DatabaseLocation): Store {
-  prepareDatabaseFolder(location)
-  const dialect = createDialect(location)
-  const db = new Kysely<Database>({ dialect: dialect.kyselyDialect })
-  let closed = false
+export interface StoreOptions extends DialectOptions {
+  clock?: Clock
+}
+
+interface StoreInternals {
+  db: Kysely<Database>
+  dialect: StoreDialect
+}
+
+const internals = new WeakMap<Store, StoreInternals>()
+
+function repositoriesOn(scope: RepositoryScope): Repositories {
   return {
-    db,
-    dialect,
-    transaction: (work) => db.transaction().execute(work),
-    ping: async () => {
-      await sql`select 1`.execute(db)
-    },
+    operations: operationsRepository(scope),
+    ledger: ledgerRepository(scope),
+    outbox: outboxRepository(scope),
+    scheduledWork: scheduledWorkRepository(scope),
+    catalogue: catalogueRepository(scope),
+    merchants: merchantsRepository(scope),
+    apiKeys: apiKeysRepository(scope),
+    webhookSecrets: webhookSecretsRepository(scope),
+  }
+}
+
+export function openStore(location: DatabaseLocation, options: StoreOptions = { timeoutMs: 2000 }): Store {
+  prepareDatabaseFolder(location)
+  const dialect = createDialect(location, options)
+  const db = new Kysely<Database>({ dialect: dialect.kyselyDialect })
+  const clock = options.clock ?? systemClock
+  let closed = false
+  const store: Store = {
+    name: dialect.name,
+    ...repositoriesOn({ db, dialect, clock }),
+    transaction: (work) =>
+      db.transaction().execute((trx) => work(repositoriesOn({ db: trx, dialect, clock }))),
+    isUnavailable: (error) => dialect.isUnavailable(error),
+    ping: (withinMs) => answerWithin(sql`select 1`.execute(db), withinMs),
     close: async () => {
       if (closed) return
       closed = true
       await db.destroy()
       await dialect.close()
     },
+  }
+  internals.set(store, { db, dialect })
+  return store
+}
+
+function internalsOf(store: Store): StoreInternals {
+  const found = internals.get(store)
+  if (!found) throw new Error('not a store opened by openStore')
+  return found
+}
+
+/** The raw handle, for tests that read and damage real rows, and for nothing else. */
+export function rawDatabase(store: Store): Kysely<Database> {
+  return internalsOf(store).db
+}
+
+/**
+ * Reads in one consistent snapshot that writers do not wait for, without the request path's
+ * statement timeout: for whole-store checks and exports.
+ */
+export async function readSnapshot<T>(
+  store: Store,
+  work: (snapshot: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  const { db, dialect } = internalsOf(store)
+  const maintenance = dialect.maintenanceDialect()
+  const reader = maintenance ? new Kysely<Database>({ dialect: maintenance }) : db
+  try {
+    const snapshot = reader.transaction().setAccessMode('read only')
+    const isolation = dialect.snapshotIsolation
+    return await (isolation ? snapshot.setIsolationLevel(isolation) : snapshot).execute(work)
+  } finally {
+    if (maintenance) await reader.destroy()
   }
 }
 
@@ -50,16 +133,48 @@ const migrations: Record<string, MigrationModule> = {
   '0004-lifecycle': lifecycle,
 }
 
-/** Applies what is missing; a second run finds nothing to do. Concurrent runs are serialised by Kysely's lock table. */
+/**
+ * The probe's query goes on in the background when the bound passes (the connection's own
+ * timeouts end it); the caller hears at once that the database did not answer in time.
+ */
+async function answerWithin(query: Promise<unknown>, withinMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${withinMs} ms`)), withinMs)
+  })
+  query.catch(() => {})
+  try {
+    await Promise.race([query, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Applies what is missing; a second run finds nothing to do. Concurrent runs are serialised by
+ * Kysely's lock table. It runs on its own connection without the request path's timeouts: an
+ * index over a large table may take minutes.
+ */
 export async function migrate(store: Store): Promise<string[]> {
+  const { db: requestDb, dialect } = internalsOf(store)
+  const maintenance = dialect.maintenanceDialect()
+  const db = maintenance ? new Kysely<Database>({ dialect: maintenance }) : requestDb
+  try {
+    return await applyMigrations(db, dialect)
+  } finally {
+    if (maintenance) await db.destroy()
+  }
+}
+
+async function applyMigrations(db: Kysely<Database>, dialect: StoreDialect): Promise<string[]> {
   const migrator = new Migrator({
-    db: store.db,
+    db,
     provider: {
       getMigrations: async () =>
         Object.fromEntries(
           Object.entries(migrations).map(([name, module]): [string, Migration] => [
             name,
-            { up: (db) => module.up(db, store.dialect) },
+            { up: (migrationDb) => module.up(migrationDb, dialect) },
           ]),
         ),
     },

@@ -17,7 +17,7 @@ function firstDifference(committed: string, expected: string): string {
 
 const expected = await generateClientFiles()
 
-for (const name of ['document', 'schema'] as const) {
+for (const name of ['document', 'schema', 'dataKeys'] as const) {
   test(`${clientFiles[name].replace(/^.*\/client\//, 'client/')} is what the route schemas produce`, async () => {
     const committed = await readFile(clientFiles[name], 'utf8').catch(() => '')
     assert.ok(

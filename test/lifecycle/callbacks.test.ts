@@ -177,7 +177,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
         ],
         'newest first, each delivered at its first attempt',
       )
-      const rows = await app.context.store.db
+      const rows = await app.db
         .selectFrom('events')
         .innerJoin('operations', 'operations.id', 'events.operation_id')
         .select('events.type')
@@ -346,9 +346,9 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
     const record = await initiate(client, 'collect', singleBody('905', receiver.url(`/orphan/${nextId()}`)))
     const [event] = await eventsOf(client, record.token)
     // As if another instance had claimed it and crashed mid-send.
-    await app.context.store.db
+    await app.db
       .updateTable('events')
-      .set({ lease_owner: 'a-dead-instance', lease_until_us: clock.nowMicros() + 30_000_000 })
+      .set({ lease_owner: 'a-dead-instance', lease_until_us: clock.nowUs() + 30_000_000 })
       .where('id', '=', event.id)
       .execute()
     await app.workers.runDue()

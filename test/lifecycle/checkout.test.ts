@@ -255,17 +255,13 @@ describeEachStore('hosted checkout page', (store) => {
     assert.ok(before.csrf && before.cookie, 'the sandbox page offers the decision')
     // A live operator that asks the customer to act (a USSD push, its own page) leaves the side
     // awaiting the customer too; the rows say so once the mode is live.
-    await app.context.store.db
-      .updateTable('operations')
-      .set({ mode: 'live' })
-      .where('token', '=', record.token)
-      .execute()
+    await app.db.updateTable('operations').set({ mode: 'live' }).where('token', '=', record.token).execute()
     const live = await page(record.token)
     assert.equal(live.status, 200)
     assert.equal(live.csrf, undefined, 'no form for a live operation')
     const decision = await decide(record.token, 'pay', before.cookie, before.csrf)
     assert.equal(decision.status, 303)
-    const row = await app.context.store.db
+    const row = await app.db
       .selectFrom('operations')
       .select('status')
       .where('token', '=', record.token)

@@ -94,7 +94,7 @@ describeEachStore('racing transitions of one operation', (store) => {
   }
 
   async function finalEvents(token: string) {
-    return app.context.store.db
+    return app.db
       .selectFrom('events')
       .innerJoin('operations', 'operations.id', 'events.operation_id')
       .select('events.type')
@@ -260,7 +260,7 @@ describeEachStore('two instances sharing one store', (store) => {
     clock.advance(delayMs + 100)
     await runBothUntilIdle()
 
-    const db = first.context.store.db
+    const db = first.db
     const events = await db
       .selectFrom('events')
       .select(['id', 'type', 'delivery_status', 'attempts'])

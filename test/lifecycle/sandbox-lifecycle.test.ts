@@ -66,7 +66,7 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
   }
 
   async function openScheduledWork(token: string): Promise<number> {
-    const rows = await app.context.store.db
+    const rows = await app.db
       .selectFrom('scheduled_work')
       .innerJoin('operations', 'operations.id', 'scheduled_work.operation_id')
       .select('scheduled_work.id')
@@ -209,16 +209,16 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
   test('a poll claimed by an instance that died runs once its lease has run out', async () => {
     const { client } = await merchantWithClient(app)
     const { token } = await initiate(client, 'collect', singleBody('900'))
-    const operation = await app.context.store.db
+    const operation = await app.db
       .selectFrom('operations')
       .select('id')
       .where('token', '=', token)
       .executeTakeFirstOrThrow()
     clock.advance(delayMs + 100)
     // As if another instance had claimed the due poll and crashed.
-    await app.context.store.db
+    await app.db
       .updateTable('scheduled_work')
-      .set({ lease_owner: 'a-dead-instance', lease_until_us: clock.nowMicros() + 60_000_000 })
+      .set({ lease_owner: 'a-dead-instance', lease_until_us: clock.nowUs() + 60_000_000 })
       .where('operation_id', '=', operation.id)
       .where('kind', '=', 'poll')
       .execute()
@@ -256,7 +256,7 @@ describeEachStore('sandbox lifecycle: delayed outcomes, expiry and transfers', (
     assert.equal(initiated.from.status, 'pending')
     assert.equal(initiated.to.status, 'pending')
     const sidesRow = async () => {
-      const row = await app.context.store.db
+      const row = await app.db
         .selectFrom('operations')
         .select('sides')
         .where('token', '=', initiated.token)

@@ -204,18 +204,18 @@ describeEachStore('SSRF guard at delivery', (store) => {
       tokens.push(response.body.data.collect.token)
     }
     for (const [index, token] of tokens.entries()) {
-      const operation = await app.context.store.db
+      const operation = await app.db
         .selectFrom('operations')
         .select('id')
         .where('token', '=', token)
         .executeTakeFirstOrThrow()
-      await app.context.store.db
+      await app.db
         .updateTable('events')
         .set({ callback_url: targets[index]! })
         .where('operation_id', '=', operation.id)
         .execute()
     }
-    const stray = await app.context.store.db
+    const stray = await app.db
       .selectFrom('events')
       .select('callback_url')
       .where('delivery_status', '=', 'pending')

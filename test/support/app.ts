@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
+import type { Kysely } from 'kysely'
 import { createContext } from '../../src/app/bootstrap.ts'
 import type { AppContext } from '../../src/app/context.ts'
 import { createMerchant, type IssuedMerchant, type KeyPair } from '../../src/app/merchants.ts'
@@ -8,6 +9,8 @@ import { loadConfig } from '../../src/config.ts'
 import type { Clock } from '../../src/domain/clock.ts'
 import { buildServer } from '../../src/http/server.ts'
 import { createLogger } from '../../src/logger.ts'
+import type { Database } from '../../src/store/schema.ts'
+import { rawDatabase } from '../../src/store/store.ts'
 import { checkResponse } from './openapi-check.ts'
 import type { StoreTarget } from './stores.ts'
 
@@ -19,6 +22,8 @@ export interface TestApp {
   readonly url: string
   readonly context: AppContext
   readonly server: FastifyInstance
+  /** The store's raw handle: tests read, and damage, real rows. */
+  readonly db: Kysely<Database>
   /** Every log line the server wrote, as text. */
   readonly logs: string[]
   /** Scheduled work and callbacks: in the background, or run by hand with `workers.runDue()`. */
@@ -80,6 +85,7 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
     url,
     context,
     server,
+    db: rawDatabase(context.store),
     logs,
     workers,
     createMerchant: (name = 'Test merchant') => createMerchant(context, name),
@@ -136,10 +142,10 @@ export function apiClient(url: string, keys: { apiKey?: string; secretKey?: stri
 }
 
 /** A clock the test moves by hand: retries and expiry without waiting. */
-export function manualClock(startMicros = Date.UTC(2026, 10, 21, 10, 0, 0) * 1000) {
-  let now = startMicros
+export function manualClock(startUs = Date.UTC(2026, 10, 21, 10, 0, 0) * 1000) {
+  let now = startUs
   return {
-    nowMicros: () => ++now,
+    nowUs: () => ++now,
     advance(milliseconds: number) {
       now += milliseconds * 1000
     },

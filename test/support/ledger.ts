@@ -12,7 +12,7 @@ export async function xofBalance(
   app: TestApp,
   merchantId: string,
 ): Promise<{ posted: number; held: number }> {
-  const row = await app.context.store.db
+  const row = await app.db
     .selectFrom('balances')
     .select(['posted_minor', 'held_minor'])
     .where('merchant_id', '=', merchantId)
@@ -29,7 +29,7 @@ export function availableOf(balance: { posted: number; held: number }): number {
 
 /** Every balance row of the merchant (one per mode and currency), in a stable order. */
 export function readBalances(app: TestApp, merchantId: string) {
-  return app.context.store.db
+  return app.db
     .selectFrom('balances')
     .select(['mode', 'currency', 'posted_minor', 'held_minor'])
     .where('merchant_id', '=', merchantId)
@@ -40,16 +40,12 @@ export function readBalances(app: TestApp, merchantId: string) {
 
 /** Every ledger entry of the merchant, in every mode and currency. */
 export function readLedgerEntries(app: TestApp, merchantId: string) {
-  return app.context.store.db
-    .selectFrom('ledger_entries')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .execute()
+  return app.db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId).execute()
 }
 
 /** The entries one operation wrote, by type. */
 export function entriesOfOperation(app: TestApp, token: string) {
-  return app.context.store.db
+  return app.db
     .selectFrom('ledger_entries')
     .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
     .select(['ledger_entries.type', 'ledger_entries.status', 'ledger_entries.amount_minor'])
@@ -64,7 +60,7 @@ export async function countRows(
   table: 'operations' | 'ledger_entries',
   merchantId: string,
 ): Promise<number> {
-  const row = await app.context.store.db
+  const row = await app.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .where('merchant_id', '=', merchantId)

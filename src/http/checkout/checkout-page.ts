@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { currencies, toMajorUnits } from '../../domain/money.ts'
-import type { Side } from '../../domain/operation.ts'
-import { sideDirection } from '../../domain/operation.ts'
+import { isCashIn, type Side } from '../../domain/operation.ts'
 import type { Status } from '../../domain/status.ts'
 
 export interface CheckoutView {
@@ -52,7 +51,7 @@ export function renderCheckoutPage(view: CheckoutView): string {
     `${toMajorUnits(minor, side.currency).toLocaleString('en-US', {
       minimumFractionDigits: currencies[side.currency].scale,
     })} ${side.currency}`
-  const cashIn = sideDirection(side) === 'cash-in'
+  const cashIn = isCashIn(side)
   const shownStatus: Status = view.expired ? 'canceled' : view.status
   const stateWords = view.expired ? 'Expired' : statusWords[view.status]
   const decision = view.csrf

@@ -1,13 +1,10 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { type CheckoutView, decideCheckout, loadCheckout, outcomeOrigins } from '../../app/checkout.ts'
 import type { AppContext } from '../../app/context.ts'
-import { expiredReason, settleSide } from '../../app/lifecycle.ts'
-import { type Operation, toOperation } from '../../app/operation-rows.ts'
-import type { ProviderOutcome } from '../../providers/provider.ts'
 import { checkoutStyleHash, renderCheckoutMessage, renderCheckoutPage } from '../checkout/checkout-page.ts'
 
 const csrfCookie = 'sika_checkout'
-const declined = { code: 'customer_declined', message: 'The customer declined on the checkout page.' }
 
 /**
  * The hosted checkout (CONTRACT.md, Sandbox): the customer pays or declines a 906 operation.
@@ -32,12 +29,10 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
 
   app.get('/checkout/:token', { schema: { hide: true } }, async (request, reply) => {
     const { token } = request.params as { token: string }
-    const found = await loadCheckout(context, token)
-    if (!found) return sendNotFound(reply)
-    const { operation, side, merchantName, channelName } = found
-    const expired = isExpired(context, operation)
+    const view = await loadCheckout(context, token)
+    if (!view) return sendNotFound(reply)
     let csrf: string | undefined
-    if (customerMayDecide(operation, side) && !expired) {
+    if (view.mayDecide) {
       const nonce = randomBytes(16).toString('base64url')
       csrf = csrfFor(token, nonce)
       reply.header(
@@ -45,25 +40,14 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
         `${csrfCookie}=${nonce}; Path=/checkout/${token}; HttpOnly; SameSite=Strict; Max-Age=3600${secure ? '; Secure' : ''}`,
       )
     }
-    const html = renderCheckoutPage({
-      token,
-      merchantName,
-      merchantReference: operation.merchantReference,
-      channelName,
-      side,
-      status: operation.status,
-      expired: operation.status === 'pending' && expired,
-      csrf,
-      sandbox: operation.mode === 'sandbox',
-    })
-    return sendPage(reply, 200, outcomeOrigins(operation), html)
+    return sendPage(reply, 200, outcomeOrigins(view.operation), pageOf(view, csrf))
   })
 
   for (const decision of ['pay', 'decline'] as const) {
     app.post(`/checkout/:token/${decision}`, { schema: { hide: true } }, async (request, reply) => {
       const { token } = request.params as { token: string }
-      const found = await loadCheckout(context, token)
-      if (!found) return sendNotFound(reply)
+      const view = await loadCheckout(context, token)
+      if (!view) return sendNotFound(reply)
       const nonce = readCookie(request.headers.cookie, csrfCookie)
       const given = (request.body as Record<string, string> | undefined)?.csrf ?? ''
       if (!nonce || !sameText(given, csrfFor(token, nonce))) {
@@ -74,85 +58,25 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
           renderCheckoutMessage('Please try again', 'This form has expired. Go back and reload the page.'),
         )
       }
-      let { operation } = found
-      const { side } = found
-      if (customerMayDecide(operation, side)) {
-        const outcome: ProviderOutcome = isExpired(context, operation)
-          ? { status: 'canceled', reason: expiredReason }
-          : decision === 'pay'
-            ? { status: 'succeeded' }
-            : { status: 'canceled', reason: declined }
-        operation = await settleSide(context, operation.id, side.role, outcome, 'checkout')
-      }
-      return reply.code(303).header('location', outcomeLocation(operation)).send()
+      const location = await decideCheckout(context, view, decision === 'pay')
+      return reply.code(303).header('location', location).send()
     })
   }
 }
 
-async function loadCheckout(context: AppContext, token: string) {
-  if (!/^[a-z0-9]{5}(-[a-z0-9]{5}){4}$/.test(token)) return undefined
-  const row = await context.store.db
-    .selectFrom('operations')
-    .innerJoin('merchants', 'merchants.id', 'operations.merchant_id')
-    .selectAll('operations')
-    .select('merchants.name as merchant_name')
-    .where('operations.token', '=', token)
-    .executeTakeFirst()
-  if (!row) return undefined
-  const operation = toOperation(row)
-  // The side the customer decides on; once decided, the side that asked for it.
-  const side =
-    operation.sides.find((candidate) => candidate.awaitingCustomer) ??
-    operation.sides.find(
-      (candidate) => candidate.providerReference !== undefined && candidate.status !== 'pending',
-    ) ??
-    operation.sides[0]!
-  const route = await context.store.db
-    .selectFrom('channel_routes')
-    .select('channel_name')
-    .where('channel', '=', side.channel)
-    .limit(1)
-    .executeTakeFirst()
-  return {
-    operation,
-    side,
-    merchantName: row.merchant_name,
-    channelName: route?.channel_name ?? side.channel,
-  }
-}
-
-/**
- * Only the sandbox's customer decides here. In live mode the operator alone says whether money
- * moved, so a click on our page must never settle a live operation.
- */
-function customerMayDecide(operation: Operation, side: Operation['sides'][number]): boolean {
-  return operation.mode === 'sandbox' && operation.status === 'pending' && side.awaitingCustomer === true
-}
-
-function isExpired(context: AppContext, operation: Operation): boolean {
-  return context.clock.nowMicros() >= operation.initiatedAtUs + context.config.operationTtlMs * 1000
-}
-
-/** The merchant's outcome URL for the status (pendingUrl while pending), with token, reference and status. */
-function outcomeLocation(operation: Operation): string {
-  const target = operation.urls[`${operation.status}Url` as const]
-  if (!target) return `/checkout/${operation.token}`
-  const url = new URL(target)
-  url.searchParams.set('token', operation.token)
-  url.searchParams.set('merchantReference', operation.merchantReference)
-  url.searchParams.set('status', operation.status)
-  return url.toString()
-}
-
-function outcomeOrigins(operation: Operation): string[] {
-  const urls = [
-    operation.urls.pendingUrl,
-    operation.urls.succeededUrl,
-    operation.urls.failedUrl,
-    operation.urls.canceledUrl,
-    operation.urls.errorUrl,
-  ]
-  return [...new Set(urls.filter((url): url is string => Boolean(url)).map((url) => new URL(url).origin))]
+function pageOf(view: CheckoutView, csrf: string | undefined): string {
+  const { operation } = view
+  return renderCheckoutPage({
+    token: operation.token,
+    merchantName: view.merchantName,
+    merchantReference: operation.merchantReference,
+    channelName: view.channelName,
+    side: view.side,
+    status: operation.status,
+    expired: view.expired,
+    csrf,
+    sandbox: operation.mode === 'sandbox',
+  })
 }
 
 /** Chrome applies form-action to the redirect after a POST, so the merchant's outcome origins are listed. */

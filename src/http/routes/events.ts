@@ -2,15 +2,14 @@ import type { FastifyInstance } from 'fastify'
 import { type Static, Type } from 'typebox'
 import type { AppContext } from '../../app/context.ts'
 import {
-  type AttemptRow,
-  type EventRow,
+  type AttemptView,
+  type EventView,
   eventAttempts,
   findEvent,
   listEvents,
   redeliverEvent,
-} from '../../app/events-read.ts'
+} from '../../app/events.ts'
 import { formatTimestamp } from '../../domain/clock.ts'
-import { ApiError } from '../../errors.ts'
 import { paginationMeta } from '../pagination.ts'
 import { EventType, envelope, listEnvelope } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
@@ -68,6 +67,51 @@ const EventParams = Type.Object({ id: Type.String({ pattern: '^evt_[A-Za-z0-9]{1
 
 /** The callbacks of the merchant's operations: list, read with attempts, and redeliver. */
 export function eventRoutes(app: FastifyInstance, context: AppContext): void {
+  listEventsRoute(app, context)
+  app.get(
+    '/events/:id',
+    {
+      schema: {
+        tags: ['events'],
+        operationId: 'getEvent',
+        summary: 'Read an event with its delivery attempts',
+        description:
+          'Each attempt: when, how long, the HTTP status (or the connection error), and its outcome.',
+        params: EventParams,
+        response: { 200: envelope('event', EventWithAttempts) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string }
+      const event = await findEvent(context, request.principal, id)
+      const attempts = await eventAttempts(context, id)
+      return envelopeOf('Event !', 'event', {
+        ...eventRecord(event),
+        deliveryAttempts: attempts.map(attemptRecord),
+      })
+    },
+  )
+  app.post(
+    '/events/:id/redeliver',
+    {
+      schema: {
+        tags: ['events'],
+        operationId: 'redeliverEvent',
+        summary: 'Send an event again now',
+        description:
+          'Queues the event for delivery at once, whatever its delivery status; attempts go on counting.',
+        params: EventParams,
+        response: { 200: envelope('event', EventRecord) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string }
+      return envelopeOf('Event !', 'event', eventRecord(await redeliverEvent(context, request.principal, id)))
+    },
+  )
+}
+
+function listEventsRoute(app: FastifyInstance, context: AppContext): void {
   app.get(
     '/events',
     {
@@ -84,105 +128,41 @@ export function eventRoutes(app: FastifyInstance, context: AppContext): void {
       const query = request.query as Static<typeof EventListQuery>
       const page = query.page ?? 1
       const perPage = query.perPage ?? 10
-      const { merchantId, mode } = request.principal
-      const { items, total } = await listEvents(
-        context.store.db,
-        merchantId,
-        mode,
-        { type: query.type, token: query.token, deliveryStatus: query.deliveryStatus },
-        { page, perPage },
-      )
+      const filters = { type: query.type, token: query.token, deliveryStatus: query.deliveryStatus }
+      const { items, total } = await listEvents(context, request.principal, filters, { page, perPage })
+      const baseUrl = context.config.publicBaseUrl
       return {
         ...envelopeOf('Events !', 'events', items.map(eventRecord)),
-        meta: {
-          pagination: paginationMeta(
-            context.config.publicBaseUrl,
-            '/api/v1/events',
-            query,
-            page,
-            perPage,
-            total,
-          ),
-        },
+        meta: { pagination: paginationMeta(baseUrl, '/api/v1/events', query, page, perPage, total) },
       }
     },
   )
-
-  app.get(
-    '/events/:id',
-    {
-      schema: {
-        tags: ['events'],
-        operationId: 'getEvent',
-        summary: 'Read an event with its delivery attempts',
-        description:
-          'Each attempt: when, how long, the HTTP status (or the connection error), and its outcome.',
-        params: EventParams,
-        response: { 200: envelope('event', EventWithAttempts) },
-      },
-    },
-    async (request) => {
-      const { id } = request.params as { id: string }
-      const event = await findEvent(
-        context.store.db,
-        request.principal.merchantId,
-        request.principal.mode,
-        id,
-      )
-      if (!event) throw new ApiError('not_found', `No event has id ${id}.`)
-      const attempts = await eventAttempts(context.store.db, id)
-      return envelopeOf('Event !', 'event', {
-        ...eventRecord(event),
-        deliveryAttempts: attempts.map(attemptRecord),
-      })
-    },
-  )
-
-  app.post(
-    '/events/:id/redeliver',
-    {
-      schema: {
-        tags: ['events'],
-        operationId: 'redeliverEvent',
-        summary: 'Send an event again now',
-        description:
-          'Queues the event for delivery at once, whatever its delivery status; attempts go on counting.',
-        params: EventParams,
-        response: { 200: envelope('event', EventRecord) },
-      },
-    },
-    async (request) => {
-      const { id } = request.params as { id: string }
-      const event = await redeliverEvent(context, request.principal.merchantId, request.principal.mode, id)
-      return envelopeOf('Event !', 'event', eventRecord(event))
-    },
-  )
 }
 
-function eventRecord(event: EventRow): Static<typeof EventRecord> {
+function eventRecord(event: EventView): Static<typeof EventRecord> {
   const body = JSON.parse(event.payload) as { data: Record<string, unknown> }
-  const time = (micros: number | null) => (micros === null ? null : formatTimestamp(micros))
+  const time = (timeUs: number | null) => (timeUs === null ? null : formatTimestamp(timeUs))
   return {
     id: event.id,
     type: event.type as Static<typeof EventType>,
-    createdAt: formatTimestamp(event.created_at_us),
+    createdAt: formatTimestamp(event.createdAtUs),
     operation: event.kind,
     token: event.token,
     data: body.data,
-    callbackUrl: event.callback_url,
-    deliveryStatus: event.delivery_status,
+    callbackUrl: event.callbackUrl,
+    deliveryStatus: event.deliveryStatus,
     attempts: event.attempts,
-    nextAttemptAt: event.delivery_status === 'pending' ? time(event.next_attempt_at_us) : null,
-    deliveredAt: time(event.delivered_at_us),
+    nextAttemptAt: event.deliveryStatus === 'pending' ? time(event.nextAttemptAtUs) : null,
+    deliveredAt: time(event.deliveredAtUs),
   }
 }
 
-function attemptRecord(attempt: AttemptRow): Static<typeof DeliveryAttempt> {
+function attemptRecord(attempt: AttemptView): Static<typeof DeliveryAttempt> {
   return {
     number: attempt.number,
-    startedAt: formatTimestamp(attempt.started_at_us),
-    durationMs: attempt.duration_ms,
-    statusCode: attempt.status_code,
+    startedAt: formatTimestamp(attempt.startedAtUs),
+    durationMs: attempt.durationMs,
+    statusCode: attempt.statusCode,
     error: attempt.error,
     outcome: attempt.outcome,
   }

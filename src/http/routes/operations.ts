@@ -1,55 +1,47 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../app/context.ts'
 import { type Initiation, initiateOperation } from '../../app/initiate.ts'
-import { listOperations } from '../../app/list-operations.ts'
-import { findOperationByToken } from '../../app/operation-rows.ts'
+import { findOperation, listOperations } from '../../app/operations.ts'
 import { operationRecord } from '../../app/records.ts'
 import { type OperationKind, operationKindNames, operationKinds } from '../../domain/kinds.ts'
-import { ApiError } from '../../errors.ts'
 import { kindExamples } from '../examples.ts'
 import { paginationMeta } from '../pagination.ts'
 import { dateRange } from '../query.ts'
 import {
   envelope,
+  initiationBodyOf,
   listEnvelope,
   OperationListQuery,
   operationRecordOf,
-  SingleInitiationBody,
   TokenParams,
-  TransferInitiationBody,
-  TransferRecord,
 } from '../schemas.ts'
 
 /** Three endpoints per kind, every one derived from the kinds table. */
 export function operationRoutes(app: FastifyInstance, context: AppContext): void {
-  for (const kind of operationKindNames) registerKind(app, context, kind)
+  for (const kind of operationKindNames) {
+    initiationRoute(app, context, kind)
+    listRoute(app, context, kind)
+    detailsRoute(app, context, kind)
+  }
 }
 
-function registerKind(app: FastifyInstance, context: AppContext, kind: OperationKind): void {
-  const definition = operationKinds[kind]
-  const isTransfer = definition.shape === 'transfer'
-  const record = kind === 'transfer' ? TransferRecord : operationRecordOf(kind)
-  const path = `/${definition.path}`
-  const { dataKey, message } = definition
-  const tags = [kind]
-  const Kind = kind[0]!.toUpperCase() + kind.slice(1)
-  const example = kindExamples[kind]
+const capitalised = (kind: OperationKind) => kind[0]!.toUpperCase() + kind.slice(1)
 
+function initiationRoute(app: FastifyInstance, context: AppContext, kind: OperationKind): void {
+  const { path, summary, dataKey, message } = operationKinds[kind]
+  const example = kindExamples[kind]
   app.post(
-    path,
+    `/${path}`,
     {
       schema: {
-        tags,
-        operationId: `initiate${Kind}`,
+        tags: [kind],
+        operationId: `initiate${capitalised(kind)}`,
         summary: `Initiate a ${kind}`,
-        description: `${definition.summary} The same merchantReference with the same body returns the existing ${kind}; with another body it is a 409.`,
-        body: {
-          ...(isTransfer ? TransferInitiationBody : SingleInitiationBody),
-          examples: [example.request],
-        },
+        description: `${summary} The same merchantReference with the same body returns the existing ${kind}; with another body it is a 409.`,
+        body: { ...initiationBodyOf(kind), examples: [example.request] },
         response: {
           200: withExample(
-            envelope(dataKey.created, record),
+            envelope(dataKey.created, operationRecordOf(kind)),
             envelopeOf(message.created, dataKey.created, example.record),
           ),
         },
@@ -60,68 +52,58 @@ function registerKind(app: FastifyInstance, context: AppContext, kind: Operation
       return envelopeOf(message.created, dataKey.created, operationRecord(operation))
     },
   )
+}
 
+function listRoute(app: FastifyInstance, context: AppContext, kind: OperationKind): void {
+  const { path, dataKey, message } = operationKinds[kind]
   app.get(
-    path,
+    `/${path}`,
     {
       schema: {
-        tags,
-        operationId: `list${Kind}s`,
+        tags: [kind],
+        operationId: `list${capitalised(kind)}s`,
         summary: `List ${kind}s`,
         description: `Newest first, ${'`perPage`'} 1 to 100 (default 10), with filters. Page URLs in meta.pagination keep perPage and the filters.`,
         querystring: OperationListQuery,
-        response: { 200: listEnvelope(dataKey.list, record) },
+        response: { 200: listEnvelope(dataKey.list, operationRecordOf(kind)) },
       },
     },
     async (request) => {
       const query = request.query as OperationListQuery
       const page = query.page ?? 1
       const perPage = query.perPage ?? 10
-      const { fromMicros, toMicros } = dateRange(query.from, query.to)
+      const { page: _page, perPage: _perPage, from, to, ...filters } = query
       const { items, total } = await listOperations(
-        context.store.db,
-        request.principal.merchantId,
-        request.principal.mode,
+        context,
+        request.principal,
         kind,
-        {
-          status: query.status,
-          merchantReference: query.merchantReference,
-          phoneNumber: query.phoneNumber,
-          channel: query.channel,
-          country: query.country,
-          fromMicros,
-          toMicros,
-        },
+        { ...filters, ...dateRange(from, to) },
         { page, perPage },
       )
+      const baseUrl = context.config.publicBaseUrl
       return {
         ...envelopeOf(message.list, dataKey.list, items.map(operationRecord)),
-        meta: {
-          pagination: paginationMeta(
-            context.config.publicBaseUrl,
-            `/api/v1${path}`,
-            query,
-            page,
-            perPage,
-            total,
-          ),
-        },
+        meta: { pagination: paginationMeta(baseUrl, `/api/v1/${path}`, query, page, perPage, total) },
       }
     },
   )
+}
 
+function detailsRoute(app: FastifyInstance, context: AppContext, kind: OperationKind): void {
+  const { path, dataKey, message } = operationKinds[kind]
+  const example = kindExamples[kind]
   app.get(
-    `${path}/:token`,
+    `/${path}/:token`,
     {
       schema: {
-        tags,
-        operationId: `get${Kind}`,
+        tags: [kind],
+        operationId: `get${capitalised(kind)}`,
         summary: `Read a ${kind} by its token`,
         description: `Another merchant’s token, the other mode’s, or an unknown one: the same 404.`,
         params: TokenParams,
         response: {
           200: withExample(
-            envelope(dataKey.details, record),
+            envelope(dataKey.details, operationRecordOf(kind)),
             envelopeOf(message.details, dataKey.details, example.record),
           ),
         },
@@ -129,15 +111,7 @@ function registerKind(app: FastifyInstance, context: AppContext, kind: Operation
     },
     async (request) => {
       const { token } = request.params as { token: string }
-      const operation = await findOperationByToken(
-        context.store.db,
-        request.principal.merchantId,
-        request.principal.mode,
-        token,
-      )
-      // Another merchant's token, the other mode's, or an unknown one: the same answer.
-      if (!operation || operation.kind !== kind)
-        throw new ApiError('not_found', `No ${kind} has token ${token}.`)
+      const operation = await findOperation(context, request.principal, kind, token)
       return envelopeOf(message.details, dataKey.details, operationRecord(operation))
     },
   )

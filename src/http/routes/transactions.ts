@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../app/context.ts'
-import { listTransactions } from '../../app/list-transactions.ts'
 import { transactionRecord } from '../../app/records.ts'
+import { listTransactions } from '../../app/transactions.ts'
 import { validationFailed } from '../../errors.ts'
 import { paginationMeta } from '../pagination.ts'
 import { dateRange } from '../query.ts'
@@ -41,12 +41,11 @@ export function transactionRoutes(app: FastifyInstance, context: AppContext): vo
     const query = request.query as TransactionListQuery
     const page = query.page ?? 1
     const perPage = query.perPage ?? 10
-    const { fromMicros, toMicros } = dateRange(query.from, query.to)
+    const { fromUs, toUs } = dateRange(query.from, query.to)
     const { items, total } = await listTransactions(
-      context.store.db,
-      request.principal.merchantId,
-      request.principal.mode,
-      { type: query.type, operation: query.operation, status: query.status, fromMicros, toMicros },
+      context,
+      request.principal,
+      { type: query.type, operation: query.operation, status: query.status, fromUs, toUs },
       { page, perPage },
     )
     return {

@@ -1,66 +1,29 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { FinalStatus } from '../../domain/status.ts'
+import { type SandboxBehaviour, sandboxBehaviourFor, sandboxReasons } from '../../domain/sandbox-outcomes.ts'
 import type { ProviderAdapter, ProviderNotification, ProviderOutcome, ProviderRequest } from '../provider.ts'
-
-type SandboxBehaviour =
-  | { kind: 'at-once'; outcome: ProviderOutcome }
-  | { kind: 'after-delay'; outcome: ProviderOutcome & { status: FinalStatus } }
-  | { kind: 'until-expiry' }
-  | { kind: 'customer-decides' }
-
-const reasons = {
-  insufficientFunds: { code: 'insufficient_funds', message: 'The customer wallet has insufficient funds.' },
-  declined: { code: 'customer_declined', message: 'The customer declined the payment.' },
-  unavailable: { code: 'operator_unavailable', message: 'The operator is unavailable.' },
-}
-
-/**
- * The built-in sandbox operator (CONTRACT.md, Sandbox): the customer phone number's last
- * three digits choose the outcome, so an integration can exercise every path on purpose.
- */
-export const sandboxBehaviours: Record<string, SandboxBehaviour> = {
-  '900': { kind: 'after-delay', outcome: { status: 'succeeded' } },
-  '901': { kind: 'at-once', outcome: { status: 'failed', reason: reasons.insufficientFunds } },
-  '902': { kind: 'after-delay', outcome: { status: 'failed', reason: reasons.insufficientFunds } },
-  '903': { kind: 'after-delay', outcome: { status: 'canceled', reason: reasons.declined } },
-  '904': { kind: 'at-once', outcome: { status: 'error', reason: reasons.unavailable } },
-  '905': { kind: 'until-expiry' },
-  '906': { kind: 'customer-decides' },
-}
-
-export function sandboxBehaviourFor(phoneNumber: string): SandboxBehaviour {
-  return sandboxBehaviours[phoneNumber.slice(-3)] ?? { kind: 'at-once', outcome: { status: 'succeeded' } }
-}
 
 export interface SandboxOptions {
   delayMs: number
   /** Signs the sandbox's own notifications (POST /providers/sandbox/notifications). */
   notificationKey: Buffer
+  /** The hosted checkout page where the sandbox's customer decides (906). */
+  checkoutUrl(token: string): string
 }
 
+/**
+ * The built-in sandbox operator (CONTRACT.md, Sandbox): the customer phone number's last three
+ * digits choose the outcome (domain/sandbox-outcomes.ts). It decides without I/O, so it also
+ * answers at once, inside the initiation's own transaction.
+ */
 export function createSandboxAdapter(options: SandboxOptions): ProviderAdapter {
-  const reference = (request: ProviderRequest) => `sbx_${request.token}_${request.role}`
-  const answer = (request: ProviderRequest, nowUs: number): ProviderOutcome => {
-    const behaviour = sandboxBehaviourFor(request.phoneNumber)
-    const providerReference = reference(request)
-    switch (behaviour.kind) {
-      case 'at-once':
-        return { ...behaviour.outcome, providerReference }
-      case 'after-delay': {
-        const elapsedMs = (nowUs - (request.submittedAtUs ?? nowUs)) / 1000
-        if (elapsedMs >= options.delayMs) return { ...behaviour.outcome, providerReference }
-        return { status: 'pending', providerReference, pollAfterMs: Math.max(1, options.delayMs - elapsedMs) }
-      }
-      case 'until-expiry':
-        return { status: 'pending', providerReference }
-      case 'customer-decides':
-        return { status: 'pending', providerReference, needsCustomerAction: true }
-    }
-  }
+  const answer = (request: ProviderRequest, nowUs: number): ProviderOutcome =>
+    outcomeOf(sandboxBehaviourFor(request.phoneNumber), request, nowUs, options)
+  const initiate = (request: ProviderRequest, nowUs: number) =>
+    answer({ ...request, submittedAtUs: request.submittedAtUs ?? nowUs }, nowUs)
   return {
     name: 'sandbox',
-    initiate: async (request, nowUs) =>
-      answer({ ...request, submittedAtUs: request.submittedAtUs ?? nowUs }, nowUs),
+    initiate: async (request, nowUs) => initiate(request, nowUs),
+    answerAtOnce: initiate,
     pollStatus: async (request, nowUs) => answer(request, nowUs),
     parseNotification: async ({ headers, rawBody }) => {
       const signature = headers['sandbox-signature']
@@ -73,6 +36,45 @@ export function createSandboxAdapter(options: SandboxOptions): ProviderAdapter {
   }
 }
 
+function outcomeOf(
+  behaviour: SandboxBehaviour,
+  request: ProviderRequest,
+  nowUs: number,
+  options: SandboxOptions,
+): ProviderOutcome {
+  const providerReference = `sbx_${request.token}_${request.role}`
+  switch (behaviour.kind) {
+    case 'at-once':
+      return final(behaviour, providerReference)
+    case 'after-delay': {
+      const elapsedMs = (nowUs - (request.submittedAtUs ?? nowUs)) / 1000
+      if (elapsedMs >= options.delayMs) return final(behaviour, providerReference)
+      return { status: 'pending', providerReference, pollAfterMs: Math.max(1, options.delayMs - elapsedMs) }
+    }
+    case 'until-expiry':
+      return { status: 'pending', providerReference }
+    case 'customer-decides':
+      return {
+        status: 'pending',
+        providerReference,
+        needsCustomerAction: true,
+        redirectUrl: options.checkoutUrl(request.token),
+      }
+  }
+}
+
+function final(
+  behaviour: Extract<SandboxBehaviour, { kind: 'at-once' | 'after-delay' }>,
+  providerReference: string,
+): ProviderOutcome {
+  if (behaviour.status === 'succeeded') return { status: 'succeeded', providerReference }
+  return {
+    status: behaviour.status,
+    reason: behaviour.reason ?? sandboxReasons.unavailable,
+    providerReference,
+  }
+}
+
 /** The sandbox operator's notification signature: hex HMAC-SHA256 of the raw body. */
 export function signSandboxNotification(key: Buffer, rawBody: string): string {
   return createHmac('sha256', key).update(rawBody).digest('hex')
@@ -80,9 +82,9 @@ export function signSandboxNotification(key: Buffer, rawBody: string): string {
 
 const notificationStatuses: Record<string, ProviderOutcome> = {
   SUCCESSFUL: { status: 'succeeded' },
-  FAILED: { status: 'failed', reason: reasons.insufficientFunds },
-  REJECTED: { status: 'canceled', reason: reasons.declined },
-  ERROR: { status: 'error', reason: reasons.unavailable },
+  FAILED: { status: 'failed', reason: sandboxReasons.insufficientFunds },
+  REJECTED: { status: 'canceled', reason: sandboxReasons.declined },
+  ERROR: { status: 'error', reason: sandboxReasons.unavailable },
 }
 
 /** Wire format: {"reference": "sbx_<token>_<role>", "status": "SUCCESSFUL" | ...}. Unknown statuses stay pending. */

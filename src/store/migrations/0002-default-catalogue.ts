@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
+import { defaultChannels, defaultFees, defaultLimits, walletKinds } from '../../domain/default-catalogue.ts'
 import { countries, currencies } from '../../domain/money.ts'
 import { percentageToMilli } from '../../domain/pricing.ts'
-import { defaultChannels, defaultFees, defaultLimits, walletKinds } from './default-catalogue.ts'
 
 const sideKinds = ['collect', 'recharge', 'disbursement', 'withdraw'] as const
 

@@ -1,15 +1,5 @@
-import type { Mode } from '../domain/kinds.ts'
-import type { Executor } from '../store/store.ts'
-
-export interface PageRequest {
-  page: number
-  perPage: number
-}
-
-export interface Page<T> {
-  items: T[]
-  total: number
-}
+import type { Page, PageRequest } from '../../domain/pages.ts'
+import type { Executor } from './executor.ts'
 
 export function isUnfiltered(filters: object): boolean {
   return Object.values(filters).every((value) => value === undefined)
@@ -32,7 +22,7 @@ export async function seekPage<T>(
 export async function counterValue(
   db: Executor,
   merchantId: string,
-  mode: Mode,
+  mode: string,
   name: string,
 ): Promise<number> {
   const row = await db
@@ -43,4 +33,25 @@ export async function counterValue(
     .where('name', '=', name)
     .executeTakeFirst()
   return row?.value ?? 0
+}
+
+/** Increments and returns a dense per-merchant, per-mode counter; its row lock orders concurrent writers. */
+export async function nextCounterValue(
+  db: Executor,
+  merchantId: string,
+  mode: string,
+  name: string,
+  by = 1,
+): Promise<number> {
+  const row = await db
+    .insertInto('counters')
+    .values({ merchant_id: merchantId, mode, name, value: by })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['merchant_id', 'mode', 'name'])
+        .doUpdateSet((eb) => ({ value: eb('counters.value', '+', by) })),
+    )
+    .returning('value')
+    .executeTakeFirstOrThrow()
+  return row.value
 }

@@ -1,0 +1,92 @@
+import type { Operation, Side } from '../domain/operation.ts'
+import { expiredReason, type SideOutcome } from '../domain/transitions.ts'
+import type { AppContext } from './context.ts'
+import { settleSide } from './lifecycle.ts'
+
+/** What the hosted checkout page shows, and whether the customer may still decide. */
+export interface CheckoutView {
+  operation: Operation
+  /** The side the customer decides on; once decided, the side that asked for it. */
+  side: Side
+  merchantName: string
+  channelName: string
+  /** Pending and past its time to live, even if expiry has not run yet. */
+  expired: boolean
+  mayDecide: boolean
+}
+
+const tokenShape = /^[a-z0-9]{5}(-[a-z0-9]{5}){4}$/
+
+const declined = { code: 'customer_declined', message: 'The customer declined on the checkout page.' }
+
+export async function loadCheckout(context: AppContext, token: string): Promise<CheckoutView | undefined> {
+  if (!tokenShape.test(token)) return undefined
+  const found = await context.store.operations.findAnyByToken(token)
+  if (!found) return undefined
+  const { operation, merchantName } = found
+  const side =
+    operation.sides.find((candidate) => candidate.awaitingCustomer) ??
+    operation.sides.find(
+      (candidate) => candidate.providerReference !== undefined && candidate.status !== 'pending',
+    ) ??
+    operation.sides[0]!
+  const expired =
+    operation.status === 'pending' &&
+    context.clock.nowUs() >= operation.initiatedAtUs + context.config.operationTtlMs * 1000
+  return {
+    operation,
+    side,
+    merchantName,
+    channelName: (await context.store.catalogue.channelName(side.channel)) ?? side.channel,
+    expired,
+    mayDecide: customerMayDecide(operation, side) && !expired,
+  }
+}
+
+/**
+ * Only the sandbox's customer decides here. In live mode the operator alone says whether money
+ * moved, so a click on our page must never settle a live operation.
+ */
+function customerMayDecide(operation: Operation, side: Side): boolean {
+  return operation.mode === 'sandbox' && operation.status === 'pending' && side.awaitingCustomer === true
+}
+
+/**
+ * The customer's decision enters the state machine like any provider's answer; the redirect
+ * that follows never settles money. Answers where to send the browser.
+ */
+export async function decideCheckout(context: AppContext, view: CheckoutView, pay: boolean): Promise<string> {
+  let { operation } = view
+  if (customerMayDecide(operation, view.side)) {
+    const outcome: SideOutcome = view.expired
+      ? { status: 'canceled', reason: expiredReason }
+      : pay
+        ? { status: 'succeeded' }
+        : { status: 'canceled', reason: declined }
+    operation = await settleSide(context, operation.id, view.side.role, outcome, 'checkout')
+  }
+  return outcomeLocation(operation)
+}
+
+/** The merchant's outcome URL for the status (pendingUrl while pending), with token, reference and status. */
+function outcomeLocation(operation: Operation): string {
+  const target = operation.urls[`${operation.status}Url` as const]
+  if (!target) return `/checkout/${operation.token}`
+  const url = new URL(target)
+  url.searchParams.set('token', operation.token)
+  url.searchParams.set('merchantReference', operation.merchantReference)
+  url.searchParams.set('status', operation.status)
+  return url.toString()
+}
+
+/** The origins of the merchant's outcome URLs: where the page's forms may lead. */
+export function outcomeOrigins(operation: Operation): string[] {
+  const urls = [
+    operation.urls.pendingUrl,
+    operation.urls.succeededUrl,
+    operation.urls.failedUrl,
+    operation.urls.canceledUrl,
+    operation.urls.errorUrl,
+  ]
+  return [...new Set(urls.filter((url): url is string => Boolean(url)).map((url) => new URL(url).origin))]
+}

@@ -1,0 +1,36 @@
+import type { Operation } from '../domain/operation.ts'
+import { ApiError } from '../errors.ts'
+import type { NotificationInput } from '../providers/provider.ts'
+import type { AppContext } from './context.ts'
+import { settleSide } from './lifecycle.ts'
+
+/**
+ * An operator tells us a side's outcome. The adapter verifies and translates the raw body; the
+ * state machine decides, exactly as for a poll. The notification must come from the adapter
+ * that moves this side's money, about the request that adapter was given: a sandbox signature
+ * never settles a live operation.
+ */
+export async function receiveProviderNotification(
+  context: AppContext,
+  adapterName: string,
+  input: NotificationInput,
+): Promise<Operation> {
+  const adapter = context.providers.byName(adapterName)
+  if (!adapter) throw new ApiError('not_found', `No provider is called ${adapterName}.`)
+  const notification = await adapter.parseNotification(input)
+  if (!notification)
+    throw new ApiError('invalid_credentials', 'The notification is not authentic or not understood.')
+  const operation = (await context.store.operations.findAnyByToken(notification.token))?.operation
+  const side = operation?.sides.find((candidate) => candidate.role === notification.role)
+  if (
+    !operation ||
+    !side ||
+    context.providers.adapterFor(operation.mode, side.channel).name !== adapter.name ||
+    (side.providerReference !== undefined &&
+      notification.outcome.providerReference !== undefined &&
+      side.providerReference !== notification.outcome.providerReference)
+  ) {
+    throw new ApiError('not_found', `No ${adapterName} operation side matches this notification.`)
+  }
+  return settleSide(context, operation.id, notification.role, notification.outcome, 'provider')
+}

@@ -1,0 +1,169 @@
+import {
+  type OperationKind,
+  operationKinds,
+  type SideKind,
+  type SideRole,
+  sideKinds,
+} from '../domain/kinds.ts'
+import { type Currency, countries, currencies, isCountry, toMinorUnits } from '../domain/money.ts'
+import type { Side } from '../domain/operation.ts'
+import { price } from '../domain/pricing.ts'
+import { type ErrorCode, type FieldError, validationFailed } from '../errors.ts'
+import type { AppContext } from './context.ts'
+import type { Principal } from './principal.ts'
+
+export interface CustomerInput {
+  fullName?: string
+  phoneNumber: string
+  email?: string
+}
+
+export interface SideInput {
+  amount: number
+  channel: string
+  country: string
+  customer: CustomerInput
+}
+
+/** Rejections in order of precedence: when several apply, the first names the answer. */
+const rejectionPrecedence: ErrorCode[] = ['validation_failed', 'channel_unavailable', 'amount_out_of_range']
+
+interface Rejection {
+  code: ErrorCode
+  error: FieldError
+}
+
+/** Where each side's fields are in the request: at the top for a single-sided kind, under its role otherwise. */
+export function sideInputsOf(
+  kind: OperationKind,
+  input: Record<string, unknown>,
+): { role: SideRole; sideKind: SideKind; input: SideInput; prefix: string }[] {
+  return operationKinds[kind].sides.map(({ role, sideKind }) =>
+    role === 'main'
+      ? { role, sideKind, input: input as unknown as SideInput, prefix: '' }
+      : { role, sideKind, input: input[role] as SideInput, prefix: `${role}.` },
+  )
+}
+
+/**
+ * Prices every side against the catalogue and the merchant's fees (CONTRACT.md, Money and
+ * Pricing). All the problems are reported together; the most fundamental names the answer.
+ */
+export async function priceSides(
+  context: AppContext,
+  principal: Principal,
+  kind: OperationKind,
+  input: Record<string, unknown>,
+): Promise<Side[]> {
+  const rejections: Rejection[] = []
+  const sides: Side[] = []
+  for (const step of sideInputsOf(kind, input)) {
+    const side = await priceSide(context, principal, step, rejections)
+    if (side) sides.push(side)
+  }
+  const [first, ...others] = sides
+  for (const other of others) {
+    if (first && other.currency !== first.currency)
+      rejections.push({
+        code: 'validation_failed',
+        error: {
+          field: `${other.role}.country`,
+          code: 'currency_mismatch',
+          message: `Both sides must share a currency: ${first.role} is ${first.currency}, ${other.role} is ${other.currency}.`,
+        },
+      })
+  }
+  if (rejections.length > 0) {
+    const code = rejectionPrecedence.find((candidate) =>
+      rejections.some((rejection) => rejection.code === candidate),
+    )
+    throw validationFailed(
+      rejections.map((rejection) => rejection.error),
+      code,
+    )
+  }
+  return sides
+}
+
+/** The side's currency (its country's) and its amount in minor units, or the reason there is none. */
+function moneyOf(
+  input: SideInput,
+  reject: (code: ErrorCode, field: string, fieldCode: string, message: string) => undefined,
+): { currency: Currency; amountMinor: number } | undefined {
+  if (!isCountry(input.country)) {
+    return reject('validation_failed', 'country', 'unsupported', `Country ${input.country} is not served.`)
+  }
+  const currency = countries[input.country]
+  const amountMinor = toMinorUnits(input.amount, currency)
+  if (amountMinor === undefined) {
+    const scale = currencies[currency].scale
+    return reject(
+      'validation_failed',
+      'amount',
+      'invalid_precision',
+      `${currency} amounts take ${scale === 0 ? 'no decimals' : `at most ${scale} decimals`}.`,
+    )
+  }
+  return { currency, amountMinor }
+}
+
+async function priceSide(
+  context: AppContext,
+  principal: Principal,
+  step: { role: SideRole; sideKind: SideKind; input: SideInput; prefix: string },
+  rejections: Rejection[],
+): Promise<Side | undefined> {
+  const { role, sideKind: kind, input, prefix } = step
+  const reject = (code: ErrorCode, field: string, fieldCode: string, message: string) => {
+    rejections.push({ code, error: { field: prefix + field, code: fieldCode, message } })
+    return undefined
+  }
+  const money = moneyOf(input, reject)
+  if (!money) return undefined
+  const { currency, amountMinor } = money
+  const { catalogue } = context.store
+  const route = await catalogue.findRoute(input.channel, input.country, kind)
+  const rule =
+    route && (await catalogue.findFeeRule(principal.merchantId, kind, input.channel, input.country))
+  if (!route || !rule) {
+    return reject(
+      'channel_unavailable',
+      'channel',
+      'channel_unavailable',
+      `Channel ${input.channel} does not serve ${kind} in ${input.country}; GET /api/v1/channels lists what does.`,
+    )
+  }
+  if (amountMinor < route.minAmountMinor || amountMinor > route.maxAmountMinor) {
+    const unit = 10 ** currencies[currency].scale
+    return reject(
+      'amount_out_of_range',
+      'amount',
+      'amount_out_of_range',
+      `${input.channel} ${kind} in ${input.country} takes ${route.minAmountMinor / unit} to ${route.maxAmountMinor / unit} ${currency}.`,
+    )
+  }
+  const priced = price(amountMinor, sideKinds[kind].direction, rule)
+  if (!priced) {
+    return reject('validation_failed', 'amount', 'below_fees', 'The fees would leave nothing to move.')
+  }
+  return {
+    role,
+    kind,
+    channel: input.channel,
+    country: input.country,
+    currency,
+    amountMinor,
+    feesMinor: priced.feesMinor,
+    transactionAmountMinor: priced.transactionAmountMinor,
+    cashAmountMinor: priced.cashAmountMinor,
+    percentageMilli: rule.percentageMilli,
+    additionalFeeMinor: rule.additionalFeeMinor,
+    supportedByAccount: rule.supportedByAccount,
+    customer: {
+      fullName: input.customer.fullName ?? '',
+      phoneNumber: input.customer.phoneNumber,
+      email: input.customer.email ?? '',
+    },
+    status: 'pending',
+  }
+}

@@ -1,0 +1,20 @@
+import { sideKinds } from '../domain/kinds.ts'
+import type { Operation, Side } from '../domain/operation.ts'
+import type { ProviderRequest } from '../providers/provider.ts'
+
+/** What a provider is asked about one side: the amount is what moves on the customer's wallet. */
+export function providerRequest(operation: Operation, side: Side): ProviderRequest {
+  return {
+    token: operation.token,
+    role: side.role,
+    mode: operation.mode,
+    direction: sideKinds[side.kind].direction,
+    channel: side.channel,
+    country: side.country,
+    currency: side.currency,
+    amountMinor: side.transactionAmountMinor,
+    phoneNumber: side.customer.phoneNumber,
+    submittedAtUs: side.submittedAtUs,
+    providerReference: side.providerReference,
+  }
+}

@@ -1,0 +1,180 @@
+import type { SideRole } from '../domain/kinds.ts'
+import { type Operation, sideAwaitingSubmission } from '../domain/operation.ts'
+import {
+  applySideOutcome,
+  chainTransitions,
+  type OutcomeSource,
+  openOperation,
+  type SideOutcome,
+  type Transition,
+  type TransitionClock,
+} from '../domain/transitions.ts'
+import { ApiError } from '../errors.ts'
+import type { RefusedHold } from '../store/repositories/ledger.ts'
+import type { EventView } from '../store/repositories/outbox.ts'
+import type { Repositories } from '../store/store.ts'
+import type { AppContext } from './context.ts'
+import type { Principal } from './principal.ts'
+import { providerRequest } from './provider-requests.ts'
+import { statusEvent } from './records.ts'
+
+/**
+ * The one write pipeline (STYLE.md; Formance's log_process): every state change runs as
+ *
+ *   1. one transaction;
+ *   2. idempotency, once: the merchantReference's unique key, and the request's hash;
+ *   3. the domain's pure decision: the next state, its postings, its events, its scheduled work;
+ *   4. that decision applied through the repositories;
+ *   5. commit.
+ *
+ * Operator calls never run inside it: a provider that needs I/O is called after the commit and
+ * its answer comes back as another command. Each command's work is a function of the transaction
+ * alone, so several commands could later share one commit.
+ */
+export type OperationCommand =
+  | { type: 'open'; draft: Operation }
+  | { type: 'side-outcome'; operationId: number; role: SideRole; outcome: SideOutcome; source: OutcomeSource }
+
+/** Sends an event again: its delivery state changes, nothing of its operation does. */
+export type RedeliverCommand = { type: 'redeliver'; principal: Principal; eventId: string }
+
+export type WriteCommand = OperationCommand | RedeliverCommand
+
+/** Why a write was refused; the transaction was rolled back and nothing was written. */
+export class DuplicateReference extends Error {
+  constructor(readonly existing: Operation) {
+    super(`merchantReference ${existing.merchantReference} is already used`)
+  }
+}
+
+export function executeWrite(context: AppContext, command: OperationCommand): Promise<Operation>
+export function executeWrite(context: AppContext, command: RedeliverCommand): Promise<EventView>
+export async function executeWrite(
+  context: AppContext,
+  command: WriteCommand,
+): Promise<Operation | EventView> {
+  try {
+    return await context.store.transaction<Operation | EventView>((tx) => {
+      switch (command.type) {
+        case 'open':
+          return open(context, tx, command.draft)
+        case 'side-outcome':
+          return settle(context, tx, command)
+        case 'redeliver':
+          return redeliver(context, tx, command)
+      }
+    })
+  } catch (error) {
+    if (!(error instanceof DuplicateReference) || command.type !== 'open') throw error
+    // The same request again returns what it created; the same reference for another request is a conflict.
+    if (error.existing.requestHash === command.draft.requestHash) return error.existing
+    throw new ApiError('duplicate_merchant_reference', undefined, undefined, undefined, {
+      token: error.existing.token,
+    })
+  }
+}
+
+function transitionClock(context: AppContext): TransitionClock {
+  return {
+    nowUs: context.clock.nowUs(),
+    operationTtlMs: context.config.operationTtlMs,
+    submissionGraceMs,
+  }
+}
+
+/** How long a side may wait for its submission before the scheduled backstop submits it (after a crash). */
+export const submissionGraceMs = 30_000
+
+async function open(context: AppContext, tx: Repositories, draft: Operation): Promise<Operation> {
+  const position = await tx.operations.nextPosition(draft.merchantId, draft.mode, draft.kind)
+  // Taken after the position's lock, so list order and date order agree.
+  const clock = transitionClock(context)
+  const numbered = { ...draft, position, initiatedAtUs: clock.nowUs, updatedAtUs: clock.nowUs }
+  const transition = answerWithoutIo(context, openOperation(numbered, clock), clock)
+  const id = await tx.operations.insertIfNew(transition.operation)
+  if (id === undefined) {
+    const existing = await tx.operations.findByReference(
+      draft.merchantId,
+      draft.mode,
+      draft.kind,
+      draft.merchantReference,
+    )
+    if (!existing)
+      throw new Error(`merchantReference ${draft.merchantReference} conflicted, yet is not found`)
+    throw new DuplicateReference(existing)
+  }
+  for (const state of [transition.operation, ...transition.statusesTaken]) state.id = id
+  // A new operation has no scheduled work yet: there is nothing for a final state to close.
+  const work = transition.work.filter((effect) => effect.action !== 'finish-all')
+  await applyEffects(tx, { ...transition, work }, clock.nowUs)
+  return transition.operation
+}
+
+/**
+ * A provider that answers without I/O (the sandbox) is asked at once, and its answer joins the
+ * initiation's own transaction: one commit instead of two, and the response carries the outcome.
+ */
+function answerWithoutIo(context: AppContext, opened: Transition, clock: TransitionClock): Transition {
+  let transition = opened
+  for (;;) {
+    const side = sideAwaitingSubmission(transition.operation.sides)
+    if (!side) return transition
+    const adapter = context.providers.adapterFor(transition.operation.mode, side.channel)
+    if (!adapter.answerAtOnce) return transition
+    const outcome = adapter.answerAtOnce(providerRequest(transition.operation, side), clock.nowUs)
+    transition = chainTransitions(
+      transition,
+      applySideOutcome(transition.operation, side.role, outcome, 'submission', clock),
+    )
+  }
+}
+
+async function settle(
+  context: AppContext,
+  tx: Repositories,
+  command: Extract<WriteCommand, { type: 'side-outcome' }>,
+): Promise<Operation> {
+  const before = await tx.operations.lockById(command.operationId)
+  if (!before) throw new Error(`operation ${command.operationId} does not exist`)
+  const clock = transitionClock(context)
+  const transition = applySideOutcome(before, command.role, command.outcome, command.source, clock)
+  if (!transition.changed) return before
+  await tx.operations.save(transition.operation)
+  await applyEffects(tx, transition, clock.nowUs)
+  return transition.operation
+}
+
+async function applyEffects(tx: Repositories, transition: Transition, nowUs: number): Promise<void> {
+  const { operation } = transition
+  const refused = await tx.ledger.apply(operation, transition.ledger)
+  if (refused) throw new InsufficientBalance(refused)
+  await tx.outbox.append(operation, transition.statusesTaken.map(statusEvent))
+  await tx.scheduledWork.apply(operation.id, transition.work, nowUs)
+}
+
+async function redeliver(
+  context: AppContext,
+  tx: Repositories,
+  command: RedeliverCommand,
+): Promise<EventView> {
+  const { principal, eventId } = command
+  const event = await tx.outbox.find(principal.merchantId, principal.mode, eventId)
+  if (!event) throw new ApiError('not_found', `No event has id ${eventId}.`)
+  if (!event.callbackUrl) {
+    throw new ApiError('validation_failed', 'This event has no callbackUrl to deliver to.', [
+      {
+        field: 'callbackUrl',
+        code: 'no_callback',
+        message: 'The operation was initiated without a callbackUrl.',
+      },
+    ])
+  }
+  await tx.outbox.requeue(eventId, context.clock.nowUs())
+  return (await tx.outbox.find(principal.merchantId, principal.mode, eventId)) ?? event
+}
+
+export class InsufficientBalance extends Error {
+  constructor(readonly refused: RefusedHold) {
+    super('the available balance does not cover the hold')
+  }
+}

@@ -1,0 +1,226 @@
+import type { SideRole } from './kinds.ts'
+import { type LedgerEffect, ledgerEffectsBetween } from './ledger-rules.ts'
+import { compositeStatus, failureOf, type Operation, type Side, sideAwaitingSubmission } from './operation.ts'
+import { canTransition, type FailureReason, isFinal } from './status.ts'
+
+/**
+ * The state machine, as pure functions. Given an operation and what happened to it, each
+ * returns the operation's next state and everything that must be written with it, in the same
+ * transaction: the ledger postings, one event per status taken, and the scheduled work. The
+ * write pipeline applies that through the store; nothing here reads or writes anything.
+ */
+
+export type { LedgerEffect }
+
+export type WorkKind = 'submit' | 'poll' | 'expire'
+
+export type WorkEffect =
+  | { action: 'schedule'; work: WorkKind; role: SideRole; dueAtUs: number }
+  /** The operation is final: nothing is left to submit, poll or expire. */
+  | { action: 'finish-all' }
+
+export interface Transition {
+  /** The operation after the change. */
+  operation: Operation
+  /** False when nothing changed: the write pipeline then writes nothing. */
+  changed: boolean
+  ledger: LedgerEffect[]
+  /** The operation as it was at each status it took, in order: one event each. */
+  statusesTaken: Operation[]
+  work: WorkEffect[]
+}
+
+/** What an adapter reports about one side, already in our statuses. */
+export type SideOutcome =
+  | { status: 'succeeded'; providerReference?: string }
+  | { status: 'failed' | 'canceled' | 'error'; reason: FailureReason; providerReference?: string }
+  | {
+      status: 'pending'
+      providerReference?: string
+      /** The customer must act on a hosted page (ours in the sandbox, the operator's in live mode). */
+      needsCustomerAction?: boolean
+      /** Where the customer acts: the record's redirectUrl. */
+      redirectUrl?: string
+      /** Ask the provider again after this long; without it a notification or expiry settles it. */
+      pollAfterMs?: number
+    }
+
+/** Who reports an outcome: the provider answering a submission, the provider later (poll, notification), the checkout page, or expiry. */
+export type OutcomeSource = 'submission' | 'provider' | 'checkout' | 'expiry'
+
+export interface TransitionClock {
+  nowUs: number
+  operationTtlMs: number
+  /** How long a side may wait for its submission before the scheduled backstop submits it (after a crash). */
+  submissionGraceMs: number
+}
+
+export const expiredReason: FailureReason = {
+  code: 'expired',
+  message: 'The operation expired before it was completed.',
+}
+
+const notStartedReason: FailureReason = {
+  code: 'not_started',
+  message: 'The from side did not succeed, so nothing was paid out.',
+}
+
+/** Milliseconds as microseconds, rounded up so nothing is due early. */
+const usOf = (milliseconds: number) => Math.ceil(milliseconds * 1000)
+
+/**
+ * A new operation, pending: every cash-out side's money is held at once (so a payout can never
+ * overdraw), its pending event is written, and it is scheduled to expire and, should the
+ * submission that follows the commit be lost to a crash, to be submitted.
+ */
+export function openOperation(draft: Operation, clock: TransitionClock): Transition {
+  const operation = structuredClone(draft)
+  const ledger = ledgerEffectsBetween([], operation.sides)
+  const first = operation.sides[0]
+  if (!first) throw new Error('an operation has at least one side')
+  return {
+    operation,
+    changed: true,
+    ledger,
+    statusesTaken: [structuredClone(operation)],
+    work: [
+      {
+        action: 'schedule',
+        work: 'expire',
+        role: 'main',
+        dueAtUs: clock.nowUs + usOf(clock.operationTtlMs),
+      },
+      {
+        action: 'schedule',
+        work: 'submit',
+        role: first.role,
+        dueAtUs: clock.nowUs + usOf(clock.submissionGraceMs),
+      },
+    ],
+  }
+}
+
+/**
+ * The one transition of the lifecycle: a side's outcome, from whichever source. Two racing
+ * outcomes of one side: the first settles it, the second finds it final and changes nothing.
+ */
+export function applySideOutcome(
+  current: Operation,
+  role: SideRole,
+  outcome: SideOutcome,
+  source: OutcomeSource,
+  clock: TransitionClock,
+): Transition {
+  const operation = structuredClone(current)
+  const unchanged: Transition = {
+    operation: current,
+    changed: false,
+    ledger: [],
+    statusesTaken: [],
+    work: [],
+  }
+  const side = operation.sides.find((candidate) => candidate.role === role)
+  if (!side) throw new Error(`operation ${operation.token} has no ${role} side`)
+  if (side.status !== 'pending') return unchanged
+  if (source === 'submission') {
+    // Sides are handed to their providers in order: an answer for a side not yet due is no answer.
+    if (side.submittedAtUs === undefined && sideAwaitingSubmission(operation.sides) !== side) return unchanged
+    side.submittedAtUs ??= clock.nowUs
+  }
+  // Only expiry may end a side that was never handed to its provider (a transfer's `to` side before
+  // `from` succeeded): no notification or page can move money not yet asked for.
+  else if (side.submittedAtUs === undefined && source !== 'expiry') return unchanged
+  const transition: Transition = { operation, changed: true, ledger: [], statusesTaken: [], work: [] }
+  if (outcome.providerReference) side.providerReference = outcome.providerReference
+  if (outcome.status === 'pending') notePending(transition, side, outcome, clock)
+  else settleSide(transition, side, outcome, clock)
+  // The money follows from the sides alone: what they call for now, less what they called for before.
+  transition.ledger = ledgerEffectsBetween(current.sides, operation.sides)
+  return concludeTransition(transition, current, clock)
+}
+
+function notePending(
+  transition: Transition,
+  side: Side,
+  outcome: Extract<SideOutcome, { status: 'pending' }>,
+  clock: TransitionClock,
+): void {
+  if (outcome.needsCustomerAction) side.awaitingCustomer = true
+  if (outcome.redirectUrl) transition.operation.redirectUrl = outcome.redirectUrl
+  if (outcome.pollAfterMs !== undefined)
+    transition.work.push({
+      action: 'schedule',
+      work: 'poll',
+      role: side.role,
+      dueAtUs: clock.nowUs + usOf(outcome.pollAfterMs),
+    })
+}
+
+function settleSide(
+  transition: Transition,
+  side: Side,
+  outcome: Exclude<SideOutcome, { status: 'pending' }>,
+  clock: TransitionClock,
+): void {
+  side.status = outcome.status
+  side.awaitingCustomer = undefined
+  if (outcome.status !== 'succeeded') side.failure = outcome.reason
+  followLaterSides(transition, side, clock)
+}
+
+/**
+ * Sides run in order: when one succeeds the next is due (its submission backstop scheduled);
+ * when one stops, the later ones, which never started, are canceled. What that does to the
+ * money (a refund reserve, a released hold) follows from the sides' states (ledger-rules.ts).
+ */
+function followLaterSides(transition: Transition, side: Side, clock: TransitionClock): void {
+  const { sides } = transition.operation
+  const later = sides.slice(sides.indexOf(side) + 1)
+  if (side.status === 'succeeded') {
+    const next = later.find((laterSide) => laterSide.status === 'pending')
+    if (next)
+      transition.work.push({
+        action: 'schedule',
+        work: 'submit',
+        role: next.role,
+        dueAtUs: clock.nowUs + usOf(clock.submissionGraceMs),
+      })
+    return
+  }
+  for (const laterSide of later) {
+    if (laterSide.status !== 'pending') continue
+    laterSide.status = 'canceled'
+    laterSide.failure = notStartedReason
+  }
+}
+
+/** The operation's own status follows from its sides; a change of it is an event, and a final one ends all work. */
+function concludeTransition(transition: Transition, before: Operation, clock: TransitionClock): Transition {
+  const { operation } = transition
+  const next = compositeStatus(operation.sides)
+  operation.updatedAtUs = clock.nowUs
+  if (next !== before.status && canTransition(before.status, next)) {
+    operation.status = next
+    operation.failure = failureOf(operation.sides, next)
+    operation.completedAtUs = isFinal(next) ? clock.nowUs : null
+    transition.statusesTaken.push(structuredClone(operation))
+    if (isFinal(next)) transition.work = [{ action: 'finish-all' }]
+  }
+  return transition
+}
+
+/**
+ * Applies one transition after another to the same operation, as one: what a provider that
+ * answers without I/O (the sandbox) settles is written in the initiation's own transaction.
+ */
+export function chainTransitions(first: Transition, second: Transition): Transition {
+  return {
+    operation: second.operation,
+    changed: first.changed || second.changed,
+    ledger: [...first.ledger, ...second.ledger],
+    statusesTaken: [...first.statusesTaken, ...second.statusesTaken],
+    work: second.work.some((effect) => effect.action === 'finish-all')
+      ? [{ action: 'finish-all' }]
+      : [...first.work, ...second.work],
+  }
+}

@@ -1,0 +1,215 @@
+import type { Transaction } from 'kysely'
+import type { Side } from '../domain/operation.ts'
+import type { Database } from './schema.ts'
+import { readSnapshot, type Store } from './store.ts'
+
+type Snapshot = Transaction<Database>
+
+/**
+ * The facts `sika verify` compares, read in bulk from one snapshot: aggregates where the database
+ * can add up, and operations in keyset batches with everything that hangs off them, so a store of
+ * millions of operations is checked in constant memory while writers go on.
+ */
+export interface ConsistencyFacts {
+  ledgerSumsByAccount(): Promise<EntrySum[]>
+  balances(): Promise<BalanceRow[]>
+  counters(): Promise<CounterFact[]>
+  /** For each counter, how many rows it numbered and the highest number given: both must equal it. */
+  numberedRows(): Promise<(CounterFact & { highest: number })[]>
+  /** The next batch of operations after `afterId`, each with its ledger entries, events and open work. */
+  operationsAfter(afterId: number, limit: number): Promise<OperationFacts[]>
+}
+
+export function readConsistencyFacts<T>(
+  store: Store,
+  work: (facts: ConsistencyFacts) => Promise<T>,
+): Promise<T> {
+  return readSnapshot(store, (snapshot) =>
+    work({
+      ledgerSumsByAccount: () => ledgerSumsByAccount(snapshot),
+      balances: () => balanceRows(snapshot),
+      counters: () => counterValues(snapshot),
+      numberedRows: () => numberedRows(snapshot),
+      operationsAfter: (afterId, limit) => operationFactsAfter(snapshot, afterId, limit),
+    }),
+  )
+}
+
+export interface AccountKey {
+  merchantId: string
+  mode: string
+  currency: string
+}
+
+export interface EntrySum extends AccountKey {
+  type: string
+  status: string
+  amountMinor: number
+}
+
+export interface BalanceRow extends AccountKey {
+  postedMinor: number
+  heldMinor: number
+}
+
+async function ledgerSumsByAccount(snapshot: Snapshot): Promise<EntrySum[]> {
+  const rows = await snapshot
+    .selectFrom('ledger_entries')
+    .select(['merchant_id', 'mode', 'currency', 'type', 'status'])
+    .select((eb) => eb.fn.sum<number | string>('amount_minor').as('amount'))
+    .groupBy(['merchant_id', 'mode', 'currency', 'type', 'status'])
+    .execute()
+  return rows.map((row) => ({
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    currency: row.currency,
+    type: row.type,
+    status: row.status,
+    amountMinor: Number(row.amount),
+  }))
+}
+
+async function balanceRows(snapshot: Snapshot): Promise<BalanceRow[]> {
+  const rows = await snapshot.selectFrom('balances').selectAll().execute()
+  return rows.map((row) => ({
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    currency: row.currency,
+    postedMinor: row.posted_minor,
+    heldMinor: row.held_minor,
+  }))
+}
+
+export interface CounterFact {
+  merchantId: string
+  mode: string
+  /** An operation kind, 'ledger' or 'event'. */
+  name: string
+  value: number
+}
+
+async function counterValues(snapshot: Snapshot): Promise<CounterFact[]> {
+  const rows = await snapshot.selectFrom('counters').selectAll().execute()
+  return rows.map((row) => ({
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    name: row.name,
+    value: row.value,
+  }))
+}
+
+async function numberedRows(snapshot: Snapshot): Promise<(CounterFact & { highest: number })[]> {
+  const [operations, entries, events] = await Promise.all([
+    snapshot
+      .selectFrom('operations')
+      .select(['merchant_id', 'mode', 'kind as name'])
+      .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.max('position').as('highest')])
+      .groupBy(['merchant_id', 'mode', 'kind'])
+      .execute(),
+    snapshot
+      .selectFrom('ledger_entries')
+      .select(['merchant_id', 'mode'])
+      .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.max('sequence').as('highest')])
+      .groupBy(['merchant_id', 'mode'])
+      .execute(),
+    snapshot
+      .selectFrom('events')
+      .select(['merchant_id', 'mode'])
+      .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.max('position').as('highest')])
+      .groupBy(['merchant_id', 'mode'])
+      .execute(),
+  ])
+  const fact = (
+    row: { merchant_id: string; mode: string; count: unknown; highest: unknown },
+    name: string,
+  ) => ({
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    name,
+    value: Number(row.count),
+    highest: Number(row.highest),
+  })
+  return [
+    ...operations.map((row) => fact(row, row.name)),
+    ...entries.map((row) => fact(row, 'ledger')),
+    ...events.map((row) => fact(row, 'event')),
+  ]
+}
+
+export interface OperationFacts {
+  id: number
+  token: string
+  kind: string
+  status: string
+  sides: Side[]
+  entries: { type: string; status: string; amountMinor: number }[]
+  /** Event types, in the order they were written. */
+  eventTypes: string[]
+  /** Scheduled work not yet done. */
+  openWork: { kind: string; role: string }[]
+}
+
+async function operationFactsAfter(
+  snapshot: Snapshot,
+  afterId: number,
+  limit: number,
+): Promise<OperationFacts[]> {
+  const operations = await snapshot
+    .selectFrom('operations')
+    .select(['id', 'token', 'kind', 'status', 'sides'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+  if (operations.length === 0) return []
+  const ids = operations.map((operation) => operation.id)
+  const [entries, events, work] = await Promise.all([
+    snapshot
+      .selectFrom('ledger_entries')
+      .select(['operation_id', 'type', 'status', 'amount_minor'])
+      .where('operation_id', 'in', ids)
+      .execute(),
+    snapshot
+      .selectFrom('events')
+      .select(['operation_id', 'type'])
+      .where('operation_id', 'in', ids)
+      .orderBy('position')
+      .execute(),
+    snapshot
+      .selectFrom('scheduled_work')
+      .select(['operation_id', 'kind', 'role'])
+      .where('operation_id', 'in', ids)
+      .where('done_at_us', 'is', null)
+      .execute(),
+  ])
+  const entriesOf = groupBy(entries, (entry) => ({
+    type: entry.type,
+    status: entry.status,
+    amountMinor: entry.amount_minor,
+  }))
+  const eventTypesOf = groupBy(events, (event) => event.type)
+  const openWorkOf = groupBy(work, (item) => ({ kind: item.kind, role: item.role }))
+  return operations.map((operation) => ({
+    id: operation.id,
+    token: operation.token,
+    kind: operation.kind,
+    status: operation.status,
+    sides: JSON.parse(operation.sides) as Side[],
+    entries: entriesOf.get(operation.id) ?? [],
+    eventTypes: eventTypesOf.get(operation.id) ?? [],
+    openWork: openWorkOf.get(operation.id) ?? [],
+  }))
+}
+
+function groupBy<Row extends { operation_id: number }, T>(
+  rows: Row[],
+  map: (row: Row) => T,
+): Map<number, T[]> {
+  const groups = new Map<number, T[]>()
+  for (const row of rows) {
+    const group = groups.get(row.operation_id)
+    if (group) group.push(map(row))
+    else groups.set(row.operation_id, [map(row)])
+  }
+  return groups
+}

@@ -1,0 +1,134 @@
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely'
+import pg from 'pg'
+
+/**
+ * Kysely over pg, with one rule that the stock driver lacks: a connection whose transaction state
+ * is not known for certain never goes back to the pool.
+ *
+ * pg's client-side query timeout rejects the promise but leaves the statement running on the
+ * connection, and drops any statement queued behind it (the ROLLBACK Kysely sends after a
+ * failure) without sending it. Kysely then returns the connection to the pool, where the next
+ * borrower's BEGIN is a no-op ("there is already a transaction in progress") and its COMMIT
+ * commits the earlier request's half-finished work. Kysely also skips the ROLLBACK when BEGIN
+ * itself failed. So: any failure that did not come as an answer from the server (a timeout, a lost
+ * link) marks the connection untrusted; an untrusted connection is never rolled back (the ROLLBACK
+ * would only wait behind the stuck statement) but destroyed on release, which ends its transaction
+ * on the server; and a connection released in any state but idle is destroyed too.
+ */
+export class GuardedPostgresDialect implements Dialect {
+  constructor(private readonly pool: pg.Pool) {}
+  createDriver(): Driver {
+    return new GuardedPostgresDriver(this.pool)
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler()
+  }
+  createAdapter() {
+    return new PostgresAdapter()
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's own Dialect signature
+  createIntrospector(db: Kysely<any>) {
+    return new PostgresIntrospector(db)
+  }
+}
+
+class GuardedPostgresDriver implements Driver {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new GuardedConnection(await this.pool.connect())
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const isolation = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : ''
+    const access = settings.accessMode ? ` ${settings.accessMode}` : ''
+    await connection.executeQuery(CompiledQuery.raw(`start transaction${isolation}${access}`))
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'))
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (guarded(connection).untrustedBecause) return
+    await connection.executeQuery(CompiledQuery.raw('rollback'))
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const { client, untrustedBecause } = guarded(connection)
+    const state = client.getTransactionStatus()
+    const reason =
+      untrustedBecause ??
+      (state === 'I' ? undefined : new Error(`connection released in transaction state ${state}`))
+    // An error makes the pool close the connection instead of keeping it.
+    client.release(reason)
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.end()
+  }
+}
+
+function guarded(connection: DatabaseConnection): GuardedConnection {
+  if (!(connection instanceof GuardedConnection)) throw new Error('not a connection of this driver')
+  return connection
+}
+
+/** Thrown instead of sending anything more on a connection whose state is unknown. */
+export class UntrustedConnectionError extends Error {
+  readonly code = 'SIKA_UNTRUSTED_CONNECTION'
+}
+
+class GuardedConnection implements DatabaseConnection {
+  /** Set once the connection's transaction state can no longer be known. */
+  untrustedBecause: Error | undefined
+
+  constructor(readonly client: pg.PoolClient) {}
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.untrustedBecause) {
+      throw new UntrustedConnectionError(
+        `the connection was abandoned after: ${this.untrustedBecause.message}`,
+      )
+    }
+    try {
+      const { command, rowCount, rows } = await this.client.query(compiledQuery.sql, [
+        ...compiledQuery.parameters,
+      ])
+      const changes =
+        command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
+      return { numAffectedRows: changes ? BigInt(rowCount ?? 0) : undefined, rows: rows ?? [] }
+    } catch (error) {
+      if (!answeredByServer(error))
+        this.untrustedBecause = error instanceof Error ? error : new Error(String(error))
+      throw error
+    }
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered by this driver
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not supported by this driver')
+  }
+}
+
+/**
+ * An error the server itself sent (a constraint, a statement or lock timeout) leaves the
+ * connection in a known state; anything else (a client-side timeout, a broken link) does not. A
+ * fatal server error ends the session, and pg already refuses to reuse such a client.
+ */
+function answeredByServer(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.severity !== 'FATAL' && error.severity !== 'PANIC'
+}

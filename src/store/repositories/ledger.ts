@@ -1,0 +1,290 @@
+import { sql } from 'kysely'
+import type { Mode, SideRole } from '../../domain/kinds.ts'
+import type { EntryStatus, EntryType } from '../../domain/ledger-rules.ts'
+import type { Operation } from '../../domain/operation.ts'
+import type { Page, PageRequest } from '../../domain/pages.ts'
+import type { LedgerEffect } from '../../domain/transitions.ts'
+import type { RepositoryScope } from './executor.ts'
+import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+
+/**
+ * Two-phase money movement on a merchant's balance, in the style of TigerBeetle: a hold reserves
+ * funds and is later posted or released, at most once. The database's own CHECK
+ * (0 <= held <= posted) makes an overdraft impossible, whatever runs concurrently.
+ */
+
+export interface TransactionFilters {
+  type?: EntryType
+  operation?: string
+  status?: EntryStatus
+  fromUs?: number
+  toUs?: number
+}
+
+/** One balance movement, as the merchant's transaction list shows it. */
+export interface LedgerEntry {
+  reference: string
+  operationKind: string
+  type: EntryType
+  status: EntryStatus
+  currency: string
+  amountMinor: number
+  createdAtUs: number
+  token: string
+}
+
+export interface BalanceView {
+  mode: Mode
+  currency: string
+  postedMinor: number
+  heldMinor: number
+  availableMinor: number
+}
+
+/** A hold the balance could not cover: nothing was written. */
+export interface RefusedHold {
+  /** The side whose money it was to hold. */
+  role: SideRole
+  currency: string
+  availableMinor: number
+  neededMinor: number
+}
+
+export interface LedgerRepository {
+  /** Applies the effects in order; stops at the first hold the balance cannot cover and reports it. */
+  apply(operation: Operation, effects: readonly LedgerEffect[]): Promise<RefusedHold | undefined>
+  balances(merchantId: string, mode?: Mode): Promise<BalanceView[]>
+  list(
+    merchantId: string,
+    mode: Mode,
+    filters: TransactionFilters,
+    page: PageRequest,
+  ): Promise<Page<LedgerEntry>>
+}
+
+export function ledgerRepository(scope: RepositoryScope): LedgerRepository {
+  return {
+    async apply(operation, effects) {
+      for (const effect of effects) {
+        if (effect.action === 'credit') await credit(scope, operation, effect.amountMinor)
+        else if (effect.action === 'resolve')
+          await resolve(scope, operation, effect.entryType, effect.resolution)
+        else {
+          const refused = await hold(scope, operation, effect.entryType, effect.amountMinor, effect.role)
+          if (refused) return refused
+        }
+      }
+      return undefined
+    },
+    balances: (merchantId, mode) => readBalances(scope, merchantId, mode),
+    list: (merchantId, mode, filters, page) => listEntries(scope, merchantId, mode, filters, page),
+  }
+}
+
+function balanceRow({ db }: RepositoryScope, operation: Operation) {
+  return db
+    .updateTable('balances')
+    .where('merchant_id', '=', operation.merchantId)
+    .where('mode', '=', operation.mode)
+    .where('currency', '=', operation.currency)
+}
+
+/** Reserves funds; refused, and nothing written, when less is available than asked. */
+async function hold(
+  scope: RepositoryScope,
+  operation: Operation,
+  type: EntryType,
+  amountMinor: number,
+  role: SideRole,
+): Promise<RefusedHold | undefined> {
+  // No balance row yet means nothing is available: the conditional update then matches nothing.
+  const result = await balanceRow(scope, operation)
+    .set({ held_minor: sql`held_minor + ${amountMinor}` })
+    .where(sql<boolean>`posted_minor - held_minor >= ${amountMinor}`)
+    .executeTakeFirst()
+  if (result.numUpdatedRows === 0n) {
+    const [balance] = await readBalances(scope, operation.merchantId, operation.mode, operation.currency)
+    return {
+      role,
+      currency: operation.currency,
+      availableMinor: balance?.availableMinor ?? 0,
+      neededMinor: amountMinor,
+    }
+  }
+  await insertEntry(scope, operation, type, amountMinor, 'pending')
+  return undefined
+}
+
+async function credit(scope: RepositoryScope, operation: Operation, amountMinor: number): Promise<void> {
+  // One statement: the first credit in a currency opens its balance row.
+  await scope.db
+    .insertInto('balances')
+    .values({
+      merchant_id: operation.merchantId,
+      mode: operation.mode,
+      currency: operation.currency,
+      posted_minor: amountMinor,
+      held_minor: 0,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['merchant_id', 'mode', 'currency'])
+        .doUpdateSet({ posted_minor: sql`balances.posted_minor + ${amountMinor}` }),
+    )
+    .execute()
+  await insertEntry(scope, operation, 'cash-in', amountMinor, 'succeeded')
+}
+
+/** Posts or releases the operation's pending hold of this type; the entry's own status guards it, so at most once. */
+async function resolve(
+  scope: RepositoryScope,
+  operation: Operation,
+  type: EntryType,
+  resolution: 'succeeded' | 'canceled',
+): Promise<void> {
+  const entry = await scope.db
+    .updateTable('ledger_entries')
+    .set({ status: resolution, updated_at_us: scope.clock.nowUs() })
+    .where('operation_id', '=', operation.id)
+    .where('type', '=', type)
+    .where('status', '=', 'pending')
+    .returning('amount_minor')
+    .executeTakeFirst()
+  if (!entry) return
+  const amount = entry.amount_minor
+  await balanceRow(scope, operation)
+    .set(
+      resolution === 'succeeded'
+        ? { posted_minor: sql`posted_minor - ${amount}`, held_minor: sql`held_minor - ${amount}` }
+        : { held_minor: sql`held_minor - ${amount}` },
+    )
+    .execute()
+}
+
+async function insertEntry(
+  { db, clock }: RepositoryScope,
+  operation: Operation,
+  type: EntryType,
+  amountMinor: number,
+  status: 'pending' | 'succeeded',
+): Promise<void> {
+  const sequence = await nextCounterValue(db, operation.merchantId, operation.mode, 'ledger')
+  // Read after the counter's lock is held, so sequence order and date order agree under concurrency.
+  const atUs = clock.nowUs()
+  await db
+    .insertInto('ledger_entries')
+    .values({
+      merchant_id: operation.merchantId,
+      mode: operation.mode,
+      sequence,
+      reference: transactionReference(atUs, operation.token, sequence),
+      operation_id: operation.id,
+      operation_kind: operation.kind,
+      type,
+      currency: operation.currency,
+      amount_minor: amountMinor,
+      status,
+      created_at_us: atUs,
+      updated_at_us: atUs,
+    })
+    .execute()
+}
+
+/** TX<yyyymmdd>.<first token group>.<8-digit sequence>, e.g. TX20261121.k3v9q.00000042 */
+export function transactionReference(atUs: number, token: string, sequence: number): string {
+  const day = new Date(Math.floor(atUs / 1000)).toISOString().slice(0, 10).replaceAll('-', '')
+  return `TX${day}.${token.slice(0, 5)}.${String(sequence).padStart(8, '0')}`
+}
+
+async function readBalances(
+  { db }: RepositoryScope,
+  merchantId: string,
+  mode?: Mode,
+  currency?: string,
+): Promise<BalanceView[]> {
+  let query = db.selectFrom('balances').selectAll().where('merchant_id', '=', merchantId)
+  if (mode) query = query.where('mode', '=', mode)
+  if (currency) query = query.where('currency', '=', currency)
+  const rows = await query.orderBy('mode').orderBy('currency').execute()
+  return rows.map((row) => ({
+    mode: row.mode as Mode,
+    currency: row.currency,
+    postedMinor: row.posted_minor,
+    heldMinor: row.held_minor,
+    availableMinor: row.posted_minor - row.held_minor,
+  }))
+}
+
+/** The merchant's balance movements, newest first; unfiltered pages seek on the dense sequence. */
+async function listEntries(
+  { db }: RepositoryScope,
+  merchantId: string,
+  mode: Mode,
+  filters: TransactionFilters,
+  page: PageRequest,
+): Promise<Page<LedgerEntry>> {
+  let query = db
+    .selectFrom('ledger_entries')
+    .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
+    .where('ledger_entries.merchant_id', '=', merchantId)
+    .where('ledger_entries.mode', '=', mode)
+  const columns = [
+    'ledger_entries.reference',
+    'ledger_entries.operation_kind',
+    'ledger_entries.type',
+    'ledger_entries.status',
+    'ledger_entries.currency',
+    'ledger_entries.amount_minor',
+    'ledger_entries.created_at_us',
+    'operations.token',
+  ] as const
+  if (isUnfiltered(filters)) {
+    const total = await counterValue(db, merchantId, mode, 'ledger')
+    const seek = await seekPage(total, page, (top, limit) =>
+      query
+        .select(columns)
+        .where('ledger_entries.sequence', '<=', top)
+        .orderBy('ledger_entries.sequence', 'desc')
+        .limit(limit)
+        .execute(),
+    )
+    return { items: seek.items.map(toEntry), total }
+  }
+  if (filters.type) query = query.where('ledger_entries.type', '=', filters.type)
+  if (filters.operation) query = query.where('ledger_entries.operation_kind', '=', filters.operation)
+  if (filters.status) query = query.where('ledger_entries.status', '=', filters.status)
+  if (filters.fromUs !== undefined) query = query.where('ledger_entries.created_at_us', '>=', filters.fromUs)
+  if (filters.toUs !== undefined) query = query.where('ledger_entries.created_at_us', '<', filters.toUs)
+  const [counted, rows] = await Promise.all([
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    query
+      .select(columns)
+      .orderBy('ledger_entries.sequence', 'desc')
+      .limit(page.perPage)
+      .offset((page.page - 1) * page.perPage)
+      .execute(),
+  ])
+  return { items: rows.map(toEntry), total: Number(counted.total) }
+}
+
+function toEntry(row: {
+  reference: string
+  operation_kind: string
+  type: string
+  status: string
+  currency: string
+  amount_minor: number
+  created_at_us: number
+  token: string
+}): LedgerEntry {
+  return {
+    reference: row.reference,
+    operationKind: row.operation_kind,
+    type: row.type as EntryType,
+    status: row.status as EntryStatus,
+    currency: row.currency,
+    amountMinor: row.amount_minor,
+    createdAtUs: row.created_at_us,
+    token: row.token,
+  }
+}

@@ -1,0 +1,254 @@
+import type { Selectable, SelectQueryBuilder } from 'kysely'
+import type { Mode, OperationKind } from '../../domain/kinds.ts'
+import type { Currency } from '../../domain/money.ts'
+import type { Operation, OperationUrls, Side } from '../../domain/operation.ts'
+import type { Page, PageRequest } from '../../domain/pages.ts'
+import type { Status } from '../../domain/status.ts'
+import type { Database, OperationsTable } from '../schema.ts'
+import type { Executor, RepositoryScope } from './executor.ts'
+import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+
+export interface OperationFilters {
+  status?: Status
+  merchantReference?: string
+  phoneNumber?: string
+  channel?: string
+  country?: string
+  fromUs?: number
+  toUs?: number
+}
+
+/** An operation with the name of the merchant it belongs to, for pages shown to its customer. */
+export interface OperationWithMerchant {
+  operation: Operation
+  merchantName: string
+}
+
+export interface OperationsRepository {
+  /**
+   * The next position of the merchant's list of this kind. Its counter's row lock orders
+   * concurrent initiations: a time read after it keeps list order and date order in step.
+   */
+  nextPosition(merchantId: string, mode: Mode, kind: OperationKind): Promise<number>
+  /**
+   * Inserts the operation under its unique merchantReference and returns its id; undefined when
+   * the reference is already taken (a retry, or a concurrent twin that committed first):
+   * idempotency is this constraint, not a read before the write.
+   */
+  insertIfNew(operation: Operation): Promise<number | undefined>
+  findByReference(
+    merchantId: string,
+    mode: Mode,
+    kind: OperationKind,
+    merchantReference: string,
+  ): Promise<Operation | undefined>
+  /** Another merchant's token, or the other mode's, is simply not found: no oracle for tokens. */
+  findByToken(merchantId: string, mode: Mode, token: string): Promise<Operation | undefined>
+  findById(id: number): Promise<Operation | undefined>
+  /** Whoever holds the token, with its merchant's name: the checkout page and operators' notifications. */
+  findAnyByToken(token: string): Promise<OperationWithMerchant | undefined>
+  /** Reads the operation for a change: the row lock (PostgreSQL) or the write lock (SQLite) orders racing changes. */
+  lockById(id: number): Promise<Operation | undefined>
+  save(operation: Operation): Promise<void>
+  list(
+    merchantId: string,
+    mode: Mode,
+    kind: OperationKind,
+    filters: OperationFilters,
+    page: PageRequest,
+  ): Promise<Page<Operation>>
+}
+
+export function operationsRepository({ db, dialect }: RepositoryScope): OperationsRepository {
+  const selectOperations = () => db.selectFrom('operations').selectAll()
+  return {
+    nextPosition: (merchantId, mode, kind) => nextCounterValue(db, merchantId, mode, kind),
+    async insertIfNew(operation) {
+      const inserted = await db
+        .insertInto('operations')
+        .values(toRow(operation))
+        .onConflict((conflict) =>
+          conflict.columns(['merchant_id', 'mode', 'kind', 'merchant_reference']).doNothing(),
+        )
+        .returning('id')
+        .executeTakeFirst()
+      return inserted?.id
+    },
+    async findByReference(merchantId, mode, kind, merchantReference) {
+      const row = await selectOperations()
+        .where('merchant_id', '=', merchantId)
+        .where('mode', '=', mode)
+        .where('kind', '=', kind)
+        .where('merchant_reference', '=', merchantReference)
+        .executeTakeFirst()
+      return row && toOperation(row)
+    },
+    async findByToken(merchantId, mode, token) {
+      const row = await selectOperations()
+        .where('token', '=', token)
+        .where('merchant_id', '=', merchantId)
+        .where('mode', '=', mode)
+        .executeTakeFirst()
+      return row && toOperation(row)
+    },
+    async findById(id) {
+      const row = await selectOperations().where('id', '=', id).executeTakeFirst()
+      return row && toOperation(row)
+    },
+    async findAnyByToken(token) {
+      const row = await db
+        .selectFrom('operations')
+        .innerJoin('merchants', 'merchants.id', 'operations.merchant_id')
+        .selectAll('operations')
+        .select('merchants.name as merchant_name')
+        .where('operations.token', '=', token)
+        .executeTakeFirst()
+      return row && { operation: toOperation(row), merchantName: row.merchant_name }
+    },
+    async lockById(id) {
+      const query = selectOperations().where('id', '=', id)
+      const row = await (dialect.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst()
+      return row && toOperation(row)
+    },
+    async save(operation) {
+      await db
+        .updateTable('operations')
+        .set({
+          status: operation.status,
+          sides: JSON.stringify(operation.sides),
+          redirect_url: operation.redirectUrl,
+          failure_code: operation.failure?.code ?? null,
+          failure_message: operation.failure?.message ?? null,
+          completed_at_us: operation.completedAtUs,
+          updated_at_us: operation.updatedAtUs,
+        })
+        .where('id', '=', operation.id)
+        .execute()
+    },
+    list: (merchantId, mode, kind, filters, page) =>
+      listOperations(db, merchantId, mode, kind, filters, page),
+  }
+}
+
+/** Newest first: unfiltered pages seek on the dense position; filtered lists count and skip through their index. */
+async function listOperations(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  kind: OperationKind,
+  filters: OperationFilters,
+  page: PageRequest,
+): Promise<Page<Operation>> {
+  const base = db
+    .selectFrom('operations')
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('kind', '=', kind)
+  if (isUnfiltered(filters)) {
+    const total = await counterValue(db, merchantId, mode, kind)
+    const seek = await seekPage(total, page, (top, limit) =>
+      base.selectAll().where('position', '<=', top).orderBy('position', 'desc').limit(limit).execute(),
+    )
+    return { items: seek.items.map(toOperation), total }
+  }
+  const filtered = applyFilters(base, filters)
+  const [counted, rows] = await Promise.all([
+    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    filtered
+      .selectAll()
+      .orderBy('position', 'desc')
+      .limit(page.perPage)
+      .offset((page.page - 1) * page.perPage)
+      .execute(),
+  ])
+  return { items: rows.map(toOperation), total: Number(counted.total) }
+}
+
+function applyFilters<O>(
+  query: SelectQueryBuilder<Database, 'operations', O>,
+  filters: OperationFilters,
+): SelectQueryBuilder<Database, 'operations', O> {
+  let filtered = query
+  if (filters.status) filtered = filtered.where('status', '=', filters.status)
+  if (filters.merchantReference)
+    filtered = filtered.where('merchant_reference', '=', filters.merchantReference)
+  if (filters.phoneNumber) {
+    const phone = filters.phoneNumber
+    filtered = filtered.where((eb) =>
+      eb.or([eb('phone_number', '=', phone), eb('to_phone_number', '=', phone)]),
+    )
+  }
+  if (filters.channel) {
+    const channel = filters.channel
+    filtered = filtered.where((eb) => eb.or([eb('channel', '=', channel), eb('to_channel', '=', channel)]))
+  }
+  if (filters.country) {
+    const country = filters.country
+    filtered = filtered.where((eb) => eb.or([eb('country', '=', country), eb('to_country', '=', country)]))
+  }
+  if (filters.fromUs !== undefined) filtered = filtered.where('initiated_at_us', '>=', filters.fromUs)
+  if (filters.toUs !== undefined) filtered = filtered.where('initiated_at_us', '<', filters.toUs)
+  return filtered
+}
+
+function toRow(operation: Operation) {
+  return {
+    token: operation.token,
+    merchant_id: operation.merchantId,
+    mode: operation.mode,
+    kind: operation.kind,
+    position: operation.position,
+    status: operation.status,
+    merchant_reference: operation.merchantReference,
+    request_hash: operation.requestHash,
+    currency: operation.currency,
+    ...sideColumns(operation.sides),
+    sides: JSON.stringify(operation.sides),
+    urls: JSON.stringify(operation.urls),
+    redirect_url: operation.redirectUrl,
+    failure_code: operation.failure?.code ?? null,
+    failure_message: operation.failure?.message ?? null,
+    initiated_at_us: operation.initiatedAtUs,
+    completed_at_us: operation.completedAtUs,
+    updated_at_us: operation.updatedAtUs,
+  }
+}
+
+/** The columns that mirror the sides, so lists can filter without reading JSON. */
+function sideColumns(sides: readonly Side[]) {
+  const [first, second] = sides
+  if (!first) throw new Error('an operation has at least one side')
+  return {
+    channel: first.channel,
+    country: first.country,
+    phone_number: first.customer.phoneNumber,
+    to_channel: second?.channel ?? null,
+    to_country: second?.country ?? null,
+    to_phone_number: second?.customer.phoneNumber ?? null,
+  }
+}
+
+function toOperation(row: Selectable<OperationsTable>): Operation {
+  return {
+    id: row.id,
+    token: row.token,
+    merchantId: row.merchant_id,
+    mode: row.mode as Mode,
+    kind: row.kind as OperationKind,
+    position: row.position,
+    status: row.status as Status,
+    merchantReference: row.merchant_reference,
+    requestHash: row.request_hash,
+    currency: row.currency as Currency,
+    sides: JSON.parse(row.sides) as Side[],
+    urls: JSON.parse(row.urls) as OperationUrls,
+    redirectUrl: row.redirect_url,
+    failure:
+      row.failure_code === null
+        ? null
+        : { code: row.failure_code, message: row.failure_message ?? row.failure_code },
+    initiatedAtUs: row.initiated_at_us,
+    completedAtUs: row.completed_at_us,
+    updatedAtUs: row.updated_at_us,
+  }
+}

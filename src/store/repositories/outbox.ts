@@ -1,0 +1,285 @@
+import { type Selectable, sql } from 'kysely'
+import { newEventId } from '../../domain/identifiers.ts'
+import type { Mode } from '../../domain/kinds.ts'
+import type { Page, PageRequest } from '../../domain/pages.ts'
+import type { DeliveryStatus, EventAttemptsTable, EventsTable } from '../schema.ts'
+import type { Executor, RepositoryScope } from './executor.ts'
+import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+
+/**
+ * The outbox: one row per status an operation takes, written in the transaction that took it,
+ * so a crash can lose neither; and the delivery attempts of each.
+ */
+
+export type { DeliveryStatus }
+
+export interface NewEvent {
+  type: string
+  callbackUrl: string | null
+  /** The exact body POSTed to the callback URL, given the id and time the store assigns. */
+  render(id: string, createdAtUs: number): string
+}
+
+/** The operation an event belongs to, as the outbox records it. */
+export interface EventSubject {
+  id: number
+  merchantId: string
+  mode: Mode
+}
+
+export interface EventView {
+  id: string
+  merchantId: string
+  mode: Mode
+  position: number
+  operationId: number
+  token: string
+  kind: string
+  type: string
+  payload: string
+  callbackUrl: string | null
+  createdAtUs: number
+  deliveryStatus: DeliveryStatus
+  attempts: number
+  nextAttemptAtUs: number | null
+  deliveredAtUs: number | null
+}
+
+export interface AttemptView {
+  number: number
+  startedAtUs: number
+  durationMs: number
+  statusCode: number | null
+  error: string | null
+  outcome: string
+}
+
+/** An event a dispatcher has claimed, to send now. */
+export type ClaimedEvent = Omit<EventView, 'token' | 'kind'>
+
+export interface AttemptRecord extends AttemptView {
+  /** What the event becomes: delivered, pending again (a retry), stopped or given up. */
+  deliveryStatus: DeliveryStatus
+  nextAttemptAtUs: number | null
+  deliveredAtUs: number | null
+}
+
+export interface EventFilters {
+  type?: string
+  token?: string
+  deliveryStatus?: DeliveryStatus
+}
+
+export interface OutboxRepository {
+  append(subject: EventSubject, events: readonly NewEvent[]): Promise<void>
+  /**
+   * Claims due events nobody holds, in one statement (SKIP LOCKED on PostgreSQL), so instances
+   * sharing a database never take the same one; a claim whose holder died runs out and is retaken.
+   */
+  claimDue(owner: string, nowUs: number, leaseMs: number, limit: number): Promise<ClaimedEvent[]>
+  /** Records the attempt and the event's next state, if the claim is still the owner's. */
+  recordAttempt(event: ClaimedEvent, owner: string, attempt: AttemptRecord): Promise<void>
+  list(merchantId: string, mode: Mode, filters: EventFilters, page: PageRequest): Promise<Page<EventView>>
+  find(merchantId: string, mode: Mode, id: string): Promise<EventView | undefined>
+  attempts(eventId: string): Promise<AttemptView[]>
+  /** Due again now, whatever its delivery status; its attempt count goes on from where it was. */
+  requeue(id: string, nowUs: number): Promise<void>
+}
+
+export function outboxRepository(scope: RepositoryScope): OutboxRepository {
+  const { db } = scope
+  return {
+    append: (subject, events) => appendEvents(scope, subject, events),
+    claimDue: (owner, nowUs, leaseMs, limit) => claimDueEvents(scope, owner, nowUs, leaseMs, limit),
+    recordAttempt: (event, owner, attempt) => recordAttempt(scope, event, owner, attempt),
+    list: (merchantId, mode, filters, page) => listEvents(scope, merchantId, mode, filters, page),
+    async find(merchantId, mode, id) {
+      const row = await eventsOf(db, merchantId, mode).where('events.id', '=', id).executeTakeFirst()
+      return row && toView(row)
+    },
+    async attempts(eventId) {
+      const rows = await db
+        .selectFrom('event_attempts')
+        .selectAll()
+        .where('event_id', '=', eventId)
+        .orderBy('number')
+        .execute()
+      return rows.map(toAttempt)
+    },
+    async requeue(id, nowUs) {
+      await db
+        .updateTable('events')
+        .set({
+          delivery_status: 'pending',
+          next_attempt_at_us: nowUs,
+          lease_owner: null,
+          lease_until_us: null,
+        })
+        .where('id', '=', id)
+        .execute()
+    },
+  }
+}
+
+function eventsOf(db: Executor, merchantId: string, mode: Mode) {
+  return db
+    .selectFrom('events')
+    .innerJoin('operations', 'operations.id', 'events.operation_id')
+    .selectAll('events')
+    .select(['operations.token', 'operations.kind'])
+    .where('events.merchant_id', '=', merchantId)
+    .where('events.mode', '=', mode)
+}
+
+async function claimDueEvents(
+  { db, dialect }: RepositoryScope,
+  owner: string,
+  nowUs: number,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedEvent[]> {
+  const skipLocked = dialect.supportsRowLocks ? sql`for update skip locked` : sql``
+  const { rows } = await sql<Selectable<EventsTable>>`
+    update events set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}
+    where id in (
+      select id from events
+      where delivery_status = 'pending' and next_attempt_at_us <= ${nowUs}
+        and (lease_until_us is null or lease_until_us < ${nowUs})
+      order by next_attempt_at_us
+      limit ${limit}
+      ${skipLocked}
+    )
+    returning *`.execute(db)
+  return rows.map(toClaimed)
+}
+
+async function recordAttempt(
+  { db }: RepositoryScope,
+  event: ClaimedEvent,
+  owner: string,
+  attempt: AttemptRecord,
+): Promise<void> {
+  await db
+    .insertInto('event_attempts')
+    .values({
+      event_id: event.id,
+      number: attempt.number,
+      started_at_us: attempt.startedAtUs,
+      duration_ms: attempt.durationMs,
+      status_code: attempt.statusCode,
+      error: attempt.error,
+      outcome: attempt.outcome,
+    })
+    .execute()
+  await db
+    .updateTable('events')
+    .set({
+      attempts: attempt.number,
+      delivery_status: attempt.deliveryStatus,
+      next_attempt_at_us: attempt.nextAttemptAtUs,
+      delivered_at_us: attempt.deliveredAtUs,
+      lease_owner: null,
+      lease_until_us: null,
+    })
+    .where('id', '=', event.id)
+    .where('lease_owner', '=', owner)
+    .execute()
+}
+
+/** Newest first; unfiltered pages seek on the dense per-merchant position, like every list. */
+async function listEvents(
+  { db }: RepositoryScope,
+  merchantId: string,
+  mode: Mode,
+  filters: EventFilters,
+  page: PageRequest,
+): Promise<Page<EventView>> {
+  let query = eventsOf(db, merchantId, mode)
+  if (isUnfiltered(filters)) {
+    const total = await counterValue(db, merchantId, mode, 'event')
+    const seek = await seekPage(total, page, (top, limit) =>
+      query.where('events.position', '<=', top).orderBy('events.position', 'desc').limit(limit).execute(),
+    )
+    return { items: seek.items.map(toView), total }
+  }
+  if (filters.type) query = query.where('events.type', '=', filters.type)
+  if (filters.token) query = query.where('operations.token', '=', filters.token)
+  if (filters.deliveryStatus) query = query.where('events.delivery_status', '=', filters.deliveryStatus)
+  const [rows, counted] = await Promise.all([
+    query
+      .orderBy('events.position', 'desc')
+      .limit(page.perPage)
+      .offset((page.page - 1) * page.perPage)
+      .execute(),
+    query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
+  ])
+  return { items: rows.map(toView), total: Number(counted.total) }
+}
+
+async function appendEvents(
+  { db, clock }: RepositoryScope,
+  subject: EventSubject,
+  events: readonly NewEvent[],
+): Promise<void> {
+  if (events.length === 0) return
+  const last = await nextCounterValue(db, subject.merchantId, subject.mode, 'event', events.length)
+  // Read after the counter's lock is held, so list order and dates agree.
+  const nowUs = clock.nowUs()
+  const rows = events.map((event, index) => {
+    const id = newEventId()
+    return {
+      id,
+      merchant_id: subject.merchantId,
+      mode: subject.mode,
+      position: last - events.length + 1 + index,
+      operation_id: subject.id,
+      type: event.type,
+      payload: event.render(id, nowUs),
+      callback_url: event.callbackUrl,
+      created_at_us: nowUs,
+      delivery_status: (event.callbackUrl ? 'pending' : 'no_callback') as DeliveryStatus,
+      attempts: 0,
+      next_attempt_at_us: event.callbackUrl ? nowUs : null,
+      lease_owner: null,
+      lease_until_us: null,
+      delivered_at_us: null,
+    }
+  })
+  await db.insertInto('events').values(rows).execute()
+}
+
+function toClaimed(row: Selectable<EventsTable>): ClaimedEvent {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    mode: row.mode as Mode,
+    position: row.position,
+    operationId: row.operation_id,
+    type: row.type,
+    payload: row.payload,
+    callbackUrl: row.callback_url,
+    createdAtUs: row.created_at_us,
+    deliveryStatus: row.delivery_status,
+    attempts: row.attempts,
+    nextAttemptAtUs: row.next_attempt_at_us,
+    deliveredAtUs: row.delivered_at_us,
+  }
+}
+
+function toView(row: Selectable<EventsTable> & { token: string; kind: string }): EventView {
+  return { ...toClaimed(row), token: row.token, kind: row.kind }
+}
+
+function toAttempt(row: Selectable<EventAttemptsTable>): AttemptView {
+  return {
+    number: row.number,
+    startedAtUs: row.started_at_us,
+    durationMs: row.duration_ms,
+    statusCode: row.status_code,
+    error: row.error,
+    outcome: row.outcome,
+  }
+}

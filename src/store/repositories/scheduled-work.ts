@@ -1,0 +1,90 @@
+import { type Selectable, sql } from 'kysely'
+import type { SideRole } from '../../domain/kinds.ts'
+import type { WorkEffect, WorkKind } from '../../domain/transitions.ts'
+import type { ScheduledWorkTable } from '../schema.ts'
+import type { RepositoryScope } from './executor.ts'
+
+/** Work due at a time, kept in the database so a restart or another instance picks it up. */
+export interface ScheduledWork {
+  id: number
+  kind: WorkKind
+  operationId: number
+  role: SideRole
+  dueAtUs: number
+  attempts: number
+}
+
+export interface ScheduledWorkRepository {
+  /** Schedules what the transition asks for, or closes everything of a final operation. */
+  apply(operationId: number, effects: readonly WorkEffect[], nowUs: number): Promise<void>
+  /**
+   * Claims due items in one statement (SKIP LOCKED on PostgreSQL), so each is handled by one
+   * instance; an item whose worker died is taken over when its lease runs out.
+   */
+  claimDue(owner: string, nowUs: number, leaseMs: number, limit: number): Promise<ScheduledWork[]>
+  /** Marks the item done, if its lease is still the owner's. */
+  complete(id: number, owner: string, nowUs: number): Promise<void>
+}
+
+export function scheduledWorkRepository({ db, dialect }: RepositoryScope): ScheduledWorkRepository {
+  return {
+    async apply(operationId, effects, nowUs) {
+      const scheduled = effects.flatMap((effect) =>
+        effect.action === 'schedule'
+          ? [
+              {
+                kind: effect.work,
+                operation_id: operationId,
+                role: effect.role,
+                due_at_us: effect.dueAtUs,
+                lease_owner: null,
+                lease_until_us: null,
+                attempts: 0,
+                done_at_us: null,
+              },
+            ]
+          : [],
+      )
+      if (scheduled.length > 0) await db.insertInto('scheduled_work').values(scheduled).execute()
+      if (effects.some((effect) => effect.action === 'finish-all')) {
+        await db
+          .updateTable('scheduled_work')
+          .set({ done_at_us: nowUs })
+          .where('operation_id', '=', operationId)
+          .where('done_at_us', 'is', null)
+          .execute()
+      }
+    },
+    async claimDue(owner, nowUs, leaseMs, limit) {
+      const skipLocked = dialect.supportsRowLocks ? sql`for update skip locked` : sql``
+      const { rows } = await sql<Selectable<ScheduledWorkTable>>`
+        update scheduled_work set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}, attempts = attempts + 1
+        where id in (
+          select id from scheduled_work
+          where done_at_us is null and due_at_us <= ${nowUs}
+            and (lease_until_us is null or lease_until_us < ${nowUs})
+          order by due_at_us
+          limit ${limit}
+          ${skipLocked}
+        )
+        returning *`.execute(db)
+      return rows.map((row) => ({
+        id: row.id,
+        kind: row.kind as WorkKind,
+        operationId: row.operation_id,
+        role: row.role as SideRole,
+        dueAtUs: row.due_at_us,
+        attempts: row.attempts,
+      }))
+    },
+    async complete(id, owner, nowUs) {
+      await db
+        .updateTable('scheduled_work')
+        .set({ done_at_us: nowUs, lease_owner: null, lease_until_us: null })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .where('done_at_us', 'is', null)
+        .execute()
+    },
+  }
+}

@@ -1,0 +1,359 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import fc from 'fast-check'
+import {
+  type OperationKind,
+  operationKindNames,
+  operationKinds,
+  type SideRole,
+} from '../../src/domain/kinds.ts'
+import {
+  balanceOfEntries,
+  expectedLedgerEntries,
+  type LedgerEntryShape,
+} from '../../src/domain/ledger-rules.ts'
+import type { Operation, Side } from '../../src/domain/operation.ts'
+import {
+  applySideOutcome,
+  chainTransitions,
+  expiredReason,
+  type LedgerEffect,
+  type OutcomeSource,
+  openOperation,
+  type SideOutcome,
+  type Transition,
+} from '../../src/domain/transitions.ts'
+
+/**
+ * The state machine and its money, as pure functions (issue 9): every transition, and every
+ * posting it asks for, with no database. The property at the end plays random lives of every kind
+ * through a model ledger and checks it always ends where the ledger rules say it must.
+ */
+
+const clock = { nowUs: 1_000_000, operationTtlMs: 900_000, submissionGraceMs: 30_000 }
+const declined = { code: 'insufficient_funds', message: 'No money.' }
+
+function side(role: SideRole, kind: Side['kind'], cashAmountMinor: number): Side {
+  return {
+    role,
+    kind,
+    channel: 'orange-money',
+    country: 'CI',
+    currency: 'XOF',
+    amountMinor: cashAmountMinor,
+    feesMinor: 0,
+    transactionAmountMinor: cashAmountMinor,
+    cashAmountMinor,
+    percentageMilli: 0,
+    additionalFeeMinor: 0,
+    supportedByAccount: true,
+    customer: { fullName: '', phoneNumber: '+2250700000001', email: '' },
+    status: 'pending',
+  }
+}
+
+/** A new operation of the kind, its sides from the kinds table, the `from` of a transfer worth 1,000 and the rest 600. */
+function draft(kind: OperationKind): Operation {
+  return {
+    id: 7,
+    token: 'aaaaa-bbbbb-ccccc-ddddd-eeeee',
+    merchantId: 'mer_test',
+    mode: 'sandbox',
+    kind,
+    position: 1,
+    status: 'pending',
+    merchantReference: 'ref',
+    requestHash: 'hash',
+    currency: 'XOF',
+    sides: operationKinds[kind].sides.map(({ role, sideKind }, index) =>
+      side(role, sideKind, index === 0 ? 1000 : 600),
+    ),
+    urls: { callbackUrl: null },
+    redirectUrl: null,
+    failure: null,
+    initiatedAtUs: clock.nowUs,
+    completedAtUs: null,
+    updatedAtUs: clock.nowUs,
+  }
+}
+
+function submitted(kind: OperationKind): Operation {
+  const opened = openOperation(draft(kind), clock).operation
+  return applySideOutcome(opened, opened.sides[0]!.role, { status: 'pending' }, 'submission', clock).operation
+}
+
+describe('openOperation: a new operation', () => {
+  const cases: [OperationKind, LedgerEffect[]][] = [
+    ['collect', []],
+    ['recharge', []],
+    ['disbursement', [{ action: 'hold', entryType: 'cash-out', amountMinor: 1000, role: 'main' }]],
+    ['withdraw', [{ action: 'hold', entryType: 'cash-out', amountMinor: 1000, role: 'main' }]],
+    ['transfer', [{ action: 'hold', entryType: 'cash-out', amountMinor: 600, role: 'to' }]],
+  ]
+  for (const [kind, holds] of cases) {
+    test(`${kind}: pending, every cash-out side held, one pending event, expiry and a submission backstop scheduled`, () => {
+      const opened = openOperation(draft(kind), clock)
+      assert.equal(opened.operation.status, 'pending')
+      assert.deepEqual(opened.ledger, holds)
+      assert.deepEqual(
+        opened.statusesTaken.map((state) => state.status),
+        ['pending'],
+      )
+      assert.deepEqual(opened.work, [
+        { action: 'schedule', work: 'expire', role: 'main', dueAtUs: clock.nowUs + 900_000_000 },
+        {
+          action: 'schedule',
+          work: 'submit',
+          role: operationKinds[kind].sides[0].role,
+          dueAtUs: clock.nowUs + 30_000_000,
+        },
+      ])
+    })
+  }
+})
+
+describe('applySideOutcome: a single-sided operation', () => {
+  const cashIn: [SideOutcome, string, LedgerEffect[]][] = [
+    [{ status: 'succeeded' }, 'succeeded', [{ action: 'credit', amountMinor: 1000 }]],
+    [{ status: 'failed', reason: declined }, 'failed', []],
+    [{ status: 'canceled', reason: declined }, 'canceled', []],
+    [{ status: 'error', reason: declined }, 'error', []],
+  ]
+  for (const kind of ['collect', 'recharge'] as const) {
+    for (const [outcome, status, ledger] of cashIn) {
+      test(`${kind} ${outcome.status}: ${ledger.length ? 'credited' : 'no money moves'}, status ${status}, work closed`, () => {
+        const transition = applySideOutcome(submitted(kind), 'main', outcome, 'provider', clock)
+        assert.equal(transition.operation.status, status)
+        assert.deepEqual(transition.ledger, ledger)
+        assert.deepEqual(
+          transition.statusesTaken.map((state) => state.status),
+          [status],
+        )
+        assert.deepEqual(transition.work, [{ action: 'finish-all' }])
+        assert.equal(transition.operation.completedAtUs, clock.nowUs)
+      })
+    }
+  }
+  const cashOut: [SideOutcome, 'succeeded' | 'canceled'][] = [
+    [{ status: 'succeeded' }, 'succeeded'],
+    [{ status: 'failed', reason: declined }, 'canceled'],
+    [{ status: 'canceled', reason: declined }, 'canceled'],
+    [{ status: 'error', reason: declined }, 'canceled'],
+  ]
+  for (const kind of ['disbursement', 'withdraw'] as const) {
+    for (const [outcome, resolution] of cashOut) {
+      test(`${kind} ${outcome.status}: the hold is ${resolution === 'succeeded' ? 'posted' : 'released'}`, () => {
+        const transition = applySideOutcome(submitted(kind), 'main', outcome, 'provider', clock)
+        assert.equal(transition.operation.status, outcome.status)
+        assert.deepEqual(transition.ledger, [{ action: 'resolve', entryType: 'cash-out', resolution }])
+        if (outcome.status !== 'succeeded') assert.deepEqual(transition.operation.failure, declined)
+      })
+    }
+  }
+
+  test('pending with a poll: nothing moves, no event, a poll is scheduled', () => {
+    const transition = applySideOutcome(
+      submitted('collect'),
+      'main',
+      { status: 'pending', pollAfterMs: 3000 },
+      'provider',
+      clock,
+    )
+    assert.equal(transition.operation.status, 'pending')
+    assert.deepEqual(transition.ledger, [])
+    assert.deepEqual(transition.statusesTaken, [])
+    assert.deepEqual(transition.work, [
+      { action: 'schedule', work: 'poll', role: 'main', dueAtUs: clock.nowUs + 3_000_000 },
+    ])
+  })
+
+  test('pending for the customer: the side awaits the customer and the record gets the redirectUrl', () => {
+    const outcome: SideOutcome = {
+      status: 'pending',
+      needsCustomerAction: true,
+      redirectUrl: 'https://pay.example/x',
+    }
+    const transition = applySideOutcome(submitted('collect'), 'main', outcome, 'provider', clock)
+    assert.equal(transition.operation.sides[0]!.awaitingCustomer, true)
+    assert.equal(transition.operation.redirectUrl, 'https://pay.example/x')
+  })
+
+  test('a second outcome for a final side changes nothing: the first settles it', () => {
+    const settled = applySideOutcome(
+      submitted('disbursement'),
+      'main',
+      { status: 'succeeded' },
+      'provider',
+      clock,
+    )
+    const again = applySideOutcome(
+      settled.operation,
+      'main',
+      { status: 'failed', reason: declined },
+      'provider',
+      clock,
+    )
+    assert.equal(again.changed, false)
+    assert.deepEqual(again.ledger, [])
+    assert.equal(again.operation.status, 'succeeded')
+  })
+
+  test('a side never handed to its provider: only expiry may end it', () => {
+    const opened = openOperation(draft('collect'), clock).operation
+    for (const source of ['provider', 'checkout'] as OutcomeSource[]) {
+      assert.equal(
+        applySideOutcome(opened, 'main', { status: 'succeeded' }, source, clock).changed,
+        false,
+        source,
+      )
+    }
+    const expired = applySideOutcome(
+      opened,
+      'main',
+      { status: 'canceled', reason: expiredReason },
+      'expiry',
+      clock,
+    )
+    assert.equal(expired.operation.status, 'canceled')
+    assert.deepEqual(expired.operation.failure, expiredReason)
+  })
+
+  test('submission marks the side submitted, once', () => {
+    const opened = openOperation(draft('collect'), clock).operation
+    const first = applySideOutcome(opened, 'main', { status: 'pending' }, 'submission', clock).operation
+    const later = applySideOutcome(first, 'main', { status: 'pending' }, 'submission', {
+      ...clock,
+      nowUs: clock.nowUs + 5,
+    })
+    assert.equal(later.operation.sides[0]!.submittedAtUs, clock.nowUs)
+  })
+})
+
+describe('applySideOutcome: a transfer, its sides in order', () => {
+  const fromSucceeded = () =>
+    applySideOutcome(submitted('transfer'), 'from', { status: 'succeeded' }, 'provider', clock)
+
+  test('from succeeds: credited, a refund reserve held, the to side due; still pending', () => {
+    const transition = fromSucceeded()
+    assert.equal(transition.operation.status, 'pending')
+    assert.deepEqual(transition.ledger, [
+      { action: 'credit', amountMinor: 1000 },
+      { action: 'hold', entryType: 'reversal', amountMinor: 1000, role: 'from' },
+    ])
+    assert.deepEqual(transition.work, [
+      { action: 'schedule', work: 'submit', role: 'to', dueAtUs: clock.nowUs + 30_000_000 },
+    ])
+    assert.deepEqual(transition.statusesTaken, [])
+  })
+
+  test('from fails: the to side is canceled without starting and its hold released; the transfer takes from\u2019s status', () => {
+    const transition = applySideOutcome(
+      submitted('transfer'),
+      'from',
+      { status: 'failed', reason: declined },
+      'provider',
+      clock,
+    )
+    assert.equal(transition.operation.status, 'failed')
+    assert.equal(transition.operation.sides[1]!.status, 'canceled')
+    assert.equal(transition.operation.sides[1]!.failure?.code, 'not_started')
+    assert.deepEqual(transition.ledger, [
+      { action: 'resolve', entryType: 'cash-out', resolution: 'canceled' },
+    ])
+  })
+
+  const toSubmitted = () => {
+    const after = fromSucceeded().operation
+    return applySideOutcome(after, 'to', { status: 'pending' }, 'submission', clock).operation
+  }
+
+  test('to succeeds: the payout is posted, the reserve released; the transfer succeeded', () => {
+    const transition = applySideOutcome(toSubmitted(), 'to', { status: 'succeeded' }, 'provider', clock)
+    assert.equal(transition.operation.status, 'succeeded')
+    assert.deepEqual(transition.ledger, [
+      { action: 'resolve', entryType: 'reversal', resolution: 'canceled' },
+      { action: 'resolve', entryType: 'cash-out', resolution: 'succeeded' },
+    ])
+  })
+
+  test('to fails: the payout hold is released and the reserve posted, refunding from; the transfer failed', () => {
+    const transition = applySideOutcome(
+      toSubmitted(),
+      'to',
+      { status: 'error', reason: declined },
+      'provider',
+      clock,
+    )
+    assert.equal(transition.operation.status, 'failed', 'money moved (a refund), so not error')
+    assert.deepEqual(transition.ledger, [
+      { action: 'resolve', entryType: 'reversal', resolution: 'succeeded' },
+      { action: 'resolve', entryType: 'cash-out', resolution: 'canceled' },
+    ])
+    assert.equal(transition.operation.failure?.message, `${declined.message} The from customer was refunded.`)
+  })
+
+  test('chained at once (a provider without I/O): one transition with both events and the net work', () => {
+    const opened = openOperation(draft('collect'), clock)
+    const settled = applySideOutcome(opened.operation, 'main', { status: 'succeeded' }, 'submission', clock)
+    const chained = chainTransitions(opened, settled)
+    assert.deepEqual(
+      chained.statusesTaken.map((state) => state.status),
+      ['pending', 'succeeded'],
+    )
+    assert.deepEqual(chained.work, [{ action: 'finish-all' }])
+    assert.deepEqual(chained.ledger, [{ action: 'credit', amountMinor: 1000 }])
+  })
+})
+
+/** A model ledger: what the effects do to one operation's entries, as the store's ledger does them. */
+function playLedger(entries: LedgerEntryShape[], effects: readonly LedgerEffect[]): void {
+  for (const effect of effects) {
+    if (effect.action === 'credit')
+      entries.push({ type: 'cash-in', status: 'succeeded', amountMinor: effect.amountMinor })
+    else if (effect.action === 'hold')
+      entries.push({ type: effect.entryType, status: 'pending', amountMinor: effect.amountMinor })
+    else {
+      const pending = entries.find((entry) => entry.type === effect.entryType && entry.status === 'pending')
+      if (pending) pending.status = effect.resolution
+    }
+  }
+}
+
+const outcomeArbitrary: fc.Arbitrary<SideOutcome> = fc.oneof(
+  fc.constant<SideOutcome>({ status: 'succeeded' }),
+  fc.constant<SideOutcome>({ status: 'pending', pollAfterMs: 10 }),
+  ...(['failed', 'canceled', 'error'] as const).map((status) =>
+    fc.constant<SideOutcome>({ status, reason: declined }),
+  ),
+)
+
+describe('every life of every kind', () => {
+  test('the entries the transitions write are exactly those the ledger rules expect, and never overdraw', () => {
+    const step = fc.record({
+      sideIndex: fc.nat(1),
+      outcome: outcomeArbitrary,
+      source: fc.constantFrom<OutcomeSource>('submission', 'provider', 'checkout', 'expiry'),
+    })
+    fc.assert(
+      fc.property(fc.constantFrom(...operationKindNames), fc.array(step, { maxLength: 8 }), (kind, steps) => {
+        let transition: Transition = openOperation(draft(kind), clock)
+        const entries: LedgerEntryShape[] = []
+        playLedger(entries, transition.ledger)
+        for (const { sideIndex, outcome, source } of steps) {
+          const role = transition.operation.sides[sideIndex % transition.operation.sides.length]!.role
+          transition = applySideOutcome(transition.operation, role, outcome, source, clock)
+          playLedger(entries, transition.ledger)
+          // An opening credit large enough for any hold: the balance, less holds, never goes below it.
+          const balance = balanceOfEntries(entries)
+          assert.ok(1_000_000 + balance.postedMinor - balance.heldMinor >= 0)
+        }
+        const key = (entry: LedgerEntryShape) => `${entry.type} ${entry.status} ${entry.amountMinor}`
+        assert.deepEqual(
+          entries.map(key).sort(),
+          expectedLedgerEntries(transition.operation.sides).map(key).sort(),
+        )
+      }),
+      { numRuns: 2000 },
+    )
+  })
+})
