@@ -1,0 +1,34 @@
+/**
+ * Amounts are decimal strings. The v2 schema's pattern: no leading zeros (except a lone 0 before the
+ * point), at most 18 integer digits, at most 4 decimals, the last of them not a zero.
+ */
+export const amountPattern = /^([0]|([1-9][0-9]{0,17}))([.][0-9]{0,3}[1-9])?$/
+
+/** Every amount as a whole number of 1/10000 units, so sums and comparisons stay exact. */
+const scale = 4
+
+export function decimalsOf(amount: string): number {
+  const point = amount.indexOf('.')
+  return point === -1 ? 0 : amount.length - point - 1
+}
+
+export function toUnits(amount: string): bigint {
+  const [whole = '0', fraction = ''] = amount.split('.')
+  return BigInt(whole) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, '0') || '0')
+}
+
+/** The shortest decimal for a number of units: 300000 is "30", 305000 is "30.5". */
+export function fromUnits(units: bigint): string {
+  const whole = units / 10n ** BigInt(scale)
+  const fraction = (units % 10n ** BigInt(scale)).toString().padStart(scale, '0').replace(/0+$/, '')
+  return fraction === '' ? whole.toString() : `${whole}.${fraction}`
+}
+
+/**
+ * How pawaPay shows an amount in status checks and callbacks: with two decimals ("100" initiated
+ * is read back as "100.00" in pawaPay's examples), more only when the amount has more.
+ */
+export function displayAmount(amount: string): string {
+  const [whole = '0', fraction = ''] = amount.split('.')
+  return `${whole}.${fraction.padEnd(2, '0')}`
+}

@@ -1,0 +1,131 @@
+import type { ServerResponse } from 'node:http'
+import { connectionEntry } from './connection.ts'
+import { isObject } from './fields.ts'
+import { type Exchange, queryOf, sendEmpty, sendJson } from './http-io.ts'
+import { type Payment, type PaymentStatus, paymentStatuses } from './ledger.ts'
+import type { OperationKind } from './operations.ts'
+import { type ForcedStatus, forceStatus } from './settlement.ts'
+import type { SimulatorState } from './state.ts'
+import { statusData } from './views.ts'
+
+/**
+ * Paths under /_simulator/ for tests and people: not part of pawaPay's API, so they need no token.
+ *
+ *   GET  /_simulator/transactions                  every payment, oldest first
+ *   GET  /_simulator/transactions/{id}             the payments with that id
+ *   POST /_simulator/transactions/{id}/status
+ *        {"status": "COMPLETED"|"FAILED"|"PROCESSING"|…, "failureCode"?, "failureMessage"?,
+ *         "callback"?: boolean, "operation"?: "deposit"|"payout"|"refund"}
+ *   POST /_simulator/expire-tokens                 revokes the API token and issues the next one
+ *   GET  /_simulator/callbacks                     every callback attempt and how it was answered
+ *   GET  /_simulator/requests                      every request received
+ *   GET  /_simulator/connection?channel=&countries=  the OPERATORS_FILE entry for this simulator
+ */
+export const controlPrefix = '/_simulator/'
+
+export interface ControlView {
+  readonly operation: OperationKind
+  readonly id: string
+  readonly outcome: string
+  readonly status: PaymentStatus
+  readonly callbackUrl: string | undefined
+  readonly callbackSent: boolean
+  readonly createdAtMs: number
+  readonly settledAtMs: number | undefined
+  /** What a status check answers in `data`. */
+  readonly view: Record<string, unknown>
+}
+
+export function controlView(state: SimulatorState, payment: Payment): ControlView {
+  return {
+    operation: payment.spec.kind,
+    id: payment.id,
+    outcome: payment.outcome,
+    status: payment.status,
+    callbackUrl: state.config.callbackUrls[payment.spec.kind],
+    callbackSent: payment.callbackSent,
+    createdAtMs: payment.createdAtMs,
+    settledAtMs: payment.settledAtMs,
+    view: statusData(payment),
+  }
+}
+
+export type ForceRequest = ForcedStatus & { readonly operation?: OperationKind }
+
+function parseForced(body: string): ForceRequest | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return undefined
+  }
+  if (!isObject(parsed)) return undefined
+  const { status, failureCode, failureMessage, callback, operation } = parsed
+  if (!paymentStatuses.includes(status as PaymentStatus)) return undefined
+  const optionalText = (value: unknown) => value === undefined || typeof value === 'string'
+  if (!optionalText(failureCode) || !optionalText(failureMessage) || !optionalText(operation))
+    return undefined
+  if (callback !== undefined && typeof callback !== 'boolean') return undefined
+  return { status, failureCode, failureMessage, callback, operation } as ForceRequest
+}
+
+/** Forces the one payment with this id (and operation, when given). */
+export function forceById(state: SimulatorState, id: string, forced: ForceRequest) {
+  const matches = state.ledger
+    .withId(id)
+    .filter((payment) => forced.operation === undefined || payment.spec.kind === forced.operation)
+  const [payment] = matches
+  if (payment === undefined || matches.length > 1) return { found: matches.length }
+  forceStatus(state, payment, forced)
+  return { found: 1, payment }
+}
+
+function forceFromRequest(state: SimulatorState, id: string, body: string, response: ServerResponse) {
+  const forced = parseForced(body)
+  if (forced === undefined) {
+    return sendJson(response, 400, {
+      error: `Expected {"status": ${paymentStatuses.join('|')}, "failureCode"?, "failureMessage"?, "callback"?, "operation"?}`,
+    })
+  }
+  const { found, payment } = forceById(state, id, forced)
+  if (payment !== undefined) return sendJson(response, 200, controlView(state, payment))
+  if (found === 0) return sendJson(response, 404, { error: 'No such payment' })
+  sendJson(response, 409, { error: 'Several payments match: give "operation"' })
+}
+
+function transactionRoutes(
+  state: SimulatorState,
+  { request, response, path, body }: Exchange,
+  rest: string[],
+) {
+  const [id, action] = rest
+  const views = (payments: readonly Payment[]) => payments.map((payment) => controlView(state, payment))
+  if (id === undefined) return sendJson(response, 200, views(state.ledger.all()))
+  if (action === undefined && request.method === 'GET') {
+    const found = state.ledger.withId(id)
+    return found.length === 0
+      ? sendJson(response, 404, { error: 'No such payment' })
+      : sendJson(response, 200, views(found))
+  }
+  if (action === 'status' && request.method === 'POST') return forceFromRequest(state, id, body, response)
+  sendJson(response, 404, { error: `Unknown control path ${path}` })
+}
+
+export function handleControl(state: SimulatorState, exchange: Exchange) {
+  const { request, response, path } = exchange
+  const [name = '', ...rest] = path.slice(controlPrefix.length).split('/').filter(Boolean)
+  const method = request.method ?? 'GET'
+  if (name === 'transactions') return transactionRoutes(state, exchange, rest)
+  if (name === 'expire-tokens' && method === 'POST') {
+    state.tokens.revokeAll()
+    return sendEmpty(response, 204)
+  }
+  if (name === 'callbacks' && method === 'GET') return sendJson(response, 200, state.callbacks.sent)
+  if (name === 'requests' && method === 'GET') return sendJson(response, 200, state.requests)
+  if (name === 'connection' && method === 'GET') {
+    const query = queryOf(request.url)
+    const countries = (query.get('countries') ?? '').split(',').filter(Boolean)
+    return sendJson(response, 200, connectionEntry(state, query.get('channel') ?? 'mtn-momo', countries))
+  }
+  sendJson(response, 404, { error: `Unknown control path ${path}` })
+}

@@ -1,0 +1,121 @@
+/**
+ * A simulator of pawaPay's Merchant API v2 (docs.pawapay.io/v2): deposits, payouts and refunds,
+ * their status checks, callbacks and callback resends, active configuration, provider prediction
+ * and the callback-signing public key. Every behaviour and its published source is in SOURCES.md.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { RunningSimulator } from '../simulator.ts'
+import { handleApiCall } from './api-routes.ts'
+import { CallbackSender } from './callbacks.ts'
+import { type PawapaySimulatorOptions, resolveConfig } from './config.ts'
+import { connectionEntry } from './connection.ts'
+import {
+  type ControlView,
+  controlPrefix,
+  controlView,
+  type ForceRequest,
+  forceById,
+  handleControl,
+} from './control-routes.ts'
+import { type Exchange, pathOf, readBody, sendJson } from './http-io.ts'
+import { Ledger } from './ledger.ts'
+import { createCallbackSigner } from './signing.ts'
+import { type SimulatorState, Timers } from './state.ts'
+import { ApiTokens } from './tokens.ts'
+
+export type { PawapaySimulatorOptions, SigningKeyOptions } from './config.ts'
+export type { ControlView, ForceRequest } from './control-routes.ts'
+
+export interface RunningPawapaySimulator extends RunningSimulator {
+  /** The API token accepted now (a new one after expireAccessTokens()). */
+  readonly apiToken: string
+  /** The key callbacks are signed with when signCallbacks is on (also at /v2/public-key/http). */
+  readonly signingKey: { readonly id: string; readonly publicKeyPem: string }
+  /** Every payment, oldest first, as the control path lists them. */
+  transactions(): ControlView[]
+  /**
+   * Sets the status of the payment with this id (`operation` when deposit, payout and refund share
+   * it), sending its callback when the status is final. False when no single payment matches.
+   */
+  forceStatus(id: string, forced: ForceRequest): boolean
+}
+
+async function dispatch(state: SimulatorState, request: IncomingMessage, response: ServerResponse) {
+  const body = await readBody(request)
+  state.requests.push({
+    method: request.method ?? 'GET',
+    url: request.url ?? '/',
+    headers: { ...request.headers },
+    body,
+    receivedAtMs: Date.now(),
+  })
+  const exchange: Exchange = { request, response, path: pathOf(request.url), body }
+  if (exchange.path.startsWith(controlPrefix)) handleControl(state, exchange)
+  else handleApiCall(state, exchange)
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve(server.address() as AddressInfo)
+    })
+  })
+}
+
+function newState(options: PawapaySimulatorOptions): SimulatorState {
+  const config = resolveConfig(options)
+  const timers = new Timers()
+  const signer = createCallbackSigner(config.signingKey)
+  return {
+    config,
+    tokens: new ApiTokens(config.apiToken),
+    ledger: new Ledger(),
+    callbacks: new CallbackSender(
+      timers,
+      config.callbackRetryDelaysMs,
+      config.signCallbacks ? signer : undefined,
+    ),
+    signer,
+    timers,
+    requests: [],
+    url: '',
+  }
+}
+
+export async function startPawapaySimulator(
+  options: PawapaySimulatorOptions = {},
+): Promise<RunningPawapaySimulator> {
+  const state = newState(options)
+  if (state.config.signCallbacks) await state.signer.ready()
+  const server = createServer((request, response) => {
+    dispatch(state, request, response).catch(() => sendJson(response, 500, { error: 'simulator failure' }))
+  })
+  const address = await listen(server, state.config.port, state.config.host)
+  state.url = `http://${state.config.host}:${address.port}`
+  return {
+    name: 'pawapay',
+    url: state.url,
+    get apiToken() {
+      return state.tokens.current
+    },
+    signingKey: { id: state.signer.keyId, publicKeyPem: state.signer.publicKeyPem },
+    requests: state.requests,
+    callbacks: state.callbacks.sent,
+    connection: (channel, countries) => connectionEntry(state, channel, countries),
+    expireAccessTokens: () => {
+      state.tokens.revokeAll()
+    },
+    transactions: () => state.ledger.all().map((payment) => controlView(state, payment)),
+    forceStatus: (id, forced) => forceById(state, id, forced).payment !== undefined,
+    close: async () => {
+      state.timers.clear()
+      state.callbacks.close()
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeAllConnections()
+      await closed
+    },
+  }
+}
