@@ -47,7 +47,18 @@ export type OperationKind = {
 }[keyof paths]
 
 type KindPath<Kind extends OperationKind> = `/api/v1/${Kind}`
-export type InitiateOperation<Kind extends OperationKind> = paths[KindPath<Kind>]['post']
+/** A kind initiated on an operation it acts on (a refund: POST /api/v1/collect/{token}/refund). */
+type InitiatedOnPath<Kind extends string> = {
+  [Path in keyof paths]: Path extends `/api/v1/${string}/{token}/${Kind}` ? Path : never
+}[keyof paths]
+/** The kinds initiated at their own path, POST /api/v1/<kind>. */
+export type DirectKind = {
+  [Kind in OperationKind]: InitiatedOnPath<Kind> extends never ? Kind : never
+}[OperationKind]
+type InitiationPath<Kind extends OperationKind> = Kind extends DirectKind
+  ? KindPath<Kind>
+  : InitiatedOnPath<Kind>
+export type InitiateOperation<Kind extends OperationKind> = paths[InitiationPath<Kind>]['post']
 export type ListOperation<Kind extends OperationKind> = paths[KindPath<Kind>]['get']
 export type GetOperation<Kind extends OperationKind> = paths[`${KindPath<Kind>}/{token}`]['get']
 
@@ -91,9 +102,16 @@ export interface Listing<Operation, Key extends PropertyKey, Query = QueryOf<Ope
   listAll(query?: Query): AsyncGenerator<ListItem<Operation, Key>, void, undefined>
 }
 
+type Initiated<Kind extends OperationKind> = Promise<
+  SikaResult<OperationRecord<Kind>, InitiateOperation<Kind>>
+>
+
 export interface OperationResource<Kind extends OperationKind>
   extends Listing<ListOperation<Kind>, Keys<Kind>['list']> {
-  initiate(body: InitiationBody<Kind>): Promise<SikaResult<OperationRecord<Kind>, InitiateOperation<Kind>>>
+  /** POST /api/v1/<kind>; a refund is initiated on the collect it refunds: `refund.initiate(collectToken, body)`. */
+  initiate: Kind extends DirectKind
+    ? (body: InitiationBody<Kind>) => Initiated<Kind>
+    : (token: string, body: InitiationBody<Kind>) => Initiated<Kind>
   get(token: string): Promise<SikaResult<OperationRecord<Kind>, GetOperation<Kind>>>
 }
 
@@ -101,8 +119,21 @@ type TransactionsOperation = operations['listTransactions']
 type EventListOperation = operations['listEvents']
 type EventRecord = DataOf<operations['getEvent']>['event']
 
+type BalanceOperation = operations['getBalance']
+type TransactionQuery = Omit<NonNullable<QueryOf<TransactionsOperation>>, 'format' | 'page' | 'perPage'>
+
 export type SikaClient = { readonly [Kind in OperationKind]: OperationResource<Kind> } & {
-  readonly transactions: Listing<TransactionsOperation, 'transactions'>
+  readonly transactions: Listing<TransactionsOperation, 'transactions'> & {
+    /**
+     * The CSV statement of every row the filters select (RFC 4180, a header row), as text. For
+     * statements too large to hold in memory, GET /api/v1/transaction?format=csv streams it.
+     */
+    statement(query?: TransactionQuery): Promise<SikaResult<string, TransactionsOperation>>
+  }
+  readonly balance: {
+    /** Balance, held and available per currency of the key's mode. */
+    get(): Promise<SikaResult<DataOf<BalanceOperation>['balances'], BalanceOperation>>
+  }
   readonly channels: {
     list(): Promise<SikaResult<DataOf<operations['listChannels']>['channels'], operations['listChannels']>>
   }
@@ -168,9 +199,16 @@ export function createSikaClient(options: SikaClientOptions): SikaClient {
     const path = `/api/v1/${kind}`
     const record = (key: PropertyKey) => (body: unknown) =>
       (body as { data: Record<PropertyKey, OperationRecord<Kind>> }).data[key] as OperationRecord<Kind>
+    const initiatedAt: string = keys.initiatedAt
+    // A kind initiated on another operation takes that operation's token before its body.
+    const initiate = (...args: unknown[]) => {
+      const [token, body] = initiatedAt.includes('{token}') ? args : [undefined, args[0]]
+      const params = token === undefined ? {} : { params: { path: { token } } }
+      return toResult(untyped.POST(initiatedAt, { ...params, body }), record(keys.created))
+    }
     return {
       ...listing<ListOperation<Kind>, Keys<Kind>['list']>(path, keys.list),
-      initiate: (body) => toResult(untyped.POST(path, { body }), record(keys.created)),
+      initiate: initiate as OperationResource<Kind>['initiate'],
       get: (token) =>
         toResult(untyped.GET(`${path}/{token}`, { params: { path: { token } } }), record(keys.details)),
     }
@@ -182,7 +220,20 @@ export function createSikaClient(options: SikaClientOptions): SikaClient {
 
   return {
     ...kinds,
-    transactions: listing<TransactionsOperation, 'transactions'>('/api/v1/transaction', 'transactions'),
+    transactions: {
+      ...listing<TransactionsOperation, 'transactions'>('/api/v1/transaction', 'transactions'),
+      statement: (query) =>
+        toResult(
+          api.GET('/api/v1/transaction', {
+            params: { query: { ...query, format: 'csv' } },
+            parseAs: 'text',
+          }) as Promise<FetchOutcome>,
+          (body) => body as unknown as string,
+        ),
+    },
+    balance: {
+      get: () => toResult(api.GET('/api/v1/balance'), (body) => body.data.balances),
+    },
     channels: {
       list: () => toResult(api.GET('/api/v1/channels'), (body) => body.data.channels),
     },

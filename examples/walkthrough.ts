@@ -208,6 +208,40 @@ check(
 )
 say(`posted cash-outs: ${cashOutTokens.size}, the disbursement and the withdraw among them`)
 
+// ---- Refunds, the balance and the CSV statement ----
+console.log('Refund part of the collect, then read the balance and the statement')
+const refund = expectOk(
+  await client.refund.initiate(collect.token, {
+    merchantReference: reference('refund'),
+    amount: 2000,
+    metadata: { reason: 'damaged' },
+  }),
+  'refund part of the collect',
+)
+check(refund.collect === collect.token && refund.amount === 2000, 'the refund names its collect')
+const refundedCollect = expectOk(await client.collect.get(collect.token), 'read the collect again')
+check(refundedCollect.refundedAmount === 2000, 'the collect counts what was refunded')
+say(
+  `refund ${refund.token}: ${refund.status}, ${refund.amount} ${refund.currency} of collect ${collect.token}`,
+)
+const balances = expectOk(await client.balance.get(), 'read the balance')
+for (const balance of balances) {
+  if (balance.currency === 'XOF')
+    say(
+      `balance ${balance.balance} ${balance.currency}, held ${balance.held}, available ${balance.available}`,
+    )
+}
+const statement = expectOk(
+  await client.transactions.statement({ operation: 'refund' }),
+  'download the refunds statement',
+)
+const statementLines = statement.trimEnd().split('\r\n')
+check(
+  statementLines.some((line) => line.endsWith(refund.token)),
+  'the statement shows the refund',
+)
+say(`statement: ${statementLines.length - 1} refund row(s); header ${statementLines[0]}`)
+
 // ---- Callbacks: the events and their deliveries ----
 console.log('Callback events of the collect')
 const events = expectOk(await client.events.list({ token: collect.token }), 'list the collect events')

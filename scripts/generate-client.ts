@@ -52,17 +52,20 @@ function dataKeysModule(document: OpenAPI3): string {
     const match = /^\/api\/v1\/([a-z-]+)\/\{token\}$/.exec(path)
     return match ? [match[1]!] : []
   })
+  const paths = Object.keys(document.paths ?? {})
   const entries = kinds.map((kind) => {
     const base = `/api/v1/${kind}`
+    // A kind initiated on another operation (a refund: POST /api/v1/collect/{token}/refund) is created there.
+    const createdAt = paths.find((path) => path.endsWith(`/{token}/${kind}`)) ?? base
     const keys = {
-      created: dataKeyOf(document, base, 'post'),
+      created: dataKeyOf(document, createdAt, 'post'),
       details: dataKeyOf(document, `${base}/{token}`, 'get'),
       list: dataKeyOf(document, base, 'get'),
     }
-    return `  '${kind}': { created: '${keys.created}', details: '${keys.details}', list: '${keys.list}' },`
+    return `  '${kind}': { created: '${keys.created}', details: '${keys.details}', list: '${keys.list}', initiatedAt: '${createdAt}' },`
   })
   return `// Generated from the OpenAPI document by \`npm run client:generate\`: do not edit.
-/** Where each kind's record sits in \`data\`, as the document says. */
+/** Where each kind's record sits in \`data\`, and where it is initiated, as the document says. */
 export const operationDataKeys = {
 ${entries.join('\n')}
 } as const

@@ -16,6 +16,10 @@ export const errorRegistry = {
     status: 409,
     message: 'This merchantReference was already used with a different request.',
   },
+  refund_exceeds_collected: {
+    status: 409,
+    message: 'The refunds of this collect would add up to more than was collected.',
+  },
   payload_too_large: { status: 413, message: 'The request body is larger than 64 KiB.' },
   unsupported_media_type: {
     status: 415,
@@ -25,6 +29,7 @@ export const errorRegistry = {
   insufficient_balance: { status: 422, message: 'The available balance does not cover this operation.' },
   channel_unavailable: { status: 422, message: 'This channel does not serve this country and operation.' },
   amount_out_of_range: { status: 422, message: 'The amount is outside the limits of this channel.' },
+  not_refundable: { status: 422, message: 'Only a succeeded collect can be refunded.' },
   rate_limited: { status: 429, message: 'Too many requests; retry after the delay in Retry-After.' },
   internal_error: { status: 500, message: 'An internal error occurred.' },
   unavailable: { status: 503, message: 'The service is temporarily unavailable; retry shortly.' },
@@ -48,7 +53,7 @@ export class ApiError extends Error {
     readonly errors?: FieldError[],
     readonly headers?: Record<string, string>,
     /** Fields the envelope carries beside the standard ones (the 409's `token`). */
-    readonly details?: Record<string, string>,
+    readonly details?: Record<string, string | number>,
   ) {
     super(message ?? errorRegistry[code].message)
     this.status = errorRegistry[code].status

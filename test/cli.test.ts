@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { signingSecrets } from '../src/app/webhook-secrets.ts'
 import { parseDatabaseLocation } from '../src/config.ts'
 import { migrate, openStore } from '../src/store/store.ts'
 import { startApp, type TestApp } from './support/app.ts'
@@ -68,18 +69,105 @@ describeEachStore('The sika command', (store) => {
     const issued = JSON.parse(lines[0]!)
     assert.deepEqual(Object.keys(issued).sort(), ['id', 'live', 'name', 'sandbox', 'webhookSecret'])
     assert.equal(issued.name, 'Boutique Adjamé')
-    assert.deepEqual(Object.keys(issued.sandbox).sort(), ['apiKey', 'secretKey'])
-    assert.deepEqual(Object.keys(issued.live).sort(), ['apiKey', 'secretKey'])
+    assert.deepEqual(Object.keys(issued.sandbox).sort(), ['apiKey', 'secretKey', 'webhookSecret'])
+    assert.deepEqual(Object.keys(issued.live).sort(), ['apiKey', 'secretKey', 'webhookSecret'])
     assert.match(issued.sandbox.apiKey, /^pk_test_/)
     assert.match(issued.sandbox.secretKey, /^sk_test_/)
     assert.match(issued.live.apiKey, /^pk_live_/)
     assert.match(issued.live.secretKey, /^sk_live_/)
-    assert.match(issued.webhookSecret, /^whsec_/)
+    assert.match(issued.sandbox.webhookSecret, /^whsec_/)
+    assert.match(issued.live.webhookSecret, /^whsec_/)
+    assert.notEqual(issued.live.webhookSecret, issued.sandbox.webhookSecret, 'each mode has its own')
+    assert.equal(issued.webhookSecret, issued.sandbox.webhookSecret, 'the top-level one is the sandbox one')
+    assert.deepEqual(await signingSecrets(app.context, issued.id, 'sandbox'), [issued.sandbox.webhookSecret])
+    assert.deepEqual(await signingSecrets(app.context, issued.id, 'live'), [issued.live.webhookSecret])
 
     const sandbox = await app.client(issued.sandbox).get('/api/v1/channels')
     assert.equal(sandbox.status, 200, sandbox.text)
     const live = await app.client(issued.live).get('/api/v1/channels')
     assert.equal(live.status, 200, live.text)
+  })
+
+  test('merchant create --name X shows both webhook secrets, each with its mode', {
+    timeout: 60_000,
+  }, async () => {
+    const result = await sika('merchant', 'create', '--name', 'Readable merchant')
+    assert.equal(result.code, 0, result.stderr)
+    const id = /Created merchant (mer_[a-z0-9]+)/.exec(result.stdout)?.[1]
+    assert.ok(id, result.stdout)
+    const secrets = [...result.stdout.matchAll(/webhook secret (whsec_[A-Za-z0-9+/=]+)/g)].map(
+      (match) => match[1],
+    )
+    assert.equal(secrets.length, 2, result.stdout)
+    const sandboxAt = result.stdout.indexOf('sandbox')
+    const liveAt = result.stdout.indexOf('live ')
+    assert.ok(sandboxAt < result.stdout.indexOf(secrets[0]!) && liveAt < result.stdout.indexOf(secrets[1]!))
+    assert.deepEqual(await signingSecrets(app.context, id, 'sandbox'), [secrets[0]])
+    assert.deepEqual(await signingSecrets(app.context, id, 'live'), [secrets[1]])
+  })
+
+  test('webhook-secret rotate ID --mode live --json: a new live secret; sandbox signing is untouched', {
+    timeout: 60_000,
+  }, async () => {
+    const merchant = await app.createMerchant()
+    const result = await sika('webhook-secret', 'rotate', merchant.id, '--mode', 'live', '--json')
+    assert.equal(result.code, 0, result.stderr)
+    const lines = result.stdout.trim().split('\n')
+    assert.equal(lines.length, 1, `exactly one line on stdout:\n${result.stdout}`)
+    const rotated = JSON.parse(lines[0]!)
+    assert.deepEqual(Object.keys(rotated).sort(), ['mode', 'webhookSecret'])
+    assert.equal(rotated.mode, 'live')
+    assert.match(rotated.webhookSecret, /^whsec_/)
+    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'live'), [
+      rotated.webhookSecret,
+      merchant.live.webhookSecret,
+    ])
+    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'sandbox'), [
+      merchant.sandbox.webhookSecret,
+    ])
+
+    const sandbox = await sika('webhook-secret', 'rotate', merchant.id, '--mode', 'sandbox')
+    assert.equal(sandbox.code, 0, sandbox.stderr)
+    const shown = /(whsec_[A-Za-z0-9+/=]+)/.exec(sandbox.stdout)?.[1]
+    assert.ok(shown, sandbox.stdout)
+    assert.match(sandbox.stdout, /sandbox/)
+    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'sandbox'), [
+      shown,
+      merchant.sandbox.webhookSecret,
+    ])
+    assert.equal((await signingSecrets(app.context, merchant.id, 'live')).length, 2, 'live is untouched')
+
+    const unknown = await sika('webhook-secret', 'rotate', 'mer_doesnotexist0000000', '--mode', 'live')
+    assert.equal(unknown.code, 1, unknown.stdout)
+    assert.match(unknown.stderr, /mer_doesnotexist0000000/)
+  })
+
+  test('webhook-secret rotate without --mode, or with another mode, exits 2 naming sandbox and live', {
+    timeout: 60_000,
+  }, async () => {
+    const merchant = await app.createMerchant()
+    const invocations = [
+      ['webhook-secret', 'rotate', merchant.id],
+      ['webhook-secret', 'rotate', merchant.id, '--json'],
+      ['webhook-secret', 'rotate', merchant.id, '--mode', 'production'],
+      ['webhook-secret', 'rotate', merchant.id, '--mode', ''],
+    ]
+    const results = await Promise.all(invocations.map((args) => sika(...args)))
+    for (const [index, result] of results.entries()) {
+      const args = invocations[index]!.join(' ')
+      assert.equal(result.code, 2, `${args}: exit code (stderr: ${result.stderr})`)
+      assert.match(result.stderr, /^sika: webhook-secret rotate needs --mode sandbox or --mode live/, args)
+      assert.match(
+        result.stderr,
+        /webhook-secret rotate MERCHANT_ID --mode sandbox\|live/,
+        `${args}: the usage`,
+      )
+      assert.equal(result.stdout, '', args)
+    }
+    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'sandbox'), [
+      merchant.sandbox.webhookSecret,
+    ])
+    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'live'), [merchant.live.webhookSecret])
   })
 
   test('merchant list shows each merchant with its status and active api keys', {
@@ -164,6 +252,7 @@ describeEachStore('The sika command', (store) => {
       { title: 'merchant create without --name', args: ['merchant', 'create'] },
       { title: 'an unknown option', args: ['merchant', 'create', '--name', 'Typo', '--nmae', 'Typo'] },
       { title: 'key rotate with --mode bogus', args: ['key', 'rotate', merchant.id, '--mode', 'bogus'] },
+      { title: 'webhook-secret rotate without --mode', args: ['webhook-secret', 'rotate', merchant.id] },
       {
         title: 'fees set without --bearer',
         args: ['fees', 'set', merchant.id, '--kind', 'collect', '--channel', 'wave', '--percentage', '9'],

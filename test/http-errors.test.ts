@@ -140,6 +140,27 @@ describeEachStore('HTTP errors, request ids and logs', (store) => {
     }
   })
 
+  test('405 method_not_allowed is decided before the body is read: a JSON body, even one that does not parse', async () => {
+    const json = { 'content-type': 'application/json' }
+    const client = app.client(merchant.sandbox)
+    for (const anyClient of [client, app.client({})]) {
+      for (const body of ['{"amount":', 'not json', '{"amount": 1000}', '']) {
+        for (const [method, path] of [
+          ['DELETE', '/api/v1/collect'],
+          ['PUT', '/api/v1/collect/zzzzz-zzzzz-zzzzz-zzzzz-zzzzz'],
+          ['PATCH', '/api/v1/channels'],
+        ] as const) {
+          const response = await anyClient.request(method, path, { body, headers: json })
+          assertErrorEnvelope(response, 405, 'method_not_allowed')
+          assert.ok(response.headers.get('allow'), `${method} ${path}: Allow is set`)
+        }
+      }
+    }
+    // An unknown path with a body that does not parse is the unknown route it is.
+    const unknown = await client.request('POST', '/api/v1/nope', { body: '{"amount":', headers: json })
+    assertErrorEnvelope(unknown, 404, 'not_found')
+  })
+
   test('413 payload_too_large: a body over 64 KiB; 64 KiB itself is read', async () => {
     const client = app.client(merchant.sandbox)
     const headers = { 'content-type': 'application/json' }

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
-import { isSingleSided, operationKindNames, operationKinds, sideKinds } from '../src/domain/kinds.ts'
+import {
+  initiationPathOf,
+  isSingleSided,
+  operationKindNames,
+  operationKinds,
+  refundedKindOf,
+  sideKinds,
+} from '../src/domain/kinds.ts'
 import { openOperation } from '../src/domain/transitions.ts'
 import { kindExamples } from '../src/http/examples.ts'
 import { startApp, type TestApp } from './support/app.ts'
@@ -36,7 +43,8 @@ describeEachStore('the kinds table', (store) => {
     test(`${kind}: three endpoints in the document, each answering under its data key`, () => {
       const dataOf = (operation: any) =>
         Object.keys(operation.responses['200'].content['application/json'].schema.properties.data.properties)
-      assert.deepEqual(dataOf(document.paths[`/api/v1/${path}`].post), [dataKey.created])
+      const initiation = `/api/v1/${initiationPathOf(kind, '{token}')}`
+      assert.deepEqual(dataOf(document.paths[initiation].post), [dataKey.created])
       assert.deepEqual(dataOf(document.paths[`/api/v1/${path}`].get), [dataKey.list])
       assert.deepEqual(dataOf(document.paths[`/api/v1/${path}/{token}`].get), [dataKey.details])
     })
@@ -64,12 +72,27 @@ describeEachStore('the kinds table', (store) => {
 
     test(`${kind}: the documented example is what the service answers for its request`, async () => {
       const { request, record } = kindExamples[kind]
-      const response = await app
-        .client(merchant.sandbox)
-        .post(`/api/v1/${path}`, { ...request, merchantReference: `table-${kind}` })
+      const client = app.client(merchant.sandbox)
+      // A kind that acts on another operation (a refund) is initiated on one made from that kind's example.
+      const refundedKind = refundedKindOf(kind)
+      let token = ''
+      if (refundedKind) {
+        const refunded = await client.post(`/api/v1/${operationKinds[refundedKind].path}`, {
+          ...kindExamples[refundedKind].request,
+          merchantReference: `table-${kind}-${refundedKind}`,
+        })
+        token = refunded.body.data[operationKinds[refundedKind].dataKey.created].token
+      }
+      const response = await client.post(`/api/v1/${initiationPathOf(kind, token)}`, {
+        ...request,
+        merchantReference: `table-${kind}`,
+      })
       assert.equal(response.status, 200, response.text)
       const answered = response.body.data[dataKey.created]
-      assert.deepEqual(comparable(answered), comparable(record as Record<string, unknown>))
+      if (refundedKind) assert.equal(answered[refundedKind], token, `the refunded ${refundedKind}`)
+      const without = (value: Record<string, unknown>) =>
+        comparable(Object.fromEntries(Object.entries(value).filter(([key]) => key !== refundedKind)))
+      assert.deepEqual(without(answered), without(record as Record<string, unknown>))
       const roles = sides.map((side) => side.role)
       if (isSingleSided(kind)) assert.equal(typeof answered.amount, 'number', 'a single side is flat')
       else for (const role of roles) assert.equal(typeof answered[role].amount, 'number', `${role} is nested`)

@@ -25,14 +25,21 @@ const outcomes = [
   ['904', 'error'],
   ['900', 'pending'],
 ] as const
-/** The collects with index % 5 === 0 share one wallet (it ends in 001: succeeded). */
+/** The CI collects with index % 5 === 0 share one wallet (it ends in 001: succeeded). */
 const sharedPhoneNumber = '2250711111001'
+
+/** A wallet of the route's country: numbers are read for the side's country (CONTRACT.md, Errors). */
+function walletOf(index: number, country: string, suffix: string): string {
+  if (country !== 'CI') return `221770${String(index).padStart(3, '0')}${suffix}`
+  return index % outcomes.length === 0
+    ? sharedPhoneNumber
+    : `2250700${String(index).padStart(3, '0')}${suffix}`
+}
 
 function collectBody(index: number) {
   const [channel, country] = routes[index % routes.length]!
   const [suffix] = outcomes[index % outcomes.length]!
-  const phoneNumber =
-    index % outcomes.length === 0 ? sharedPhoneNumber : `2250700${String(index).padStart(3, '0')}${suffix}`
+  const phoneNumber = walletOf(index, country, suffix)
   return {
     amount: 1000 + index,
     channel,
@@ -272,6 +279,17 @@ describeEachStore('lists: pages, order and filters', (store) => {
     {
       name: 'phoneNumber',
       query: () => ({ phoneNumber: sharedPhoneNumber }),
+      selects: (entry) => entry.body.customer.phoneNumber === sharedPhoneNumber,
+    },
+    {
+      // Stored in E.164: the filter matches in either form, and in national form for its country.
+      name: 'phoneNumber in E.164',
+      query: () => ({ phoneNumber: `+${sharedPhoneNumber}` }),
+      selects: (entry) => entry.body.customer.phoneNumber === sharedPhoneNumber,
+    },
+    {
+      name: 'phoneNumber in national form, with country',
+      query: () => ({ phoneNumber: sharedPhoneNumber.slice(3), country: 'CI' }),
       selects: (entry) => entry.body.customer.phoneNumber === sharedPhoneNumber,
     },
     {
@@ -538,7 +556,7 @@ describeEachStore('lists: pages, order and filters', (store) => {
 
   for (const [query, field] of [
     [{ type: 'payment' }, 'type'],
-    [{ operation: 'refund' }, 'operation'],
+    [{ operation: 'payment' }, 'operation'],
     [{ status: 'failed' }, 'status'],
     [{ from: 'last week' }, 'from'],
     [{ perPage: 0 }, 'perPage'],

@@ -189,7 +189,8 @@ function assertSideMatches(side: Json, request: Json, where: string): void {
     side.customer,
     {
       fullName: request.customer.fullName ?? '',
-      phoneNumber: request.customer.phoneNumber,
+      // Recorded in E.164: the requests here send international numbers without their +.
+      phoneNumber: `+${request.customer.phoneNumber.replace(/^\+/, '')}`,
       email: request.customer.email ?? '',
     },
     `${where}.customer`,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
+import { Type } from 'typebox'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
+import { toFieldErrors, validatorCompiler } from '../src/http/validation.ts'
 import { type ApiClient, type ApiResponse, startApp, type TestApp } from './support/app.ts'
 import { countRows, readBalances } from './support/ledger.ts'
 import { describeEachStore } from './support/stores.ts'
@@ -21,7 +23,14 @@ const collect = {
   callbackUrl,
 }
 const disbursement = { ...collect, merchantReference: 'validation-disbursement' }
-const withdraw = { ...collect, channel: 'wave', country: 'SN', merchantReference: 'validation-withdraw' }
+// An SN side takes an SN number (CONTRACT.md, Errors: phone numbers are read for the side's country).
+const withdraw = {
+  ...collect,
+  channel: 'wave',
+  country: 'SN',
+  customer: { phoneNumber: '221770000001' },
+  merchantReference: 'validation-withdraw',
+}
 const recharge = { ...collect, merchantReference: 'validation-recharge' }
 const transfer = {
   from: { amount: 5000, channel: 'orange-money', country: 'CI', customer },
@@ -166,6 +175,33 @@ const cases: Case[] = [
       errors: [[field]],
     }),
   ),
+  // Phone numbers are read for the side's country: another country's calling code is refused.
+  {
+    name: 'a Senegal number (+221) on a CI collect',
+    kind: 'collect',
+    body: variant(collect, { 'customer.phoneNumber': '+221770000002' }),
+    code: 'validation_failed',
+    errors: [['customer.phoneNumber', 'wrong_country']],
+  },
+  {
+    name: 'a Senegal number without its + on a CI collect',
+    kind: 'collect',
+    body: variant(collect, { 'customer.phoneNumber': '221770000002' }),
+    code: 'validation_failed',
+    errors: [['customer.phoneNumber', 'wrong_country']],
+  },
+  {
+    name: 'a CI number on the SN side of a transfer, beside an unavailable channel',
+    kind: 'transfer',
+    body: variant(transfer, {
+      'to.country': 'SN',
+      'to.channel': 'wave',
+      'to.customer.phoneNumber': '+2250700000009',
+      'from.channel': 'mpesa',
+    }),
+    code: 'validation_failed',
+    errors: [['to.customer.phoneNumber', 'wrong_country'], ['from.channel']],
+  },
   {
     name: 'GHS amount with 3 decimals',
     kind: 'collect',
@@ -201,7 +237,11 @@ const cases: Case[] = [
   {
     name: 'a transfer between currencies (CI XOF to GH GHS)',
     kind: 'transfer',
-    body: variant(transfer, { 'to.country': 'GH', 'to.amount': 50 }),
+    body: variant(transfer, {
+      'to.country': 'GH',
+      'to.amount': 50,
+      'to.customer.phoneNumber': '233240000001',
+    }),
     code: 'validation_failed',
     errors: [['to.country']],
   },
@@ -341,4 +381,111 @@ describeEachStore('initiation requests the contract refuses (422)', (store) => {
       assert.deepEqual(await snapshot(), before, 'no operation, no ledger entry, no balance moved')
     })
   }
+})
+
+/** CONTRACT.md, Errors: "Every message that rejects a value from a closed set names the allowed values (or where to list them)". */
+describeEachStore('messages that refuse a value of a closed set name the allowed values', (store) => {
+  let app: TestApp
+  let client: ApiClient
+  before(async () => {
+    app = await startApp(store())
+    client = app.client((await app.createMerchant('Closed sets merchant')).sandbox)
+  })
+  after(() => app.close())
+
+  const messageOf = (response: ApiResponse, field: string): string => {
+    assert.equal(response.status, 422, response.text)
+    const entry = response.body.errors.find((error: Json) => error.field === field)
+    assert.ok(entry, `an entry for ${field}: ${response.text}`)
+    return entry.message
+  }
+
+  for (const [path, query, field, message] of [
+    [
+      '/api/v1/collect',
+      { status: 'paid' },
+      'status',
+      'status must be one of pending, succeeded, failed, canceled, error.',
+    ],
+    [
+      '/api/v1/transfer',
+      { status: 'done' },
+      'status',
+      'status must be one of pending, succeeded, failed, canceled, error.',
+    ],
+    ['/api/v1/transaction', { type: 'payment' }, 'type', 'type must be one of cash-in, cash-out, reversal.'],
+    [
+      '/api/v1/transaction',
+      { status: 'failed' },
+      'status',
+      'status must be one of pending, succeeded, canceled.',
+    ],
+  ] as const) {
+    test(`GET ${path}?${new URLSearchParams(query)}: ${message}`, async () => {
+      const response = await client.get(path, query)
+      assert.equal(response.body.code, 'validation_failed')
+      assert.equal(messageOf(response, field), message)
+      assert.equal(response.body.errors.length, 1, 'one entry for the field, not one per allowed value')
+    })
+  }
+
+  test('the operation kinds are named from the kinds table, on the transactions and the channels', async () => {
+    for (const path of ['/api/v1/transaction?operation=payment', '/api/v1/channels?kind=payment']) {
+      const response = await client.request('GET', path)
+      const message = messageOf(response, path.includes('operation') ? 'operation' : 'kind')
+      assert.match(message, /must be one of /, message)
+      for (const kind of ['collect', 'recharge', 'disbursement', 'withdraw', 'transfer'])
+        assert.ok(message.includes(kind), `${kind} in: ${message}`)
+    }
+  })
+
+  test('a channel outside the catalogue says where to list the channels', async () => {
+    const unavailable = await client.post('/api/v1/collect', variant(collect, { channel: 'paypal' }))
+    assert.equal(unavailable.body.code, 'channel_unavailable')
+    assert.match(messageOf(unavailable, 'channel'), /GET \/api\/v1\/channels/)
+    const malformed = await client.post('/api/v1/collect', variant(collect, { channel: 'Orange Money' }))
+    assert.match(messageOf(malformed, 'channel'), /GET \/api\/v1\/channels/)
+  })
+
+  test('a country that is not served names the served ones', async () => {
+    const response = await client.post('/api/v1/collect', variant(collect, { country: 'FR' }))
+    const message = messageOf(response, 'country')
+    for (const country of ['CI', 'SN', 'BJ', 'GH', 'KE', 'UG']) assert.ok(message.includes(country), message)
+  })
+})
+
+describe('the allowed values are read from the schema that refused the value', () => {
+  const schema = Type.Object({
+    mode: Type.Optional(Type.Union([Type.Literal('sandbox'), Type.Literal('live')])),
+    colour: Type.Optional(Type.String({ enum: ['red', 'green'] })),
+    version: Type.Optional(Type.Literal(1)),
+    state: Type.Optional(Type.Union([Type.Literal('open'), Type.Null()])),
+    either: Type.Optional(Type.Union([Type.String({ minLength: 3 }), Type.Number()])),
+  })
+  const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/' } as never) as ((
+    data: unknown,
+  ) => boolean) & { errors: never[] }
+  const messages = (body: unknown) => {
+    assert.equal(validate(body), false)
+    return Object.fromEntries(toFieldErrors(validate.errors).map((entry) => [entry.field, entry.message]))
+  }
+
+  test('a union of literals, an enum, a const and a nullable union name their values, in one entry each', () => {
+    assert.deepEqual(messages({ mode: 'test', colour: 'blue', version: 2, state: 'shut' }), {
+      mode: 'mode must be one of sandbox, live.',
+      colour: 'colour must be one of red, green.',
+      version: 'version must be 1.',
+      state: 'state must be one of open, null.',
+    })
+  })
+
+  test('a union that is not a closed set keeps its first problem', () => {
+    const entries = (() => {
+      assert.equal(validate({ either: 'ab' }), false)
+      return toFieldErrors(validate.errors)
+    })()
+    assert.equal(entries.length, 1)
+    assert.equal(entries[0]!.field, 'either')
+    assert.doesNotMatch(entries[0]!.message, /one of/)
+  })
 })

@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * List the channels this merchant may use
-         * @description Per channel and country: the currency, and per operation kind its limits and this merchant’s fees.
+         * @description Per channel and country: the currency, and per operation kind its limits and this merchant’s fees. Filters `country`, `kind` and `channel` narrow the list; an unknown parameter is a 422.
          */
         get: operations["listChannels"];
         put?: never;
@@ -284,6 +284,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/collect/{token}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a collect
+         * @description Refund a succeeded collect, in full or in part, to the customer who paid it. The amount is held on the balance at once (422 insufficient_balance otherwise). The refunds of one collect never add up to more than its amount: 409 refund_exceeds_collected; a collect that has not succeeded: 422 not_refundable. The same merchantReference with the same body returns the existing refund.
+         */
+        post: operations["refundCollect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List refunds
+         * @description Newest first, `perPage` 1 to 100 (default 10), with filters. Page URLs in meta.pagination keep perPage and the filters.
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/refund/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a refund by its token
+         * @description Another merchant’s token, the other mode’s, or an unknown one: the same 404.
+         */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transaction": {
         parameters: {
             query?: never;
@@ -293,15 +353,35 @@ export interface paths {
         };
         /**
          * List balance movements
-         * @description type: cash-in, cash-out or reversal; status: pending (a hold), succeeded (posted) or canceled (released). amount is the cashAmount. Newest first.
+         * @description type: cash-in, cash-out or reversal; status: pending (a hold), succeeded (posted) or canceled (released). amount is the cashAmount; balanceAfter the posted balance after a succeeded row. Newest first. `format=csv` answers the same rows and filters as one CSV statement (RFC 4180, UTF-8, a header row), without pagination, streamed.
          */
         get: operations["listTransactions"];
         put?: never;
         /**
          * List balance movements (POST synonym of the GET)
-         * @description type: cash-in, cash-out or reversal; status: pending (a hold), succeeded (posted) or canceled (released). amount is the cashAmount. Newest first.
+         * @description type: cash-in, cash-out or reversal; status: pending (a hold), succeeded (posted) or canceled (released). amount is the cashAmount; balanceAfter the posted balance after a succeeded row. Newest first. `format=csv` answers the same rows and filters as one CSV statement (RFC 4180, UTF-8, a header row), without pagination, streamed.
          */
         post: operations["listTransactionsByPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the balance in each currency
+         * @description One entry per currency of the calling mode (sandbox or live), in major units.
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -462,6 +542,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -470,7 +556,14 @@ export interface operations {
     };
     listChannels: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description ISO 3166-1 alpha-2: the channels serving this country */
+                country?: string;
+                /** @description An operation kind: the channels that serve it, with only its operations (a transfer’s are collect, for its from side, and disbursement, for its to side) */
+                kind?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer" | "refund";
+                /** @description An operator code, such as orange-money: that channel in each country it serves */
+                channel?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -529,6 +622,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -550,6 +649,39 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -571,6 +703,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -592,6 +730,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -605,6 +749,7 @@ export interface operations {
                 perPage?: number;
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
                 merchantReference?: string;
+                /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
                 channel?: string;
                 country?: string;
@@ -660,8 +805,13 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
+                                /** @description What its refunds that are not failed, canceled or error add up to */
+                                refundedAmount: number;
                             }[];
                         };
                         meta: {
@@ -704,6 +854,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -725,6 +881,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -746,6 +908,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -767,6 +935,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -788,6 +962,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -827,7 +1007,7 @@ export interface operations {
                     country: string;
                     customer: {
                         fullName?: string;
-                        /** @description 8 to 15 digits, optional leading + */
+                        /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
                         /** Format: email */
                         email?: string;
@@ -846,6 +1026,10 @@ export interface operations {
                     errorUrl?: string;
                     /** Format: uri */
                     callbackUrl: string;
+                    /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -884,6 +1068,7 @@ export interface operations {
                      *           "initiationDate": "2026-11-21T10:15:30.123456Z",
                      *           "currency": "XOF",
                      *           "completionDate": "2026-11-21T10:15:30.456789Z",
+                     *           "refundedAmount": 0,
                      *           "channel": "orange-money",
                      *           "country": "CI"
                      *         }
@@ -925,8 +1110,13 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
+                                /** @description What its refunds that are not failed, canceled or error add up to */
+                                refundedAmount: number;
                             };
                         };
                     };
@@ -949,6 +1139,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -974,6 +1170,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -995,6 +1197,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1016,6 +1224,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1037,6 +1251,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1058,6 +1278,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1087,6 +1313,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1108,6 +1340,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1129,6 +1367,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1180,6 +1424,7 @@ export interface operations {
                      *           "initiationDate": "2026-11-21T10:15:30.123456Z",
                      *           "currency": "XOF",
                      *           "completionDate": "2026-11-21T10:15:30.456789Z",
+                     *           "refundedAmount": 0,
                      *           "channel": "orange-money",
                      *           "country": "CI"
                      *         }
@@ -1221,8 +1466,13 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
+                                /** @description What its refunds that are not failed, canceled or error add up to */
+                                refundedAmount: number;
                             };
                         };
                     };
@@ -1249,6 +1499,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1270,6 +1526,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1291,6 +1553,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1312,6 +1580,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1333,6 +1607,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1346,6 +1626,7 @@ export interface operations {
                 perPage?: number;
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
                 merchantReference?: string;
+                /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
                 channel?: string;
                 country?: string;
@@ -1401,6 +1682,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             }[];
@@ -1445,6 +1729,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1466,6 +1756,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1487,6 +1783,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1508,6 +1810,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1529,6 +1837,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1567,7 +1881,7 @@ export interface operations {
                     country: string;
                     customer: {
                         fullName?: string;
-                        /** @description 8 to 15 digits, optional leading + */
+                        /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
                         /** Format: email */
                         email?: string;
@@ -1586,6 +1900,10 @@ export interface operations {
                     errorUrl?: string;
                     /** Format: uri */
                     callbackUrl: string;
+                    /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -1665,6 +1983,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             };
@@ -1689,6 +2010,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1714,6 +2041,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1735,6 +2068,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1756,6 +2095,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1777,6 +2122,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1798,6 +2149,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1827,6 +2184,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1848,6 +2211,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1869,6 +2238,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -1961,6 +2336,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             };
@@ -1989,6 +2367,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2010,6 +2394,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2031,6 +2421,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2052,6 +2448,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2073,6 +2475,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2086,6 +2494,7 @@ export interface operations {
                 perPage?: number;
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
                 merchantReference?: string;
+                /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
                 channel?: string;
                 country?: string;
@@ -2141,6 +2550,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             }[];
@@ -2185,6 +2597,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2206,6 +2624,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2227,6 +2651,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2248,6 +2678,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2269,6 +2705,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2307,7 +2749,7 @@ export interface operations {
                     country: string;
                     customer: {
                         fullName?: string;
-                        /** @description 8 to 15 digits, optional leading + */
+                        /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
                         /** Format: email */
                         email?: string;
@@ -2326,6 +2768,10 @@ export interface operations {
                     errorUrl?: string;
                     /** Format: uri */
                     callbackUrl: string;
+                    /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -2405,6 +2851,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             };
@@ -2429,6 +2878,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2454,6 +2909,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2475,6 +2936,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2496,6 +2963,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2517,6 +2990,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2538,6 +3017,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2567,6 +3052,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2588,6 +3079,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2609,6 +3106,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2701,6 +3204,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             };
@@ -2729,6 +3235,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2750,6 +3262,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2771,6 +3289,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2792,6 +3316,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2813,6 +3343,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2826,6 +3362,7 @@ export interface operations {
                 perPage?: number;
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
                 merchantReference?: string;
+                /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
                 channel?: string;
                 country?: string;
@@ -2881,6 +3418,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             }[];
@@ -2925,6 +3465,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2946,6 +3492,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2967,6 +3519,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -2988,6 +3546,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3009,6 +3573,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3047,7 +3617,7 @@ export interface operations {
                     country: string;
                     customer: {
                         fullName?: string;
-                        /** @description 8 to 15 digits, optional leading + */
+                        /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
                         /** Format: email */
                         email?: string;
@@ -3066,6 +3636,10 @@ export interface operations {
                     errorUrl?: string;
                     /** Format: uri */
                     callbackUrl: string;
+                    /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -3145,6 +3719,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             };
@@ -3169,6 +3746,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3194,6 +3777,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3215,6 +3804,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3236,6 +3831,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3257,6 +3858,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3278,6 +3885,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3307,6 +3920,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3328,6 +3947,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3349,6 +3974,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3441,6 +4072,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 channel: string;
                                 country: string;
                             };
@@ -3469,6 +4103,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3490,6 +4130,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3511,6 +4157,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3532,6 +4184,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3553,6 +4211,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3566,6 +4230,7 @@ export interface operations {
                 perPage?: number;
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
                 merchantReference?: string;
+                /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
                 channel?: string;
                 country?: string;
@@ -3654,6 +4319,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                             }[];
                         };
                         meta: {
@@ -3696,6 +4364,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3717,6 +4391,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3738,6 +4418,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3759,6 +4445,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3780,6 +4472,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -3828,7 +4526,7 @@ export interface operations {
                         country: string;
                         customer: {
                             fullName?: string;
-                            /** @description 8 to 15 digits, optional leading + */
+                            /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                             phoneNumber: string;
                             /** Format: email */
                             email?: string;
@@ -3843,7 +4541,7 @@ export interface operations {
                         country: string;
                         customer: {
                             fullName?: string;
-                            /** @description 8 to 15 digits, optional leading + */
+                            /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                             phoneNumber: string;
                             /** Format: email */
                             email?: string;
@@ -3863,6 +4561,10 @@ export interface operations {
                     errorUrl?: string;
                     /** Format: uri */
                     callbackUrl: string;
+                    /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -3999,6 +4701,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                             };
                         };
                     };
@@ -4021,6 +4726,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4046,6 +4757,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4067,6 +4784,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4088,6 +4811,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4109,6 +4838,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4130,6 +4865,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4159,6 +4900,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4180,6 +4927,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4201,6 +4954,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4350,6 +5109,9 @@ export interface operations {
                                     message: string;
                                 };
                                 completionDate?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                             };
                         };
                     };
@@ -4376,6 +5138,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4397,6 +5165,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4418,6 +5192,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4439,6 +5219,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4460,238 +5246,116 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
             };
         };
     };
-    listTransactions: {
+    refundCollect: {
         parameters: {
-            query?: {
-                page?: number;
-                perPage?: number;
-                type?: "cash-in" | "cash-out" | "reversal";
-                operation?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer";
-                status?: "pending" | "succeeded" | "canceled";
-                /** @description ISO 8601, inclusive, on the date */
-                from?: string;
-                /** @description ISO 8601, exclusive, on the date */
-                to?: string;
-            };
+            query?: never;
             header?: never;
-            path?: never;
+            path: {
+                token: string;
+            };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchantReference": "refund-5001",
+                 *       "amount": 2000,
+                 *       "callbackUrl": "https://merchant.example/sika/callback"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
+                    merchantReference: string;
+                    /** @description Major units; what is left to refund when absent */
+                    amount?: number;
+                    /** Format: uri */
+                    callbackUrl?: string;
+                    /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
         responses: {
-            /** @description One page of records, newest first, under data.transactions, with meta.pagination */
+            /** @description The record, under data.refund */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "statusCode": 200,
+                     *       "message": "Refund !",
+                     *       "data": {
+                     *         "refund": {
+                     *           "operation": "refund",
+                     *           "token": "k3v9q-7hx2m-p0d4r-a8n1s-w5c6e",
+                     *           "status": "succeeded",
+                     *           "amount": 2000,
+                     *           "currency": "XOF",
+                     *           "collect": "r7t2b-9kq4d-m3x8p-c1v6n-h5w0z",
+                     *           "customer": {
+                     *             "fullName": "Awa Kone",
+                     *             "phoneNumber": "+2250700000002",
+                     *             "email": "awa@example.com"
+                     *           },
+                     *           "merchantReference": "refund-5001",
+                     *           "initiationDate": "2026-11-21T10:15:30.123456Z",
+                     *           "completionDate": "2026-11-21T10:15:30.456789Z",
+                     *           "channel": "orange-money",
+                     *           "country": "CI"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         statusCode: number;
                         message: string;
                         data: {
-                            transactions: {
-                                reference: string;
-                                operation: string;
-                                amount: number;
-                                type: "cash-in" | "cash-out" | "reversal";
-                                status: "pending" | "succeeded" | "canceled";
-                                date: string;
-                                currency: string;
+                            refund: {
+                                /** @enum {string} */
+                                operation: "refund";
                                 token: string;
-                            }[];
-                        };
-                        meta: {
-                            pagination: {
-                                total: number;
-                                perPage: number;
-                                currentPage: number;
-                                firstPage: number;
-                                firstPageUrl: string;
-                                pages: {
+                                status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                amount: number;
+                                currency: string;
+                                /** @description The refunded collect's token */
+                                collect: string;
+                                customer: {
+                                    fullName: string;
+                                    phoneNumber: string;
+                                    email: string;
+                                };
+                                merchantReference: string;
+                                /** @description UTC, microseconds, trailing Z */
+                                initiationDate: string;
+                                failureReason?: {
+                                    code: string;
+                                    message: string;
+                                };
+                                completionDate?: string;
+                                channel: string;
+                                country: string;
+                                metadata?: {
                                     [key: string]: string;
                                 };
-                                lastPage: number;
-                                lastPageUrl: string;
-                                nextPageUrl: string | null;
-                                previousPageUrl: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_credentials`: The api-key and secret-key headers are both required.
-             *
-             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
-             */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        statusCode: number;
-                        code: "missing_credentials" | "invalid_credentials";
-                        message: string;
-                        errors?: {
-                            field: string;
-                            code: string;
-                            message: string;
-                        }[];
-                        requestId: string;
-                    };
-                };
-            };
-            /** @description `merchant_suspended`: This merchant account is suspended. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        statusCode: number;
-                        code: "merchant_suspended";
-                        message: string;
-                        errors?: {
-                            field: string;
-                            code: string;
-                            message: string;
-                        }[];
-                        requestId: string;
-                    };
-                };
-            };
-            /** @description `validation_failed`: The request is not valid. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        statusCode: number;
-                        code: "validation_failed";
-                        message: string;
-                        errors?: {
-                            field: string;
-                            code: string;
-                            message: string;
-                        }[];
-                        requestId: string;
-                    };
-                };
-            };
-            /** @description `internal_error`: An internal error occurred. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        statusCode: number;
-                        code: "internal_error";
-                        message: string;
-                        errors?: {
-                            field: string;
-                            code: string;
-                            message: string;
-                        }[];
-                        requestId: string;
-                    };
-                };
-            };
-            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        statusCode: number;
-                        code: "unavailable";
-                        message: string;
-                        errors?: {
-                            field: string;
-                            code: string;
-                            message: string;
-                        }[];
-                        requestId: string;
-                    };
-                };
-            };
-        };
-    };
-    listTransactionsByPost: {
-        parameters: {
-            query?: {
-                page?: number;
-                perPage?: number;
-                type?: "cash-in" | "cash-out" | "reversal";
-                operation?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer";
-                status?: "pending" | "succeeded" | "canceled";
-                /** @description ISO 8601, inclusive, on the date */
-                from?: string;
-                /** @description ISO 8601, exclusive, on the date */
-                to?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of records, newest first, under data.transactions, with meta.pagination */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        statusCode: number;
-                        message: string;
-                        data: {
-                            transactions: {
-                                reference: string;
-                                operation: string;
-                                amount: number;
-                                type: "cash-in" | "cash-out" | "reversal";
-                                status: "pending" | "succeeded" | "canceled";
-                                date: string;
-                                currency: string;
-                                token: string;
-                            }[];
-                        };
-                        meta: {
-                            pagination: {
-                                total: number;
-                                perPage: number;
-                                currentPage: number;
-                                firstPage: number;
-                                firstPageUrl: string;
-                                pages: {
-                                    [key: string]: string;
-                                };
-                                lastPage: number;
-                                lastPageUrl: string;
-                                nextPageUrl: string | null;
-                                previousPageUrl: string | null;
                             };
                         };
                     };
@@ -4714,6 +5378,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4739,6 +5409,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4760,6 +5436,70 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "not_found";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
+             *
+             *     `refund_exceeds_collected`: The refunds of this collect would add up to more than was collected.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "duplicate_merchant_reference" | "refund_exceeds_collected";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4781,6 +5521,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4802,11 +5548,23 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
             };
-            /** @description `validation_failed`: The request is not valid. */
+            /**
+             * @description `validation_failed`: The request is not valid.
+             *
+             *     `insufficient_balance`: The available balance does not cover this operation.
+             *
+             *     `not_refundable`: Only a succeeded collect can be refunded.
+             */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4816,13 +5574,19 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "validation_failed";
+                        code: "validation_failed" | "insufficient_balance" | "not_refundable";
                         message: string;
                         errors?: {
                             field: string;
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4844,6 +5608,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4865,6 +5635,1102 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                merchantReference?: string;
+                /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
+                phoneNumber?: string;
+                channel?: string;
+                country?: string;
+                /** @description ISO 8601, inclusive, on the date */
+                from?: string;
+                /** @description ISO 8601, exclusive, on the date */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of records, newest first, under data.refunds, with meta.pagination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        statusCode: number;
+                        message: string;
+                        data: {
+                            refunds: {
+                                /** @enum {string} */
+                                operation: "refund";
+                                token: string;
+                                status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                amount: number;
+                                currency: string;
+                                /** @description The refunded collect's token */
+                                collect: string;
+                                customer: {
+                                    fullName: string;
+                                    phoneNumber: string;
+                                    email: string;
+                                };
+                                merchantReference: string;
+                                /** @description UTC, microseconds, trailing Z */
+                                initiationDate: string;
+                                failureReason?: {
+                                    code: string;
+                                    message: string;
+                                };
+                                completionDate?: string;
+                                channel: string;
+                                country: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                        };
+                        meta: {
+                            pagination: {
+                                total: number;
+                                perPage: number;
+                                currentPage: number;
+                                firstPage: number;
+                                firstPageUrl: string;
+                                pages: {
+                                    [key: string]: string;
+                                };
+                                lastPage: number;
+                                lastPageUrl: string;
+                                nextPageUrl: string | null;
+                                previousPageUrl: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "missing_credentials" | "invalid_credentials";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "internal_error";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "unavailable";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record, under data.refund */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "statusCode": 200,
+                     *       "message": "Refund !",
+                     *       "data": {
+                     *         "refund": {
+                     *           "operation": "refund",
+                     *           "token": "k3v9q-7hx2m-p0d4r-a8n1s-w5c6e",
+                     *           "status": "succeeded",
+                     *           "amount": 2000,
+                     *           "currency": "XOF",
+                     *           "collect": "r7t2b-9kq4d-m3x8p-c1v6n-h5w0z",
+                     *           "customer": {
+                     *             "fullName": "Awa Kone",
+                     *             "phoneNumber": "+2250700000002",
+                     *             "email": "awa@example.com"
+                     *           },
+                     *           "merchantReference": "refund-5001",
+                     *           "initiationDate": "2026-11-21T10:15:30.123456Z",
+                     *           "completionDate": "2026-11-21T10:15:30.456789Z",
+                     *           "channel": "orange-money",
+                     *           "country": "CI"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        success: boolean;
+                        statusCode: number;
+                        message: string;
+                        data: {
+                            refund: {
+                                /** @enum {string} */
+                                operation: "refund";
+                                token: string;
+                                status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                amount: number;
+                                currency: string;
+                                /** @description The refunded collect's token */
+                                collect: string;
+                                customer: {
+                                    fullName: string;
+                                    phoneNumber: string;
+                                    email: string;
+                                };
+                                merchantReference: string;
+                                /** @description UTC, microseconds, trailing Z */
+                                initiationDate: string;
+                                failureReason?: {
+                                    code: string;
+                                    message: string;
+                                };
+                                completionDate?: string;
+                                channel: string;
+                                country: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "missing_credentials" | "invalid_credentials";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "not_found";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "internal_error";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "unavailable";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                type?: "cash-in" | "cash-out" | "reversal";
+                operation?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer" | "refund";
+                status?: "pending" | "succeeded" | "canceled";
+                /** @description ISO 8601, inclusive, on the date */
+                from?: string;
+                /** @description ISO 8601, exclusive, on the date */
+                to?: string;
+                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        statusCode: number;
+                        message: string;
+                        data: {
+                            transactions: {
+                                reference: string;
+                                operation: string;
+                                amount: number;
+                                type: "cash-in" | "cash-out" | "reversal";
+                                status: "pending" | "succeeded" | "canceled";
+                                date: string;
+                                currency: string;
+                                /** @description Of the operation that moved the money */
+                                merchantReference: string;
+                                /** @description Of the operation that moved the money */
+                                token: string;
+                                /** @description The posted balance after a succeeded row; null for pending and canceled rows */
+                                balanceAfter: number | null;
+                            }[];
+                        };
+                        meta: {
+                            pagination: {
+                                total: number;
+                                perPage: number;
+                                currentPage: number;
+                                firstPage: number;
+                                firstPageUrl: string;
+                                pages: {
+                                    [key: string]: string;
+                                };
+                                lastPage: number;
+                                lastPageUrl: string;
+                                nextPageUrl: string | null;
+                                previousPageUrl: string | null;
+                            };
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "missing_credentials" | "invalid_credentials";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "internal_error";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "unavailable";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    listTransactionsByPost: {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                type?: "cash-in" | "cash-out" | "reversal";
+                operation?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer" | "refund";
+                status?: "pending" | "succeeded" | "canceled";
+                /** @description ISO 8601, inclusive, on the date */
+                from?: string;
+                /** @description ISO 8601, exclusive, on the date */
+                to?: string;
+                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        statusCode: number;
+                        message: string;
+                        data: {
+                            transactions: {
+                                reference: string;
+                                operation: string;
+                                amount: number;
+                                type: "cash-in" | "cash-out" | "reversal";
+                                status: "pending" | "succeeded" | "canceled";
+                                date: string;
+                                currency: string;
+                                /** @description Of the operation that moved the money */
+                                merchantReference: string;
+                                /** @description Of the operation that moved the money */
+                                token: string;
+                                /** @description The posted balance after a succeeded row; null for pending and canceled rows */
+                                balanceAfter: number | null;
+                            }[];
+                        };
+                        meta: {
+                            pagination: {
+                                total: number;
+                                perPage: number;
+                                currentPage: number;
+                                firstPage: number;
+                                firstPageUrl: string;
+                                pages: {
+                                    [key: string]: string;
+                                };
+                                lastPage: number;
+                                lastPageUrl: string;
+                                nextPageUrl: string | null;
+                                previousPageUrl: string | null;
+                            };
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description `invalid_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "invalid_json";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "missing_credentials" | "invalid_credentials";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "payload_too_large";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: Request bodies must be JSON (content-type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "unsupported_media_type";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "internal_error";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "unavailable";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record, under data.balances */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        statusCode: number;
+                        message: string;
+                        data: {
+                            balances: {
+                                currency: string;
+                                /** @description Posted: what succeeded operations left */
+                                balance: number;
+                                /** @description Reserved by cash-outs and refunds still pending */
+                                held: number;
+                                /** @description balance - held: what a cash-out may use now */
+                                available: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "missing_credentials" | "invalid_credentials";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "internal_error";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "unavailable";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4899,8 +6765,10 @@ export interface operations {
                         data: {
                             events: {
                                 id: string;
-                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error";
+                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
                                 createdAt: string;
+                                /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
+                                mode: "sandbox" | "live";
                                 operation: string;
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
@@ -4954,6 +6822,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4975,6 +6849,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -4996,6 +6876,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5017,6 +6903,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5038,6 +6930,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5068,8 +6966,10 @@ export interface operations {
                         data: {
                             event: {
                                 id: string;
-                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error";
+                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
                                 createdAt: string;
+                                /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
+                                mode: "sandbox" | "live";
                                 operation: string;
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
@@ -5115,6 +7015,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5136,6 +7042,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5157,6 +7069,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5178,6 +7096,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5199,6 +7123,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5229,8 +7159,10 @@ export interface operations {
                         data: {
                             event: {
                                 id: string;
-                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error";
+                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
                                 createdAt: string;
+                                /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
+                                mode: "sandbox" | "live";
                                 operation: string;
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
@@ -5264,6 +7196,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5289,6 +7227,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5310,6 +7254,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5331,6 +7281,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5352,6 +7308,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5373,6 +7335,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5394,6 +7362,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5415,6 +7389,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5436,6 +7416,12 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
                         requestId: string;
                     };
                 };
@@ -5461,8 +7447,10 @@ export interface operations {
                 "application/json": {
                     /** @description evt_...: the webhook-id header; deduplicate on it */
                     id: string;
-                    type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error";
+                    type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
                     createdAt: string;
+                    /** @description The mode of the operation; each mode signs with its own webhook secret */
+                    mode: "sandbox" | "live";
                     /** @description The record as the details endpoint returns it, under its data key */
                     data: {
                         collect: {
@@ -5495,8 +7483,13 @@ export interface operations {
                                 message: string;
                             };
                             completionDate?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             channel: string;
                             country: string;
+                            /** @description What its refunds that are not failed, canceled or error add up to */
+                            refundedAmount: number;
                         };
                     } | {
                         recharge: {
@@ -5529,6 +7522,9 @@ export interface operations {
                                 message: string;
                             };
                             completionDate?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             channel: string;
                             country: string;
                         };
@@ -5563,6 +7559,9 @@ export interface operations {
                                 message: string;
                             };
                             completionDate?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             channel: string;
                             country: string;
                         };
@@ -5597,6 +7596,9 @@ export interface operations {
                                 message: string;
                             };
                             completionDate?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             channel: string;
                             country: string;
                         };
@@ -5664,6 +7666,38 @@ export interface operations {
                                 message: string;
                             };
                             completionDate?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                        };
+                    } | {
+                        refund: {
+                            /** @constant */
+                            operation: "refund";
+                            token: string;
+                            status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                            amount: number;
+                            currency: string;
+                            /** @description The refunded collect's token */
+                            collect: string;
+                            customer: {
+                                fullName: string;
+                                phoneNumber: string;
+                                email: string;
+                            };
+                            merchantReference: string;
+                            /** @description UTC, microseconds, trailing Z */
+                            initiationDate: string;
+                            failureReason?: {
+                                code: string;
+                                message: string;
+                            };
+                            completionDate?: string;
+                            channel: string;
+                            country: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
                         };
                     };
                 };

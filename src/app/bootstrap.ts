@@ -7,8 +7,12 @@ import { migrate, openStore } from '../store/store.ts'
 import type { AppContext } from './context.ts'
 import { createSecretBox } from './credentials.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
+import { issueMissingLiveSecrets } from './webhook-secrets.ts'
 
-/** Opens the store, applies migrations and assembles the context every use case receives. */
+/**
+ * Opens the store, applies migrations, assembles the context every use case receives, and gives
+ * each merchant that has none a live webhook secret (merchants created before each mode had one).
+ */
 export async function createContext(
   config: Config,
   logger: Logger,
@@ -32,7 +36,7 @@ export async function createContext(
     notificationKey: secrets.derive('sandbox-notifications'),
     checkoutUrl: (token) => `${config.publicBaseUrl}/checkout/${token}`,
   })
-  return {
+  const context = {
     config,
     store,
     clock,
@@ -41,6 +45,15 @@ export async function createContext(
     providers: createProviderRegistry(sandbox),
     appliedMigrations,
   }
+  try {
+    const issued = await issueMissingLiveSecrets(context)
+    if (issued.length > 0)
+      logger.info({ merchants: issued.length }, 'issued live webhook secrets to merchants that had none')
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  return context
 }
 
 const demoMarker = 'demo_merchant_created'

@@ -1,3 +1,4 @@
+import { type OperationKind, operationKinds, type SideKind } from '../domain/kinds.ts'
 import { type Currency, toMajorUnits } from '../domain/money.ts'
 import { milliToPercentage } from '../domain/pricing.ts'
 import type { ChannelRoute, FeeRow } from '../store/repositories/catalogue.ts'
@@ -20,18 +21,33 @@ export interface ChannelView {
   }[]
 }
 
+/** GET /api/v1/channels filters: each one given narrows the list. */
+export interface ChannelFilters {
+  country?: string
+  /** An operation kind: the routes of its sides' kinds (a transfer's are collect and disbursement). */
+  kind?: OperationKind
+  channel?: string
+}
+
 const specificity = (row: FeeRow) =>
   (row.merchantId !== '*' ? 4 : 0) + (row.channel !== '*' ? 2 : 0) + (row.country !== '*' ? 1 : 0)
 
-/** GET /api/v1/channels: what the calling merchant may use, with its limits and its own fees. */
-export async function listChannels(context: AppContext, principal: Principal): Promise<ChannelView[]> {
+/**
+ * GET /api/v1/channels: what the calling merchant may use, with its limits and its own fees; a
+ * channel and country left with no operation by the filters is left out.
+ */
+export async function listChannels(
+  context: AppContext,
+  principal: Principal,
+  filters: ChannelFilters = {},
+): Promise<ChannelView[]> {
   const [routes, fees] = await Promise.all([
     context.store.catalogue.listRoutes(),
     context.store.catalogue.listFeeRows(principal.merchantId),
   ])
   fees.sort((a, b) => specificity(b) - specificity(a))
   const channels = new Map<string, ChannelView>()
-  for (const route of routes) {
+  for (const route of routes.filter(routeFilter(filters))) {
     const fee = fees.find((row) => feeApplies(row, route))
     if (!fee) continue
     const key = `${route.channel}/${route.country}`
@@ -56,6 +72,14 @@ export async function listChannels(context: AppContext, principal: Principal): P
     channels.set(key, entry)
   }
   return [...channels.values()]
+}
+
+function routeFilter({ country, kind, channel }: ChannelFilters): (route: ChannelRoute) => boolean {
+  const sideKinds: SideKind[] | undefined = kind && operationKinds[kind].sides.map((side) => side.sideKind)
+  return (route) =>
+    (country === undefined || route.country === country) &&
+    (channel === undefined || route.channel === channel) &&
+    (sideKinds === undefined || sideKinds.includes(route.kind))
 }
 
 function feeApplies(row: FeeRow, route: ChannelRoute): boolean {

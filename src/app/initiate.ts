@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { newOperationToken } from '../domain/identifiers.ts'
-import type { OperationKind } from '../domain/kinds.ts'
+import { type OperationKind, refundKindFor } from '../domain/kinds.ts'
 import { toMajorUnits } from '../domain/money.ts'
-import type { Operation, OperationUrls } from '../domain/operation.ts'
+import type { Metadata, Operation, OperationUrls } from '../domain/operation.ts'
 import { ApiError, type FieldError, validationFailed } from '../errors.ts'
 import { forbiddenHostReason } from '../events/ssrf.ts'
 import type { AppContext } from './context.ts'
@@ -20,9 +20,10 @@ const urlFields = [
   'errorUrl',
 ] as const
 
-/** A validated initiation request: the side fields (flat, or under each role), the reference and the URLs. */
+/** A validated initiation request: the side fields (flat, or under each role), the reference, the URLs and metadata. */
 export type Initiation = Record<string, unknown> & {
   merchantReference: string
+  metadata?: Metadata
 } & { [Field in (typeof urlFields)[number]]?: string }
 
 /**
@@ -38,7 +39,24 @@ export async function initiateOperation(
 ): Promise<Operation> {
   const sides = await priceSides(context, principal, kind, input)
   if (principal.mode === 'live') await refuseInternalUrls(input)
-  const draft: Operation = {
+  const draft = newOperationDraft(principal, kind, {
+    merchantReference: input.merchantReference,
+    requestHash: hashRequest(input),
+    sides,
+    urls: urlsOf(input),
+    metadata: input.metadata,
+  })
+  return openAndSubmit(context, draft)
+}
+
+/** A new operation, pending, before the write pipeline numbers and dates it. */
+export function newOperationDraft(
+  principal: Principal,
+  kind: OperationKind,
+  fields: Pick<Operation, 'merchantReference' | 'requestHash' | 'sides' | 'urls' | 'metadata' | 'refundOf'>,
+): Operation {
+  const { metadata, refundOf, ...rest } = fields
+  return {
     id: 0,
     token: newOperationToken(),
     merchantId: principal.merchantId,
@@ -46,17 +64,27 @@ export async function initiateOperation(
     kind,
     position: 0,
     status: 'pending',
-    merchantReference: input.merchantReference,
-    requestHash: hashRequest(input),
-    currency: sides[0]!.currency,
-    sides,
-    urls: urlsOf(input),
+    ...rest,
+    currency: fields.sides[0]!.currency,
     redirectUrl: null,
     failure: null,
     initiatedAtUs: 0,
     completedAtUs: null,
     updatedAtUs: 0,
+    ...(metadata ? { metadata } : {}),
+    ...(refundOf ? { refundOf } : {}),
+    // A kind that can be refunded may give back at most its amount.
+    ...(refundKindFor(kind)
+      ? { refunds: { refundableMinor: fields.sides[0]!.amountMinor, refundedMinor: 0 } }
+      : {}),
   }
+}
+
+/**
+ * Writes the new operation through the pipeline (which asks a provider that needs no I/O at once),
+ * then hands the sides that need an operator to it, outside any transaction.
+ */
+export async function openAndSubmit(context: AppContext, draft: Operation): Promise<Operation> {
   let written: Operation
   try {
     written = await executeWrite(context, { type: 'open', draft })
@@ -96,7 +124,7 @@ function insufficientBalance(error: InsufficientBalance): ApiError {
 }
 
 /** CONTRACT.md, Callbacks: live mode refuses URLs whose host is, or resolves to, a non-public address (SSRF). */
-async function refuseInternalUrls(input: Initiation): Promise<void> {
+export async function refuseInternalUrls(input: Initiation): Promise<void> {
   const errors: FieldError[] = []
   for (const field of urlFields) {
     const url = input[field]
@@ -113,7 +141,7 @@ async function refuseInternalUrls(input: Initiation): Promise<void> {
 }
 
 /** Canonical JSON (sorted keys), so the same request hashes the same whatever its key order. */
-function hashRequest(input: Initiation): string {
+export function hashRequest(input: Initiation): string {
   const canonical = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(canonical)
     if (value && typeof value === 'object') {

@@ -15,28 +15,45 @@ export interface KeyPair {
   secretKey: string
 }
 
+/** What a mode is issued: its key pair and its webhook secret. */
+export interface ModeCredentials extends KeyPair {
+  webhookSecret: string
+}
+
 /** Everything issued with a new merchant; the secrets are shown this once and never again. */
 export interface IssuedMerchant {
   id: string
   name: string
-  sandbox: KeyPair
-  live: KeyPair
+  sandbox: ModeCredentials
+  live: ModeCredentials
+  /** The sandbox webhook secret again, for the scripts written when there was only one. */
   webhookSecret: string
 }
 
 export async function createMerchant(context: AppContext, name: string): Promise<IssuedMerchant> {
   const id = newMerchantId()
-  const webhookSecret = newWebhookSecret()
   const now = context.clock.nowUs()
   const issued = await context.store.transaction(async (tx) => {
     await tx.merchants.insert({ id, name, createdAtUs: now })
-    const sandbox = await issueKeyPair(tx, id, 'sandbox', now)
-    const live = await issueKeyPair(tx, id, 'live', now)
-    await tx.webhookSecrets.insert(id, context.secrets.seal(webhookSecret), now)
-    return { id, name, sandbox, live, webhookSecret }
+    const sandbox = await issueModeCredentials(context, tx, id, 'sandbox', now)
+    const live = await issueModeCredentials(context, tx, id, 'live', now)
+    return { id, name, sandbox, live, webhookSecret: sandbox.webhookSecret }
   })
   await openSandboxBalances(context, id)
   return issued
+}
+
+async function issueModeCredentials(
+  context: AppContext,
+  tx: Repositories,
+  merchantId: string,
+  mode: Mode,
+  now: number,
+): Promise<ModeCredentials> {
+  const pair = await issueKeyPair(tx, merchantId, mode, now)
+  const webhookSecret = newWebhookSecret()
+  await tx.webhookSecrets.insert(merchantId, mode, context.secrets.seal(webhookSecret), now)
+  return { ...pair, webhookSecret }
 }
 
 async function issueKeyPair(tx: Repositories, merchantId: string, mode: Mode, now: number): Promise<KeyPair> {

@@ -1,6 +1,7 @@
 import type { OperationKind } from '../domain/kinds.ts'
 import type { Operation } from '../domain/operation.ts'
 import type { Page, PageRequest } from '../domain/pages.ts'
+import { phoneNumberFilter } from '../domain/phone-numbers.ts'
 import { ApiError } from '../errors.ts'
 import type { OperationFilters } from '../store/repositories/operations.ts'
 import type { AppContext } from './context.ts'
@@ -20,7 +21,11 @@ export async function findOperation(
   return operation
 }
 
-/** Newest first: unfiltered pages seek on the dense position; filtered ones count and skip through their index. */
+/**
+ * Newest first: unfiltered pages seek on the dense position; filtered ones count and skip through
+ * their index. `phoneNumber` matches the stored E.164 form, whatever form it was sent in: read for
+ * the `country` filter when there is one, as international otherwise.
+ */
 export function listOperations(
   context: AppContext,
   principal: Principal,
@@ -28,5 +33,10 @@ export function listOperations(
   filters: OperationFilters,
   page: PageRequest,
 ): Promise<Page<Operation>> {
-  return context.store.operations.list(principal.merchantId, principal.mode, kind, filters, page)
+  const { phoneNumber } = filters
+  const normalised =
+    phoneNumber === undefined
+      ? filters
+      : { ...filters, phoneNumber: phoneNumberFilter(phoneNumber, filters.country) }
+  return context.store.operations.list(principal.merchantId, principal.mode, kind, normalised, page)
 }

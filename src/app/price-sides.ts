@@ -7,6 +7,7 @@ import {
 } from '../domain/kinds.ts'
 import { type Currency, countries, currencies, isCountry, toMinorUnits } from '../domain/money.ts'
 import type { Side } from '../domain/operation.ts'
+import { readPhoneNumber } from '../domain/phone-numbers.ts'
 import { price } from '../domain/pricing.ts'
 import { type ErrorCode, type FieldError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
@@ -91,7 +92,12 @@ function moneyOf(
   reject: (code: ErrorCode, field: string, fieldCode: string, message: string) => undefined,
 ): { currency: Currency; amountMinor: number } | undefined {
   if (!isCountry(input.country)) {
-    return reject('validation_failed', 'country', 'unsupported', `Country ${input.country} is not served.`)
+    return reject(
+      'validation_failed',
+      'country',
+      'unsupported',
+      `Country ${input.country} is not served; served countries: ${Object.keys(countries).join(', ')} (GET /api/v1/channels lists each one's channels).`,
+    )
   }
   const currency = countries[input.country]
   const amountMinor = toMinorUnits(input.amount, currency)
@@ -105,6 +111,21 @@ function moneyOf(
     )
   }
   return { currency, amountMinor }
+}
+
+/** The customer as recorded: its phone number read for the side's country, in E.164. */
+function customerOf(
+  input: SideInput,
+  reject: (code: ErrorCode, field: string, fieldCode: string, message: string) => undefined,
+): Side['customer'] | undefined {
+  const phoneNumber = readPhoneNumber(input.customer.phoneNumber, input.country)
+  if ('refusal' in phoneNumber)
+    return reject('validation_failed', 'customer.phoneNumber', 'wrong_country', phoneNumber.refusal)
+  return {
+    fullName: input.customer.fullName ?? '',
+    phoneNumber: phoneNumber.e164,
+    email: input.customer.email ?? '',
+  }
 }
 
 async function priceSide(
@@ -121,6 +142,8 @@ async function priceSide(
   const money = moneyOf(input, reject)
   if (!money) return undefined
   const { currency, amountMinor } = money
+  // Reported beside any problem of the channel or the amount below; the side is refused either way.
+  const customer = customerOf(input, reject)
   const { catalogue } = context.store
   const route = await catalogue.findRoute(input.channel, input.country, kind)
   const rule =
@@ -146,6 +169,7 @@ async function priceSide(
   if (!priced) {
     return reject('validation_failed', 'amount', 'below_fees', 'The fees would leave nothing to move.')
   }
+  if (!customer) return undefined
   return {
     role,
     kind,
@@ -159,11 +183,7 @@ async function priceSide(
     percentageMilli: rule.percentageMilli,
     additionalFeeMinor: rule.additionalFeeMinor,
     supportedByAccount: rule.supportedByAccount,
-    customer: {
-      fullName: input.customer.fullName ?? '',
-      phoneNumber: input.customer.phoneNumber,
-      email: input.customer.email ?? '',
-    },
+    customer,
     status: 'pending',
   }
 }

@@ -1,5 +1,5 @@
 import { formatTimestamp } from '../domain/clock.ts'
-import { isSingleSided, operationKinds } from '../domain/kinds.ts'
+import { isSingleSided, operationKinds, refundedKindOf } from '../domain/kinds.ts'
 import { type Currency, toMajorUnits } from '../domain/money.ts'
 import type { Operation, Side } from '../domain/operation.ts'
 import { milliToPercentage } from '../domain/pricing.ts'
@@ -12,6 +12,8 @@ import type { NewEvent } from '../store/repositories/outbox.ts'
  * nests each side under its role: the shape follows from the kinds table.
  */
 export function operationRecord(operation: Operation): Record<string, unknown> {
+  const refundedKind = refundedKindOf(operation.kind)
+  if (refundedKind) return refundRecord(operation, refundedKind)
   const common = {
     operation: operation.kind,
     token: operation.token,
@@ -24,6 +26,10 @@ export function operationRecord(operation: Operation): Record<string, unknown> {
     currency: operation.currency,
     ...(operation.failure ? { failureReason: operation.failure } : {}),
     ...(operation.completedAtUs !== null ? { completionDate: formatTimestamp(operation.completedAtUs) } : {}),
+    ...(operation.refunds
+      ? { refundedAmount: toMajorUnits(operation.refunds.refundedMinor, operation.currency) }
+      : {}),
+    ...(operation.metadata ? { metadata: operation.metadata } : {}),
   }
   if (!isSingleSided(operation.kind)) {
     const sides = Object.fromEntries(operation.sides.map((side) => [side.role, sideRecord(side, true)]))
@@ -41,6 +47,30 @@ export function operationRecord(operation: Operation): Record<string, unknown> {
     ...closing,
     channel: side!.channel,
     country: side!.country,
+  }
+}
+
+/**
+ * CONTRACT.md, Refunds: the refunded operation's token under its kind's name, the customer paid
+ * back, and the additive fields of operations. A refund carries no fee, so no pricing.
+ */
+function refundRecord(operation: Operation, refundedKind: string): Record<string, unknown> {
+  const side = operation.sides[0]!
+  return {
+    operation: operation.kind,
+    token: operation.token,
+    status: operation.status,
+    amount: toMajorUnits(side.amountMinor, side.currency),
+    currency: operation.currency,
+    [refundedKind]: operation.refundOf?.token ?? null,
+    customer: { ...side.customer },
+    merchantReference: operation.merchantReference,
+    initiationDate: formatTimestamp(operation.initiatedAtUs),
+    ...(operation.failure ? { failureReason: operation.failure } : {}),
+    ...(operation.completedAtUs !== null ? { completionDate: formatTimestamp(operation.completedAtUs) } : {}),
+    channel: side.channel,
+    country: side.country,
+    ...(operation.metadata ? { metadata: operation.metadata } : {}),
   }
 }
 
@@ -70,16 +100,39 @@ function sideRecord(side: Side, withSideDetails: boolean) {
 }
 
 export function transactionRecord(entry: LedgerEntry): Record<string, unknown> {
+  const major = (minor: number) => toMajorUnits(minor, entry.currency as Currency)
   return {
     reference: entry.reference,
     operation: entry.operationKind,
-    amount: toMajorUnits(entry.amountMinor, entry.currency as Currency),
+    amount: major(entry.amountMinor),
     type: entry.type,
     status: entry.status,
     date: formatTimestamp(entry.createdAtUs),
     currency: entry.currency,
+    merchantReference: entry.merchantReference,
     token: entry.token,
+    balanceAfter: entry.balanceAfterMinor === null ? null : major(entry.balanceAfterMinor),
   }
+}
+
+/** CONTRACT.md, Balance and statements: the CSV statement's columns, in order, each a field of the record. */
+export const statementColumns = [
+  'reference',
+  'date',
+  'operation',
+  'type',
+  'status',
+  'amount',
+  'currency',
+  'balanceAfter',
+  'merchantReference',
+  'token',
+] as const
+
+/** One statement line: the record's values, so the CSV and the JSON list can never disagree. */
+export function statementRow(entry: LedgerEntry): unknown[] {
+  const record = transactionRecord(entry)
+  return statementColumns.map((column) => record[column])
 }
 
 /** The event of one status the operation took: `<kind>.<status>`, its record as the details endpoint shows it. */
@@ -93,6 +146,7 @@ export function statusEvent(state: Operation): NewEvent {
         id,
         type,
         createdAt: formatTimestamp(createdAtUs),
+        mode: state.mode,
         data: { [operationKinds[state.kind].dataKey.details]: operationRecord(state) },
       }),
   }

@@ -20,3 +20,35 @@ export function listTransactions(
 export function readBalances(context: AppContext, merchantId: string, mode?: Mode): Promise<BalanceView[]> {
   return context.store.ledger.balances(merchantId, mode)
 }
+
+/** Rows read per statement batch: small enough for constant memory, large enough to amortise each query. */
+const statementBatchSize = 1000
+
+/** Every movement the filters select, newest first, for a CSV statement of any length. */
+export function statementEntries(
+  context: AppContext,
+  principal: Principal,
+  filters: TransactionFilters,
+): AsyncIterable<LedgerEntry> {
+  return context.store.ledger.scan(principal.merchantId, principal.mode, filters, statementBatchSize)
+}
+
+/** GET /api/v1/balance: each currency of the catalogue in the calling mode, at zero where nothing moved yet. */
+export async function balancesOf(context: AppContext, principal: Principal): Promise<BalanceView[]> {
+  const [held, routes] = await Promise.all([
+    context.store.ledger.balances(principal.merchantId, principal.mode),
+    context.store.catalogue.listRoutes(),
+  ])
+  const byCurrency = new Map(held.map((balance) => [balance.currency, balance]))
+  for (const route of routes) {
+    if (byCurrency.has(route.currency)) continue
+    byCurrency.set(route.currency, {
+      mode: principal.mode,
+      currency: route.currency,
+      postedMinor: 0,
+      heldMinor: 0,
+      availableMinor: 0,
+    })
+  }
+  return [...byCurrency.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1))
+}

@@ -45,6 +45,11 @@ async function verifyFacts(facts: ConsistencyFacts, batchSize: number): Promise<
     operations += batch.length
     afterId = batch[batch.length - 1]!.id
   }
+  for (const mismatch of await facts.refundClaimMismatches())
+    inconsistencies.push({
+      subject: `operation ${mismatch.token}`,
+      problem: `records ${mismatch.recordedMinor} refunded, but its live refunds hold or posted ${mismatch.claimedMinor}`,
+    })
   return { inconsistencies, checked: { accounts, operations, counters: counters.length } }
 }
 

@@ -1,26 +1,50 @@
 import { newWebhookSecret } from '../domain/identifiers.ts'
+import type { Mode } from '../domain/kinds.ts'
 import type { AppContext } from './context.ts'
 
 /** How long a replaced webhook secret keeps signing, so receivers can switch without losing events. */
 export const rotationOverlapMs = 24 * 3_600_000
 
-/** The secrets that sign now: the current one, and during a rotation the one it replaced. */
-export async function signingSecrets(context: AppContext, merchantId: string): Promise<string[]> {
-  const sealed = await context.store.webhookSecrets.signing(merchantId, context.clock.nowUs())
+/**
+ * The secrets of the mode that sign now: the current one, and during a rotation the one it
+ * replaced. Each mode has its own, so a sandbox event never verifies under the live secret.
+ */
+export async function signingSecrets(context: AppContext, merchantId: string, mode: Mode): Promise<string[]> {
+  const sealed = await context.store.webhookSecrets.signing(merchantId, mode, context.clock.nowUs())
   return sealed.map((secret) => context.secrets.open(secret))
 }
 
-/** Issues a new secret; the current ones keep signing for 24 hours. Undefined for an unknown merchant. */
+/** Issues a new secret for the mode; its current ones keep signing for 24 hours. Undefined for an unknown merchant. */
 export async function rotateWebhookSecret(
   context: AppContext,
   merchantId: string,
+  mode: Mode,
 ): Promise<string | undefined> {
   const now = context.clock.nowUs()
   const secret = newWebhookSecret()
   return context.store.transaction(async (tx) => {
     if (!(await tx.merchants.exists(merchantId))) return undefined
-    await tx.webhookSecrets.retire(merchantId, now + rotationOverlapMs * 1000)
-    await tx.webhookSecrets.insert(merchantId, context.secrets.seal(secret), now)
+    await tx.webhookSecrets.retire(merchantId, mode, now + rotationOverlapMs * 1000)
+    await tx.webhookSecrets.insert(merchantId, mode, context.secrets.seal(secret), now)
     return secret
   })
+}
+
+/**
+ * Merchants created before each mode had its own secret have one, their sandbox secret: at
+ * start, each of them is issued a live one (sealing needs the service's key, so a migration
+ * cannot). Idempotent, and safe with several instances starting together. Nobody has seen these
+ * secrets: `sika webhook-secret rotate ID --mode live` shows the merchant a new one. Returns the
+ * merchants given one.
+ */
+export async function issueMissingLiveSecrets(context: AppContext): Promise<string[]> {
+  const issued: string[] = []
+  for (const merchantId of await context.store.webhookSecrets.merchantsLacking('live')) {
+    const sealed = context.secrets.seal(newWebhookSecret())
+    const inserted = await context.store.transaction((tx) =>
+      tx.webhookSecrets.insertFirst(merchantId, 'live', sealed, context.clock.nowUs()),
+    )
+    if (inserted) issued.push(merchantId)
+  }
+  return issued
 }

@@ -25,7 +25,7 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
     },
     clock: context.clock,
     logger: context.logger,
-    signingSecrets: (merchantId) => signingSecrets(context, merchantId),
+    signingSecrets: (merchantId, mode) => signingSecrets(context, merchantId, mode),
   }
 }
 

@@ -146,6 +146,10 @@ async function settle(
 
 async function applyEffects(tx: Repositories, transition: Transition, nowUs: number): Promise<void> {
   const { operation } = transition
+  for (const claim of transition.refundClaims) {
+    if (!(await tx.operations.adjustRefunded(claim.refundedId, claim.deltaMinor)))
+      throw new RefundRefused(claim.refundedId, claim.deltaMinor)
+  }
   const refused = await tx.ledger.apply(operation, transition.ledger)
   if (refused) throw new InsufficientBalance(refused)
   await tx.outbox.append(operation, transition.statusesTaken.map(statusEvent))
@@ -171,6 +175,16 @@ async function redeliver(
   }
   await tx.outbox.requeue(eventId, context.clock.nowUs())
   return (await tx.outbox.find(principal.merchantId, principal.mode, eventId)) ?? event
+}
+
+/** The refunded operation had not succeeded, or had less left to refund than claimed: nothing was written. */
+export class RefundRefused extends Error {
+  constructor(
+    readonly refundedId: number,
+    readonly claimedMinor: number,
+  ) {
+    super('the refund claims more than is left to refund')
+  }
 }
 
 export class InsufficientBalance extends Error {

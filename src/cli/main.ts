@@ -16,7 +16,7 @@ import {
 import { serve } from './serve.ts'
 import { CommandError, UsageError, usage } from './usage.ts'
 import { verify } from './verify-command.ts'
-import { webhookSecretRotate } from './webhook-commands.ts'
+import { parseWebhookSecretRotate, webhookSecretRotate } from './webhook-commands.ts'
 
 const print = (text: string): void => {
   process.stdout.write(`${text}\n`)
@@ -102,8 +102,8 @@ function commandFor(
       return feesCommand(action, rest)
     case 'webhook-secret': {
       if (action !== 'rotate') throw new UsageError(`unknown webhook-secret command: ${action ?? '(none)'}`)
-      const { json, positionals } = parseJsonFlag(rest, 1, 'webhook-secret rotate needs one merchant ID')
-      return (context) => webhookSecretRotate(context, positionals[0]!, json, print)
+      const parsed = parseWebhookSecretRotate(rest)
+      return (context) => webhookSecretRotate(context, parsed, print)
     }
     case 'verify': {
       const { json } = parseJsonFlag(args, 0, 'verify takes no arguments')

@@ -35,8 +35,10 @@ export async function merchantCreate(
   if (args.json) return print(JSON.stringify(merchant))
   print(`Created merchant ${merchant.id} (${merchant.name}). These secrets are shown once:
   sandbox  api-key ${merchant.sandbox.apiKey}  secret-key ${merchant.sandbox.secretKey}
+           webhook secret ${merchant.sandbox.webhookSecret}
   live     api-key ${merchant.live.apiKey}  secret-key ${merchant.live.secretKey}
-  webhook secret ${merchant.webhookSecret}`)
+           webhook secret ${merchant.live.webhookSecret}
+Sandbox callbacks are signed with the sandbox webhook secret, live ones with the live one.`)
 }
 
 export function parseJsonFlag(args: string[], positionalCount: number, what: string) {

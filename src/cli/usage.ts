@@ -9,7 +9,7 @@ export const usage = `Usage: sika <command> [options]
 Commands:
   serve                                   start the API (migrates, creates the demo merchant on first start)
   migrate                                 apply pending database migrations
-  merchant create --name NAME [--json]    create a merchant with sandbox and live keys and a webhook secret
+  merchant create --name NAME [--json]    create a merchant with sandbox and live keys and webhook secrets
   merchant list [--json]                  list merchants and their active api keys
   merchant suspend ID                     refuse the merchant's requests (403) until activated
   merchant activate ID                    lift a suspension
@@ -20,8 +20,9 @@ Commands:
   fees set MERCHANT_ID --kind KIND --channel CHANNEL|* [--country CC|*]
            --percentage P [--fixed F] --bearer merchant|customer
                                           give a merchant its own fee row (F in the country's currency)
-  webhook-secret rotate MERCHANT_ID [--json]
-                                          a new webhook secret; the old one keeps signing for 24 hours
+  webhook-secret rotate MERCHANT_ID --mode sandbox|live [--json]
+                                          a new webhook secret for the mode's callbacks; the old one
+                                          keeps signing them for 24 hours
   balance MERCHANT_ID [--json]            balances and holds, per mode and currency
   verify [--json]                         check the whole store: balances against the ledger, events
                                           and scheduled work against operations; exit 1 naming each problem

@@ -1,17 +1,35 @@
+import { parseArgs } from 'node:util'
 import type { AppContext } from '../app/context.ts'
 import { rotateWebhookSecret } from '../app/webhook-secrets.ts'
-import { CommandError } from './usage.ts'
+import { isMode, type Mode } from '../domain/kinds.ts'
+import { CommandError, UsageError } from './usage.ts'
+
+export function parseWebhookSecretRotate(args: string[]): { merchantId: string; mode: Mode; json: boolean } {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { mode: { type: 'string' }, json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  })
+  const [merchantId, extra] = positionals
+  if (!merchantId || extra !== undefined) throw new UsageError('webhook-secret rotate needs one merchant ID')
+  if (values.mode === undefined || !isMode(values.mode)) {
+    const given =
+      values.mode === undefined ? 'no --mode was given' : `not --mode ${JSON.stringify(values.mode)}`
+    throw new UsageError(`webhook-secret rotate needs --mode sandbox or --mode live (${given})`)
+  }
+  return { merchantId, mode: values.mode, json: values.json }
+}
 
 export async function webhookSecretRotate(
   context: AppContext,
-  merchantId: string,
-  json: boolean,
+  args: ReturnType<typeof parseWebhookSecretRotate>,
   print: (text: string) => void,
 ) {
-  const secret = await rotateWebhookSecret(context, merchantId)
+  const { merchantId, mode } = args
+  const secret = await rotateWebhookSecret(context, merchantId, mode)
   if (!secret) throw new CommandError(`no merchant has id ${merchantId}`)
-  if (json) return print(JSON.stringify({ webhookSecret: secret }))
-  print(`New webhook secret for ${merchantId}, shown once:
+  if (args.json) return print(JSON.stringify({ mode, webhookSecret: secret }))
+  print(`New ${mode} webhook secret for ${merchantId}, shown once:
   ${secret}
-Callbacks are signed with both the new and the previous secret for the next 24 hours.`)
+${mode} callbacks are signed with both the new and the previous ${mode} secret for the next 24 hours.`)
 }

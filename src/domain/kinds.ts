@@ -18,6 +18,8 @@ export const sideKinds = {
   recharge: { direction: 'cash-in', entryType: 'cash-in' },
   disbursement: { direction: 'cash-out', entryType: 'cash-out' },
   withdraw: { direction: 'cash-out', entryType: 'cash-out' },
+  // A refund pays the customer back out of the merchant's balance: held, then posted as a reversal.
+  refund: { direction: 'cash-out', entryType: 'reversal' },
 } as const satisfies Record<string, { direction: Direction; entryType: 'cash-in' | 'cash-out' | 'reversal' }>
 
 export type SideKind = keyof typeof sideKinds
@@ -37,6 +39,11 @@ interface KindDefinition {
   readonly sides: readonly { readonly role: SideRole; readonly sideKind: SideKind }[]
   readonly dataKey: { readonly created: string; readonly details: string; readonly list: string }
   readonly message: { readonly created: string; readonly details: string; readonly list: string }
+  /**
+   * The kind this kind refunds: it is initiated on one of those (`POST /<its path>/{token}/refund`),
+   * to the same customer on the same channel, for at most what is left to refund, with no fee.
+   */
+  readonly refundOf?: string
 }
 
 export const operationKinds = {
@@ -80,6 +87,14 @@ export const operationKinds = {
     dataKey: { created: 'transfer', details: 'transfer', list: 'transfers' },
     message: { created: 'Transfer !', details: 'Transfer !', list: 'Transfers !' },
   },
+  refund: {
+    path: 'refund',
+    summary: 'Refund a succeeded collect, in full or in part, to the customer who paid it.',
+    sides: [{ role: 'main', sideKind: 'refund' }],
+    refundOf: 'collect',
+    dataKey: { created: 'refund', details: 'refund', list: 'refunds' },
+    message: { created: 'Refund !', details: 'Refund !', list: 'Refunds !' },
+  },
 } as const satisfies Record<string, KindDefinition>
 
 export type OperationKind = keyof typeof operationKinds
@@ -95,6 +110,27 @@ export type SingleSidedKind = {
 export function isSingleSided(kind: OperationKind): kind is SingleSidedKind {
   const [first, ...others] = operationKinds[kind].sides
   return others.length === 0 && first?.role === 'main'
+}
+
+/** The kind a refund kind refunds, or undefined for a kind that refunds nothing. */
+export function refundedKindOf(kind: OperationKind): OperationKind | undefined {
+  const definition: KindDefinition = operationKinds[kind]
+  return definition.refundOf as OperationKind | undefined
+}
+
+/** The kind that refunds this one, or undefined when it cannot be refunded. */
+export function refundKindFor(kind: OperationKind): OperationKind | undefined {
+  return operationKindNames.find((candidate) => refundedKindOf(candidate) === kind)
+}
+
+/**
+ * Where a kind is initiated, under /api/v1: its own path, or, for a kind that acts on another
+ * operation (a refund), that operation's path with its token: `collect/{token}/refund`.
+ */
+export function initiationPathOf(kind: OperationKind, tokenParameter: string): string {
+  const refunded = refundedKindOf(kind)
+  const { path } = operationKinds[kind]
+  return refunded ? `${operationKinds[refunded].path}/${tokenParameter}/${path}` : path
 }
 
 export function sideRolesOf(kind: OperationKind): SideRole[] {

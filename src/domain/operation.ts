@@ -64,6 +64,24 @@ export interface Operation {
   initiatedAtUs: number
   completedAtUs: number | null
   updatedAtUs: number
+  /** The merchant's own key-value pairs, returned on the record and its callbacks. */
+  metadata?: Metadata
+  /** A refund's link to the operation it refunds. */
+  refundOf?: { id: number; token: string }
+  /** What may be refunded of it (a collect's amount), and what its live refunds claim. */
+  refunds?: { refundableMinor: number; refundedMinor: number }
+}
+
+export type Metadata = Record<string, string>
+
+/**
+ * A refund claims its amount on the operation it refunds while it may still move money: from its
+ * initiation until it ends failed, canceled or error, when the claim is released.
+ */
+export function refundClaimMinor(operation: Operation): number {
+  if (!operation.refundOf) return 0
+  if (operation.status !== 'pending' && operation.status !== 'succeeded') return 0
+  return operation.sides[0]?.amountMinor ?? 0
 }
 
 export function isCashIn(side: Side): boolean {

@@ -1,6 +1,13 @@
 import type { SideRole } from './kinds.ts'
 import { type LedgerEffect, ledgerEffectsBetween } from './ledger-rules.ts'
-import { compositeStatus, failureOf, type Operation, type Side, sideAwaitingSubmission } from './operation.ts'
+import {
+  compositeStatus,
+  failureOf,
+  type Operation,
+  refundClaimMinor,
+  type Side,
+  sideAwaitingSubmission,
+} from './operation.ts'
 import { canTransition, type FailureReason, isFinal } from './status.ts'
 
 /**
@@ -28,6 +35,23 @@ export interface Transition {
   /** The operation as it was at each status it took, in order: one event each. */
   statusesTaken: Operation[]
   work: WorkEffect[]
+  /** Changes of what a refund claims on the operation it refunds, applied in order. */
+  refundClaims: RefundClaimEffect[]
+}
+
+/**
+ * A refund claims its amount on the refunded operation (a positive change, which the store
+ * refuses beyond what is left to refund) and gives it back when it ends without moving money.
+ */
+export interface RefundClaimEffect {
+  refundedId: number
+  deltaMinor: number
+}
+
+function refundClaimsBetween(before: Operation | undefined, after: Operation): RefundClaimEffect[] {
+  if (!after.refundOf) return []
+  const deltaMinor = refundClaimMinor(after) - (before ? refundClaimMinor(before) : 0)
+  return deltaMinor === 0 ? [] : [{ refundedId: after.refundOf.id, deltaMinor }]
 }
 
 /** What an adapter reports about one side, already in our statuses. */
@@ -83,6 +107,7 @@ export function openOperation(draft: Operation, clock: TransitionClock): Transit
     changed: true,
     ledger,
     statusesTaken: [structuredClone(operation)],
+    refundClaims: refundClaimsBetween(undefined, operation),
     work: [
       {
         action: 'schedule',
@@ -118,6 +143,7 @@ export function applySideOutcome(
     ledger: [],
     statusesTaken: [],
     work: [],
+    refundClaims: [],
   }
   const side = operation.sides.find((candidate) => candidate.role === role)
   if (!side) throw new Error(`operation ${operation.token} has no ${role} side`)
@@ -130,13 +156,22 @@ export function applySideOutcome(
   // Only expiry may end a side that was never handed to its provider (a transfer's `to` side before
   // `from` succeeded): no notification or page can move money not yet asked for.
   else if (side.submittedAtUs === undefined && source !== 'expiry') return unchanged
-  const transition: Transition = { operation, changed: true, ledger: [], statusesTaken: [], work: [] }
+  const transition: Transition = {
+    operation,
+    changed: true,
+    ledger: [],
+    statusesTaken: [],
+    work: [],
+    refundClaims: [],
+  }
   if (outcome.providerReference) side.providerReference = outcome.providerReference
   if (outcome.status === 'pending') notePending(transition, side, outcome, clock)
   else settleSide(transition, side, outcome, clock)
   // The money follows from the sides alone: what they call for now, less what they called for before.
   transition.ledger = ledgerEffectsBetween(current.sides, operation.sides)
-  return concludeTransition(transition, current, clock)
+  concludeTransition(transition, current, clock)
+  transition.refundClaims = refundClaimsBetween(current, operation)
+  return transition
 }
 
 function notePending(
@@ -219,6 +254,7 @@ export function chainTransitions(first: Transition, second: Transition): Transit
     changed: first.changed || second.changed,
     ledger: [...first.ledger, ...second.ledger],
     statusesTaken: [...first.statusesTaken, ...second.statusesTaken],
+    refundClaims: [...first.refundClaims, ...second.refundClaims],
     work: second.work.some((effect) => effect.action === 'finish-all')
       ? [{ action: 'finish-all' }]
       : [...first.work, ...second.work],

@@ -20,7 +20,8 @@ export function installErrorHandling(app: FastifyInstance, context: AppContext):
     }
   })
 
-  app.setNotFoundHandler((request, reply) => {
+  /** A known path with another method is a 405 naming the methods it takes (HEAD beside GET); anything else a 404. */
+  const answerUnmatched = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/'
     const allowed = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter(
       (method) => knownRoutes.find(method, path) !== null,
@@ -34,7 +35,14 @@ export function installErrorHandling(app: FastifyInstance, context: AppContext):
       )
     }
     return sendError(reply, request, new ApiError('not_found', `No route for ${request.method} ${path}.`))
+  }
+
+  // Decided before the body is read: a DELETE with a JSON body that does not parse is a 405, and
+  // a POST of one to an unknown path a 404, never a 400 (no route, so no body to read).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return answerUnmatched(request, reply)
   })
+  app.setNotFoundHandler(answerUnmatched)
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, context)

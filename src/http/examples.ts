@@ -4,6 +4,8 @@ import {
   isSingleSided,
   type OperationKind,
   operationKinds,
+  refundedKindOf,
+  refundKindFor,
   type SideKind,
   sideKinds,
 } from '../domain/kinds.ts'
@@ -56,6 +58,14 @@ const exampleSides: Record<OperationKind, Record<string, ExampleSide>> = {
       customer: { fullName: 'Merchant treasury', phoneNumber: '+2250500000004' },
     },
   },
+  refund: {
+    main: {
+      amount: 2000,
+      channel: 'orange-money',
+      country: 'CI',
+      customer: { fullName: 'Awa Kone', phoneNumber: '+2250700000002', email: 'awa@example.com' },
+    },
+  },
   transfer: {
     from: {
       amount: 7000,
@@ -79,13 +89,17 @@ const exampleReferences: Record<OperationKind, string> = {
   disbursement: 'payout-2001',
   withdraw: 'withdraw-3001',
   transfer: 'transfer-4001',
+  refund: 'refund-5001',
 }
 
 const callbackUrl = 'https://merchant.example/sika/callback'
 const initiatedAtUs = Date.UTC(2026, 10, 21, 10, 15, 30) * 1000 + 123_456
 
-/** The default fee row for the side kind and channel, as migration 0002 wrote it. */
-function defaultRule(kind: SideKind, channel: string) {
+const noFee = { percentageMilli: 0, additionalFeeMinor: 0, supportedByAccount: true }
+
+/** The default fee row for the side kind and channel, as migration 0002 wrote it; a refund carries none. */
+function defaultRule(kind: SideKind, channel: string, refund: boolean) {
+  if (refund) return noFee
   const row =
     defaultFees.find((fee) => fee.kind === kind && fee.channel === channel) ??
     defaultFees.find((fee) => fee.kind === kind && fee.channel === '*')
@@ -97,10 +111,10 @@ function defaultRule(kind: SideKind, channel: string) {
   }
 }
 
-function pricedSide(role: Side['role'], kind: SideKind, example: ExampleSide): Side {
+function pricedSide(role: Side['role'], kind: SideKind, example: ExampleSide, refund: boolean): Side {
   const currency = countries[example.country]
   const amountMinor = toMinorUnits(example.amount, currency)!
-  const rule = defaultRule(kind, example.channel)
+  const rule = defaultRule(kind, example.channel, refund)
   const priced = price(amountMinor, sideKinds[kind].direction, rule)!
   return {
     role,
@@ -119,14 +133,18 @@ function pricedSide(role: Side['role'], kind: SideKind, example: ExampleSide): S
   }
 }
 
+const exampleToken = 'k3v9q-7hx2m-p0d4r-a8n1s-w5c6e'
+const refundedToken = 'r7t2b-9kq4d-m3x8p-c1v6n-h5w0z'
+
 function exampleOf(kind: OperationKind) {
+  const refundedKind = refundedKindOf(kind)
   const sides = operationKinds[kind].sides.map(({ role, sideKind }) =>
-    pricedSide(role, sideKind, exampleSides[kind][role]!),
+    pricedSide(role, sideKind, exampleSides[kind][role]!, refundedKind !== undefined),
   )
   const merchantReference = exampleReferences[kind]
   const operation: Operation = {
     id: 1,
-    token: 'k3v9q-7hx2m-p0d4r-a8n1s-w5c6e',
+    token: exampleToken,
     merchantId: 'mer_example',
     mode: 'sandbox',
     kind,
@@ -142,7 +160,14 @@ function exampleOf(kind: OperationKind) {
     initiatedAtUs,
     completedAtUs: initiatedAtUs + 333_333,
     updatedAtUs: initiatedAtUs + 333_333,
+    ...(refundedKind ? { refundOf: { id: 0, token: refundedToken } } : {}),
+    ...(refundKindFor(kind) ? { refunds: { refundableMinor: sides[0]!.amountMinor, refundedMinor: 0 } } : {}),
   }
+  if (refundedKind)
+    return {
+      request: { merchantReference, amount: exampleSides[kind].main!.amount, callbackUrl },
+      record: operationRecord(operation),
+    }
   const requestSides = isSingleSided(kind)
     ? exampleSides[kind].main
     : Object.fromEntries(operationKinds[kind].sides.map(({ role }) => [role, exampleSides[kind][role]]))

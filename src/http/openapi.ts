@@ -27,7 +27,11 @@ export async function registerOpenApi(app: FastifyInstance, context: AppContext)
       servers: [{ url: context.config.publicBaseUrl, description: 'This Sika instance' }],
       tags: [
         ...operationKindNames.map((kind) => ({ name: kind, description: operationKinds[kind].summary })),
-        { name: 'transaction', description: 'Balance movements: holds, postings and releases.' },
+        {
+          name: 'transaction',
+          description: 'Balance movements: holds, postings and releases; CSV statements.',
+        },
+        { name: 'balance', description: 'The balance, held and available amounts per currency.' },
         { name: 'channels', description: 'The channels, countries, limits and fees the merchant may use.' },
         {
           name: 'events',
@@ -82,6 +86,9 @@ export function errorResponse(codes: readonly ErrorCode[]): TSchema {
   )
 }
 
+/** A refund goes to the refunded operation's channel, with no fee: these cannot apply to it. */
+const initiationOnly: readonly ErrorCode[] = ['channel_unavailable', 'amount_out_of_range']
+
 /**
  * Registered in the /api/v1 scope: every route there needs both key headers and may answer
  * the errors its shape allows (a body: 400, 413, 415; parameters: 404; a query or a body: 422).
@@ -109,9 +116,19 @@ export function documentApiRoutes(app: FastifyInstance): void {
       answers.set(415, ['unsupported_media_type'])
     }
     if (schema.querystring || takesBody) answers.set(422, ['validation_failed'])
+    // An initiation on an existing operation (a refund: POST /collect/{token}/refund) has its own refusals.
+    const refunds = initiates && Boolean(schema.params)
     if (initiates) {
-      answers.set(409, ['duplicate_merchant_reference'])
-      answers.set(422, errorCodesByStatus.get(422) ?? [])
+      answers.set(409, [
+        'duplicate_merchant_reference',
+        ...(refunds ? ['refund_exceeds_collected' as const] : []),
+      ])
+      answers.set(
+        422,
+        (errorCodesByStatus.get(422) ?? []).filter((code) =>
+          refunds ? !initiationOnly.includes(code) : code !== 'not_refundable',
+        ),
+      )
     }
     schema.security ??= [{ apiKey: [], secretKey: [] }]
     const errors = Object.fromEntries([...answers].map(([status, codes]) => [status, errorResponse(codes)]))
@@ -124,6 +141,9 @@ function callbackWebhook() {
     id: Type.String({ description: 'evt_...: the webhook-id header; deduplicate on it' }),
     type: EventType,
     createdAt: Type.String(),
+    mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')], {
+      description: 'The mode of the operation; each mode signs with its own webhook secret',
+    }),
     data: Type.Union(
       operationKindNames.map((kind) =>
         Type.Object({ [operationKinds[kind].dataKey.details]: operationRecordOf(kind) }),

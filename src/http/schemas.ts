@@ -1,6 +1,13 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { tokenPattern } from '../domain/identifiers.ts'
-import { isSingleSided, type OperationKind, operationKindNames, sideRolesOf } from '../domain/kinds.ts'
+import {
+  isSingleSided,
+  type OperationKind,
+  operationKindNames,
+  refundedKindOf,
+  refundKindFor,
+  sideRolesOf,
+} from '../domain/kinds.ts'
 import { statuses } from '../domain/status.ts'
 
 /**
@@ -8,8 +15,11 @@ import { statuses } from '../domain/status.ts'
  * serialises the response and describes the endpoint in OpenAPI.
  */
 
-const literalUnion = <T extends readonly string[]>(values: T) =>
-  Type.Union(values.map((value) => Type.Literal(value)))
+const literalUnion = <T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  )
 
 // ---- requests (CONTRACT.md, Errors: bounds) ----
 
@@ -20,7 +30,8 @@ export const CustomerInput = Type.Object(
     fullName: Type.Optional(Type.String({ maxLength: 100 })),
     phoneNumber: Type.String({
       pattern: '^\\+?[0-9]{8,15}$',
-      description: '8 to 15 digits, optional leading +',
+      description:
+        '8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422',
     }),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
   },
@@ -63,13 +74,42 @@ const merchantReference = Type.String({
 
 const SideInput = Type.Object(sideFields, { additionalProperties: false })
 
+/** CONTRACT.md, Errors: at most 20 keys of 1 to 40 characters, string values of at most 500. */
+const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ maxLength: 500 }), {
+  maxProperties: 20,
+  propertyNames: { minLength: 1, maxLength: 40 },
+  description:
+    'Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks',
+})
+
 /** A single-sided kind takes its side's fields at the top; a kind with named sides takes each under its role. */
 export function initiationBodyOf(kind: OperationKind) {
   const sides = isSingleSided(kind)
     ? sideFields
     : Object.fromEntries(sideRolesOf(kind).map((role) => [role, SideInput]))
-  return Type.Object({ ...sides, merchantReference, ...urlFields }, { additionalProperties: false })
+  return Type.Object(
+    { ...sides, merchantReference, ...urlFields, metadata: Type.Optional(Metadata) },
+    { additionalProperties: false },
+  )
 }
+
+/** CONTRACT.md, Refunds: the amount defaults to what is left to refund; the callbackUrl to the refunded operation's. */
+export const RefundBody = Type.Object(
+  {
+    merchantReference,
+    amount: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1e12,
+        description: 'Major units; what is left to refund when absent',
+      }),
+    ),
+    callbackUrl: Type.Optional(httpUrl),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+)
+export type RefundBody = Static<typeof RefundBody>
 
 export const TokenParams = Type.Object({ token: Type.String({ pattern: tokenPattern }) })
 
@@ -87,7 +127,14 @@ export const OperationListQuery = Type.Object(
     ...pageQuery,
     status: Type.Optional(literalUnion(statuses)),
     merchantReference: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    phoneNumber: Type.Optional(Type.String({ pattern: '^\\+?[0-9]{8,15}$' })),
+    // A leading space is a + that form decoding turned into one (`?phoneNumber=+225...` unencoded).
+    phoneNumber: Type.Optional(
+      Type.String({
+        pattern: '^[+ ]?[0-9]{8,15}$',
+        description:
+          'Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise',
+      }),
+    ),
     channel: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
     ...dateQuery,
@@ -102,6 +149,11 @@ export const TransactionListQuery = Type.Object(
     operation: Type.Optional(literalUnion(operationKindNames)),
     status: Type.Optional(literalUnion(['pending', 'succeeded', 'canceled'] as const)),
     ...dateQuery,
+    format: Type.Optional(
+      literalUnion(['json', 'csv'] as const, {
+        description: 'csv: every row the filters select, as one streamed CSV statement, without pagination',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -127,6 +179,14 @@ const recordTail = {
   currency: Type.String(),
   failureReason: Type.Optional(FailureReason),
   completionDate: Type.Optional(Type.String()),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+}
+
+/** What the refunds of an operation a refund kind refunds claim, in major units. */
+const refundedAmount = {
+  refundedAmount: Type.Number({
+    description: 'What its refunds that are not failed, canceled or error add up to',
+  }),
 }
 
 const singleRecordFields = {
@@ -163,7 +223,11 @@ const SideRecord = Type.Object({
  * single-sided kind, each side under its role otherwise (the spec's Operation and Transfer records).
  */
 export function operationRecordOf(kind: OperationKind) {
-  if (isSingleSided(kind)) return Type.Object({ operation: Type.Literal(kind), ...singleRecordFields })
+  const refundedKind = refundedKindOf(kind)
+  if (refundedKind) return refundRecordOf(kind, refundedKind)
+  const refunds = refundKindFor(kind) ? refundedAmount : {}
+  if (isSingleSided(kind))
+    return Type.Object({ operation: Type.Literal(kind), ...singleRecordFields, ...refunds })
   return Type.Object({
     operation: Type.Literal(kind),
     token: Type.String({ pattern: tokenPattern }),
@@ -171,6 +235,30 @@ export function operationRecordOf(kind: OperationKind) {
     redirectUrl: Type.Optional(Type.String()),
     ...Object.fromEntries(sideRolesOf(kind).map((role) => [role, SideRecord])),
     ...recordTail,
+    ...refunds,
+  })
+}
+
+/** CONTRACT.md, Refunds: the Refund record, naming the refunded operation's token under its kind. */
+function refundRecordOf(kind: OperationKind, refundedKind: OperationKind) {
+  return Type.Object({
+    operation: Type.Literal(kind),
+    token: Type.String({ pattern: tokenPattern }),
+    status: Status,
+    amount: Type.Number(),
+    currency: Type.String(),
+    [refundedKind]: Type.String({
+      pattern: tokenPattern,
+      description: `The refunded ${refundedKind}'s token`,
+    }),
+    customer: Customer,
+    merchantReference: Type.String(),
+    initiationDate: Type.String({ description: 'UTC, microseconds, trailing Z' }),
+    failureReason: Type.Optional(FailureReason),
+    completionDate: Type.Optional(Type.String()),
+    channel: Type.String(),
+    country: Type.String(),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
   })
 }
 
@@ -182,7 +270,11 @@ export const TransactionRecord = Type.Object({
   status: literalUnion(['pending', 'succeeded', 'canceled'] as const),
   date: Type.String(),
   currency: Type.String(),
-  token: Type.String(),
+  merchantReference: Type.String({ description: 'Of the operation that moved the money' }),
+  token: Type.String({ description: 'Of the operation that moved the money' }),
+  balanceAfter: Type.Union([Type.Number(), Type.Null()], {
+    description: 'The posted balance after a succeeded row; null for pending and canceled rows',
+  }),
 })
 
 export const Pagination = Type.Object({
@@ -237,6 +329,15 @@ export const ErrorEnvelope = Type.Object({
   message: Type.String(),
   errors: Type.Optional(
     Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() })),
+  ),
+  token: Type.Optional(
+    Type.String({
+      description: 'duplicate_merchant_reference: the token of the operation holding the reference',
+    }),
+  ),
+  collect: Type.Optional(Type.String({ description: 'refund_exceeds_collected: the refunded collect' })),
+  leftToRefund: Type.Optional(
+    Type.Number({ description: 'refund_exceeds_collected: what is left to refund of it, in major units' }),
   ),
   requestId: Type.String(),
 })

@@ -18,6 +18,15 @@ export interface ConsistencyFacts {
   numberedRows(): Promise<(CounterFact & { highest: number })[]>
   /** The next batch of operations after `afterId`, each with its ledger entries, events and open work. */
   operationsAfter(afterId: number, limit: number): Promise<OperationFacts[]>
+  /** Refunded operations whose recorded refund claims differ from the holds and postings of their live refunds. */
+  refundClaimMismatches(): Promise<RefundClaimMismatch[]>
+}
+
+export interface RefundClaimMismatch {
+  token: string
+  recordedMinor: number
+  /** What its refunds' pending and succeeded entries add up to. */
+  claimedMinor: number
 }
 
 export function readConsistencyFacts<T>(
@@ -31,6 +40,7 @@ export function readConsistencyFacts<T>(
       counters: () => counterValues(snapshot),
       numberedRows: () => numberedRows(snapshot),
       operationsAfter: (afterId, limit) => operationFactsAfter(snapshot, afterId, limit),
+      refundClaimMismatches: () => refundClaimMismatches(snapshot),
     }),
   )
 }
@@ -67,6 +77,27 @@ async function ledgerSumsByAccount(snapshot: Snapshot): Promise<EntrySum[]> {
     status: row.status,
     amountMinor: Number(row.amount),
   }))
+}
+
+async function refundClaimMismatches(snapshot: Snapshot): Promise<RefundClaimMismatch[]> {
+  const rows = await snapshot
+    .selectFrom('operations as refunded')
+    .leftJoin('operations as refund', 'refund.refund_of_id', 'refunded.id')
+    .leftJoin('ledger_entries as entry', (join) =>
+      join.onRef('entry.operation_id', '=', 'refund.id').on('entry.status', 'in', ['pending', 'succeeded']),
+    )
+    .select(['refunded.token', 'refunded.refunded_minor'])
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('entry.amount_minor'), eb.lit(0)).as('claimed'))
+    .where('refunded.refundable_minor', '>', 0)
+    .groupBy(['refunded.id', 'refunded.token', 'refunded.refunded_minor'])
+    .execute()
+  return rows
+    .map((row) => ({
+      token: row.token,
+      recordedMinor: row.refunded_minor,
+      claimedMinor: Number(row.claimed),
+    }))
+    .filter((row) => row.recordedMinor !== row.claimedMinor)
 }
 
 async function balanceRows(snapshot: Snapshot): Promise<BalanceRow[]> {

@@ -41,6 +41,8 @@ export interface ApiKeysTable {
 export interface WebhookSecretsTable {
   id: Generated<number>
   merchant_id: string
+  /** Each mode signs its events with its own secret. */
+  mode: Generated<'sandbox' | 'live'>
   /** AES-256-GCM under the service's secrets key: iv.tag.ciphertext, base64. */
   secret_encrypted: string
   created_at_us: number
@@ -117,6 +119,15 @@ export interface OperationsTable {
   initiated_at_us: number
   completed_at_us: number | null
   updated_at_us: number
+  /** The operation this one refunds (a refund's collect). */
+  refund_of_id: number | null
+  refund_of_token: string | null
+  /** What may be refunded of this operation: a collect's amount; 0 for kinds nothing refunds. */
+  refundable_minor: Generated<number>
+  /** What its refunds that are not failed, canceled or error claim; never above refundable_minor. */
+  refunded_minor: Generated<number>
+  /** JSON: the merchant's metadata, string values under short keys. */
+  metadata: string | null
 }
 
 export interface LedgerEntriesTable {
@@ -136,6 +147,8 @@ export interface LedgerEntriesTable {
   status: string
   created_at_us: number
   updated_at_us: number
+  /** The posted balance right after this entry succeeded; null while pending or when canceled. */
+  balance_after_minor: number | null
 }
 
 export interface SettingsTable {

@@ -142,6 +142,42 @@ describeEachStore('the typed client', (store) => {
     assert.equal(ready.data.status, 'ready')
   })
 
+  test('a refund on its collect, the balance, and the CSV statement, typed', async () => {
+    const collected = await client.collect.initiate(collectBody())
+    assert.ok(collected.ok, JSON.stringify(collected))
+    const refund = await client.refund.initiate(collected.data.token, {
+      merchantReference: reference('refund'),
+      amount: 1000,
+    })
+    assert.ok(refund.ok, JSON.stringify(refund))
+    assert.equal(refund.data.operation, 'refund')
+    assert.equal(refund.data.collect, collected.data.token)
+    assert.equal(refund.data.amount, 1000)
+    const read = await client.refund.get(refund.data.token)
+    assert.ok(read.ok)
+    assert.deepEqual(read.data, refund.data)
+    const tooMuch = await client.refund.initiate(collected.data.token, {
+      merchantReference: reference('refund'),
+      amount: 4001,
+    })
+    assert.ok(!tooMuch.ok)
+    assert.equal(tooMuch.error.code, 'refund_exceeds_collected')
+
+    const balance = await client.balance.get()
+    assert.ok(balance.ok, JSON.stringify(balance))
+    assert.ok(balance.data.some((entry) => entry.currency === 'XOF' && entry.available > 0))
+
+    const statement = await client.transactions.statement({ operation: 'refund' })
+    assert.ok(statement.ok, JSON.stringify(statement))
+    const lines = statement.data.trimEnd().split('\r\n')
+    assert.equal(
+      lines[0],
+      'reference,date,operation,type,status,amount,currency,balanceAfter,merchantReference,token',
+    )
+    assert.equal(lines.length, 2)
+    assert.ok(lines[1]!.endsWith(refund.data.token))
+  })
+
   test('401: wrong or missing keys are failures with their codes', async () => {
     const wrong = createSikaClient({
       baseUrl: app.url,

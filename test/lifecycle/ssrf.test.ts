@@ -231,7 +231,17 @@ describeEachStore('SSRF guard at delivery', (store) => {
     const client = app.client(merchant.live)
     for (const token of tokens) {
       const events = await client.get('/api/v1/events', { token, perPage: 100 })
-      for (const event of events.body.data.events as any[]) {
+      // Newest first: one operation's events go out in order, so only its oldest was attempted.
+      const [oldest, ...later] = [...(events.body.data.events as any[])].reverse()
+      for (const event of later) {
+        const detailed = await client.get(`/api/v1/events/${event.id}`)
+        assert.equal(
+          detailed.body.data.event.deliveryAttempts.length,
+          0,
+          'a later event waits for the earlier one',
+        )
+      }
+      for (const event of [oldest]) {
         const detailed = await client.get(`/api/v1/events/${event.id}`)
         const attempts = detailed.body.data.event.deliveryAttempts as any[]
         assert.equal(attempts.length, 1)

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { rotateWebhookSecret } from '../../src/app/webhook-secrets.ts'
+import { rotateWebhookSecret, signingSecrets } from '../../src/app/webhook-secrets.ts'
 import { manualClock, startApp, type TestApp } from '../support/app.ts'
 import { type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { isSignedBy } from '../support/webhooks.ts'
 
-// CONTRACT.md, Callbacks: the webhook secret is rotatable; during a rotation both secrets sign,
-// space-separated in webhook-signature. The replaced secret signs for 24 hours.
+// CONTRACT.md, Callbacks: each mode's webhook secret is rotatable; during a rotation both secrets
+// sign, space-separated in webhook-signature. The replaced secret signs for 24 hours.
 const minute = 60_000
 const overlapMs = 24 * 60 * minute
 
@@ -56,7 +56,7 @@ describeEachStore('webhook secret rotation', (store) => {
     assert.equal(signatureCount(beforeRotation), 1)
     assert.ok(isSignedBy(original, beforeRotation))
 
-    const rotated = await rotateWebhookSecret(app.context, merchant.id)
+    const rotated = await rotateWebhookSecret(app.context, merchant.id, 'sandbox')
     assert.ok(rotated, 'a new secret is issued')
     assert.match(rotated, /^whsec_[A-Za-z0-9+/]+=*$/)
     assert.notEqual(rotated, original)
@@ -82,7 +82,7 @@ describeEachStore('webhook secret rotation', (store) => {
   test('rotation is per merchant: another merchant keeps one secret', async () => {
     const rotating = await app.createMerchant('Rotating merchant')
     const steady = await app.createMerchant('Steady merchant')
-    const rotated = await rotateWebhookSecret(app.context, rotating.id)
+    const rotated = await rotateWebhookSecret(app.context, rotating.id, 'sandbox')
     assert.ok(rotated)
     const request = await callbackNow(steady.sandbox)
     assert.equal(signatureCount(request), 1)
@@ -91,7 +91,32 @@ describeEachStore('webhook secret rotation', (store) => {
     assert.equal(isSignedBy(rotating.webhookSecret, request), false)
   })
 
+  test('rotation is per mode: a live rotation leaves sandbox callbacks to the sandbox secret alone', async () => {
+    const merchant = await app.createMerchant('Live rotation')
+    const rotated = await rotateWebhookSecret(app.context, merchant.id, 'live')
+    assert.ok(rotated)
+    assert.notEqual(rotated, merchant.live.webhookSecret)
+    const sandbox = await callbackNow(merchant.sandbox)
+    assert.equal(signatureCount(sandbox), 1, 'sandbox events are signed as before, once')
+    assert.ok(isSignedBy(merchant.sandbox.webhookSecret, sandbox))
+    assert.equal(isSignedBy(rotated, sandbox), false)
+    assert.equal(isSignedBy(merchant.live.webhookSecret, sandbox), false)
+    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'sandbox'), [
+      merchant.sandbox.webhookSecret,
+    ])
+    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'live'), [
+      rotated,
+      merchant.live.webhookSecret,
+    ])
+    clock.advance(overlapMs + minute)
+    assert.deepEqual(
+      await signingSecrets(app.context, merchant.id, 'live'),
+      [rotated],
+      'the old live secret stops signing after 24 hours',
+    )
+  })
+
   test('an unknown merchant gets no secret', async () => {
-    assert.equal(await rotateWebhookSecret(app.context, 'mer_doesnotexist000000'), undefined)
+    assert.equal(await rotateWebhookSecret(app.context, 'mer_doesnotexist000000', 'live'), undefined)
   })
 })

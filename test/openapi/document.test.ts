@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import spectralCore from '@stoplight/spectral-core'
 import spectralParsers from '@stoplight/spectral-parsers'
 import spectralRulesets from '@stoplight/spectral-rulesets'
-import { operationKindNames, operationKinds } from '../../src/domain/kinds.ts'
+import { initiationPathOf, operationKindNames, operationKinds } from '../../src/domain/kinds.ts'
 import { errorRegistry } from '../../src/errors.ts'
 import { startApp, type TestApp } from '../support/app.ts'
 import { loadDocument, validatorAt } from '../support/openapi-check.ts'
@@ -128,7 +128,8 @@ describeEachStore('the OpenAPI document', (store) => {
   test('every kind of the kinds table has its initiate, list and details operations', () => {
     for (const kind of operationKindNames) {
       const path = `/api/v1/${operationKinds[kind].path}`
-      assert.ok(document.paths[path]?.post, `POST ${path}`)
+      const initiation = `/api/v1/${initiationPathOf(kind, '{token}')}`
+      assert.ok(document.paths[initiation]?.post, `POST ${initiation}`)
       assert.ok(document.paths[path]?.get, `GET ${path}`)
       assert.ok(document.paths[`${path}/{token}`]?.get, `GET ${path}/{token}`)
     }
@@ -173,7 +174,7 @@ describeEachStore('the OpenAPI document', (store) => {
     )
     assert.deepEqual(
       initiations.map(({ name }) => name).sort(),
-      operationKindNames.map((kind) => `POST /api/v1/${operationKinds[kind].path}`).sort(),
+      operationKindNames.map((kind) => `POST /api/v1/${initiationPathOf(kind, '{token}')}`).sort(),
     )
     for (const { name, segments, operation } of initiations) {
       const parts = [
@@ -205,7 +206,7 @@ describeEachStore('the OpenAPI document', (store) => {
       .map((parameter: JsonObject) => parameter.name)
     assert.deepEqual(headers.sort(), ['webhook-id', 'webhook-signature', 'webhook-timestamp'])
     const schema = webhook.requestBody?.content?.['application/json']?.schema
-    assert.deepEqual([...(schema?.required ?? [])].sort(), ['createdAt', 'data', 'id', 'type'])
+    assert.deepEqual([...(schema?.required ?? [])].sort(), ['createdAt', 'data', 'id', 'mode', 'type'])
     const dataKeys = (schema.properties.data.anyOf ?? schema.properties.data.oneOf).flatMap(
       (branch: JsonObject) => branch.required,
     )

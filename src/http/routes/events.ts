@@ -26,6 +26,9 @@ export const EventRecord = Type.Object({
   id: Type.String(),
   type: EventType,
   createdAt: Type.String(),
+  mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')], {
+    description: 'The mode of the operation, as in the callback body; its webhook secret signs it',
+  }),
   operation: Type.String(),
   token: Type.String(),
   data: Type.Record(Type.String(), Type.Unknown(), {
@@ -146,6 +149,7 @@ function eventRecord(event: EventView): Static<typeof EventRecord> {
     id: event.id,
     type: event.type as Static<typeof EventType>,
     createdAt: formatTimestamp(event.createdAtUs),
+    mode: event.mode,
     operation: event.kind,
     token: event.token,
     data: body.data,

@@ -3,7 +3,14 @@ import type { AppContext } from '../../app/context.ts'
 import { type Initiation, initiateOperation } from '../../app/initiate.ts'
 import { findOperation, listOperations } from '../../app/operations.ts'
 import { operationRecord } from '../../app/records.ts'
-import { type OperationKind, operationKindNames, operationKinds } from '../../domain/kinds.ts'
+import { refundOperation } from '../../app/refunds.ts'
+import {
+  initiationPathOf,
+  type OperationKind,
+  operationKindNames,
+  operationKinds,
+  refundedKindOf,
+} from '../../domain/kinds.ts'
 import { kindExamples } from '../examples.ts'
 import { paginationMeta } from '../pagination.ts'
 import { dateRange } from '../query.ts'
@@ -13,13 +20,16 @@ import {
   listEnvelope,
   OperationListQuery,
   operationRecordOf,
+  RefundBody,
   TokenParams,
 } from '../schemas.ts'
 
 /** Three endpoints per kind, every one derived from the kinds table. */
 export function operationRoutes(app: FastifyInstance, context: AppContext): void {
   for (const kind of operationKindNames) {
-    initiationRoute(app, context, kind)
+    const refundedKind = refundedKindOf(kind)
+    if (refundedKind) refundRoute(app, context, kind, refundedKind)
+    else initiationRoute(app, context, kind)
     listRoute(app, context, kind)
     detailsRoute(app, context, kind)
   }
@@ -50,6 +60,42 @@ function initiationRoute(app: FastifyInstance, context: AppContext, kind: Operat
     async (request) => {
       const operation = await initiateOperation(context, request.principal, kind, request.body as Initiation)
       return envelopeOf(message.created, dataKey.created, operationRecord(operation))
+    },
+  )
+}
+
+/** A refund kind is initiated on the operation it refunds: POST /collect/{token}/refund. */
+function refundRoute(
+  app: FastifyInstance,
+  context: AppContext,
+  kind: OperationKind,
+  refundedKind: OperationKind,
+): void {
+  const { summary, dataKey, message } = operationKinds[kind]
+  const example = kindExamples[kind]
+  app.post(
+    `/${initiationPathOf(kind, ':token')}`,
+    {
+      schema: {
+        tags: [kind],
+        operationId: `${kind}${capitalised(refundedKind)}`,
+        summary: `Refund a ${refundedKind}`,
+        description: `${summary} The amount is held on the balance at once (422 insufficient_balance otherwise). The ${kind}s of one ${refundedKind} never add up to more than its amount: 409 refund_exceeds_collected; a ${refundedKind} that has not succeeded: 422 not_refundable. The same merchantReference with the same body returns the existing ${kind}.`,
+        params: TokenParams,
+        body: { ...RefundBody, examples: [example.request] },
+        response: {
+          200: withExample(
+            envelope(dataKey.created, operationRecordOf(kind)),
+            envelopeOf(message.created, dataKey.created, example.record),
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { token } = request.params as { token: string }
+      const body = request.body as RefundBody
+      const refund = await refundOperation(context, request.principal, refundedKind, token, body)
+      return envelopeOf(message.created, dataKey.created, operationRecord(refund))
     },
   )
 }

@@ -1,11 +1,15 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Readable } from 'node:stream'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import type { AppContext } from '../../app/context.ts'
-import { transactionRecord } from '../../app/records.ts'
-import { listTransactions } from '../../app/transactions.ts'
+import { statementColumns, statementRow, transactionRecord } from '../../app/records.ts'
+import { balancesOf, type LedgerEntry, listTransactions, statementEntries } from '../../app/transactions.ts'
+import { type Currency, toMajorUnits } from '../../domain/money.ts'
 import { validationFailed } from '../../errors.ts'
+import { csvLine } from '../csv.ts'
 import { paginationMeta } from '../pagination.ts'
 import { dateRange } from '../query.ts'
-import { listEnvelope, TransactionListQuery, TransactionRecord } from '../schemas.ts'
+import { envelope, listEnvelope, TransactionListQuery, TransactionRecord } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
 
 /** GET /api/v1/transaction, and POST as its synonym: the spec's own sample sends POST. */
@@ -33,33 +37,32 @@ export function transactionRoutes(app: FastifyInstance, context: AppContext): vo
     tags: ['transaction'],
     summary: 'List balance movements',
     description:
-      'type: cash-in, cash-out or reversal; status: pending (a hold), succeeded (posted) or canceled (released). amount is the cashAmount. Newest first.',
+      'type: cash-in, cash-out or reversal; status: pending (a hold), succeeded (posted) or canceled (released). amount is the cashAmount; balanceAfter the posted balance after a succeeded row. Newest first. `format=csv` answers the same rows and filters as one CSV statement (RFC 4180, UTF-8, a header row), without pagination, streamed.',
     querystring: TransactionListQuery,
-    response: { 200: listEnvelope('transactions', TransactionRecord) },
+    response: {
+      200: {
+        content: {
+          'application/json': { schema: listEnvelope('transactions', TransactionRecord) },
+          'text/csv': {
+            schema: Type.String({ description: `CSV with the header ${statementColumns.join(',')}` }),
+          },
+        },
+      },
+    },
   }
-  const handler = async (request: FastifyRequest) => {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.query as TransactionListQuery
+    const { fromUs, toUs } = dateRange(query.from, query.to)
+    const filters = { type: query.type, operation: query.operation, status: query.status, fromUs, toUs }
+    if (query.format === 'csv')
+      return sendStatement(reply, statementEntries(context, request.principal, filters))
     const page = query.page ?? 1
     const perPage = query.perPage ?? 10
-    const { fromUs, toUs } = dateRange(query.from, query.to)
-    const { items, total } = await listTransactions(
-      context,
-      request.principal,
-      { type: query.type, operation: query.operation, status: query.status, fromUs, toUs },
-      { page, perPage },
-    )
+    const { items, total } = await listTransactions(context, request.principal, filters, { page, perPage })
+    const baseUrl = context.config.publicBaseUrl
     return {
       ...envelopeOf('Transactions !', 'transactions', items.map(transactionRecord)),
-      meta: {
-        pagination: paginationMeta(
-          context.config.publicBaseUrl,
-          '/api/v1/transaction',
-          query,
-          page,
-          perPage,
-          total,
-        ),
-      },
+      meta: { pagination: paginationMeta(baseUrl, '/api/v1/transaction', query, page, perPage, total) },
     }
   }
   app.get('/transaction', { schema: { ...schema, operationId: 'listTransactions' } }, handler)
@@ -75,5 +78,57 @@ export function transactionRoutes(app: FastifyInstance, context: AppContext): vo
       preValidation: refuseBodyFields,
     },
     handler,
+  )
+  balanceRoute(app, context)
+}
+
+/** Streamed line by line: a statement of a million rows is sent in constant memory. */
+function sendStatement(reply: FastifyReply, entries: AsyncIterable<LedgerEntry>): FastifyReply {
+  async function* lines() {
+    yield csvLine(statementColumns)
+    for await (const entry of entries) yield csvLine(statementRow(entry))
+  }
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', 'attachment; filename="transactions.csv"')
+    .send(Readable.from(lines()))
+}
+
+const BalanceRecord = Type.Object({
+  currency: Type.String(),
+  balance: Type.Number({ description: 'Posted: what succeeded operations left' }),
+  held: Type.Number({ description: 'Reserved by cash-outs and refunds still pending' }),
+  available: Type.Number({ description: 'balance - held: what a cash-out may use now' }),
+})
+
+/** GET /api/v1/balance: the calling mode's balance in each currency. */
+function balanceRoute(app: FastifyInstance, context: AppContext): void {
+  app.get(
+    '/balance',
+    {
+      schema: {
+        tags: ['balance'],
+        operationId: 'getBalance',
+        summary: 'Read the balance in each currency',
+        description: 'One entry per currency of the calling mode (sandbox or live), in major units.',
+        response: { 200: envelope('balances', Type.Array(BalanceRecord)) },
+      },
+    },
+    async (request) => {
+      const balances = await balancesOf(context, request.principal)
+      return envelopeOf(
+        'Balance !',
+        'balances',
+        balances.map((balance) => {
+          const major = (minor: number) => toMajorUnits(minor, balance.currency as Currency)
+          return {
+            currency: balance.currency,
+            balance: major(balance.postedMinor),
+            held: major(balance.heldMinor),
+            available: major(balance.availableMinor),
+          }
+        }),
+      )
+    },
   )
 }

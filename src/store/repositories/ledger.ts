@@ -4,7 +4,7 @@ import type { EntryStatus, EntryType } from '../../domain/ledger-rules.ts'
 import type { Operation } from '../../domain/operation.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { LedgerEffect } from '../../domain/transitions.ts'
-import type { RepositoryScope } from './executor.ts'
+import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
 
 /**
@@ -31,6 +31,9 @@ export interface LedgerEntry {
   amountMinor: number
   createdAtUs: number
   token: string
+  merchantReference: string
+  /** The posted balance right after this entry succeeded; null while pending or when canceled. */
+  balanceAfterMinor: number | null
 }
 
 export interface BalanceView {
@@ -60,6 +63,16 @@ export interface LedgerRepository {
     filters: TransactionFilters,
     page: PageRequest,
   ): Promise<Page<LedgerEntry>>
+  /**
+   * Every entry the filters select, newest first, read in batches that seek on the sequence: a
+   * statement of any length in constant memory, holding no transaction or connection between batches.
+   */
+  scan(
+    merchantId: string,
+    mode: Mode,
+    filters: TransactionFilters,
+    batchSize: number,
+  ): AsyncIterable<LedgerEntry>
 }
 
 export function ledgerRepository(scope: RepositoryScope): LedgerRepository {
@@ -78,6 +91,7 @@ export function ledgerRepository(scope: RepositoryScope): LedgerRepository {
     },
     balances: (merchantId, mode) => readBalances(scope, merchantId, mode),
     list: (merchantId, mode, filters, page) => listEntries(scope, merchantId, mode, filters, page),
+    scan: (merchantId, mode, filters, batchSize) => scanEntries(scope, merchantId, mode, filters, batchSize),
   }
 }
 
@@ -117,7 +131,7 @@ async function hold(
 
 async function credit(scope: RepositoryScope, operation: Operation, amountMinor: number): Promise<void> {
   // One statement: the first credit in a currency opens its balance row.
-  await scope.db
+  const balance = await scope.db
     .insertInto('balances')
     .values({
       merchant_id: operation.merchantId,
@@ -131,8 +145,9 @@ async function credit(scope: RepositoryScope, operation: Operation, amountMinor:
         .columns(['merchant_id', 'mode', 'currency'])
         .doUpdateSet({ posted_minor: sql`balances.posted_minor + ${amountMinor}` }),
     )
-    .execute()
-  await insertEntry(scope, operation, 'cash-in', amountMinor, 'succeeded')
+    .returning('posted_minor')
+    .executeTakeFirstOrThrow()
+  await insertEntry(scope, operation, 'cash-in', amountMinor, 'succeeded', balance.posted_minor)
 }
 
 /** Posts or releases the operation's pending hold of this type; the entry's own status guards it, so at most once. */
@@ -148,16 +163,24 @@ async function resolve(
     .where('operation_id', '=', operation.id)
     .where('type', '=', type)
     .where('status', '=', 'pending')
-    .returning('amount_minor')
+    .returning(['id', 'amount_minor'])
     .executeTakeFirst()
   if (!entry) return
   const amount = entry.amount_minor
-  await balanceRow(scope, operation)
-    .set(
-      resolution === 'succeeded'
-        ? { posted_minor: sql`posted_minor - ${amount}`, held_minor: sql`held_minor - ${amount}` }
-        : { held_minor: sql`held_minor - ${amount}` },
-    )
+  if (resolution === 'canceled') {
+    await balanceRow(scope, operation)
+      .set({ held_minor: sql`held_minor - ${amount}` })
+      .execute()
+    return
+  }
+  const balance = await balanceRow(scope, operation)
+    .set({ posted_minor: sql`posted_minor - ${amount}`, held_minor: sql`held_minor - ${amount}` })
+    .returning('posted_minor')
+    .executeTakeFirstOrThrow()
+  await scope.db
+    .updateTable('ledger_entries')
+    .set({ balance_after_minor: balance.posted_minor })
+    .where('id', '=', entry.id)
     .execute()
 }
 
@@ -167,6 +190,7 @@ async function insertEntry(
   type: EntryType,
   amountMinor: number,
   status: 'pending' | 'succeeded',
+  balanceAfterMinor: number | null = null,
 ): Promise<void> {
   const sequence = await nextCounterValue(db, operation.merchantId, operation.mode, 'ledger')
   // Read after the counter's lock is held, so sequence order and date order agree under concurrency.
@@ -186,6 +210,7 @@ async function insertEntry(
       status,
       created_at_us: atUs,
       updated_at_us: atUs,
+      balance_after_minor: balanceAfterMinor,
     })
     .execute()
 }
@@ -215,6 +240,38 @@ async function readBalances(
   }))
 }
 
+const entryColumns = [
+  'ledger_entries.reference',
+  'ledger_entries.operation_kind',
+  'ledger_entries.type',
+  'ledger_entries.status',
+  'ledger_entries.currency',
+  'ledger_entries.amount_minor',
+  'ledger_entries.created_at_us',
+  'ledger_entries.balance_after_minor',
+  'operations.token',
+  'operations.merchant_reference',
+] as const
+
+function entriesOf(db: Executor, merchantId: string, mode: Mode) {
+  return db
+    .selectFrom('ledger_entries')
+    .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
+    .where('ledger_entries.merchant_id', '=', merchantId)
+    .where('ledger_entries.mode', '=', mode)
+}
+
+function filtered(query: ReturnType<typeof entriesOf>, filters: TransactionFilters) {
+  let narrowed = query
+  if (filters.type) narrowed = narrowed.where('ledger_entries.type', '=', filters.type)
+  if (filters.operation) narrowed = narrowed.where('ledger_entries.operation_kind', '=', filters.operation)
+  if (filters.status) narrowed = narrowed.where('ledger_entries.status', '=', filters.status)
+  if (filters.fromUs !== undefined)
+    narrowed = narrowed.where('ledger_entries.created_at_us', '>=', filters.fromUs)
+  if (filters.toUs !== undefined) narrowed = narrowed.where('ledger_entries.created_at_us', '<', filters.toUs)
+  return narrowed
+}
+
 /** The merchant's balance movements, newest first; unfiltered pages seek on the dense sequence. */
 async function listEntries(
   { db }: RepositoryScope,
@@ -223,26 +280,12 @@ async function listEntries(
   filters: TransactionFilters,
   page: PageRequest,
 ): Promise<Page<LedgerEntry>> {
-  let query = db
-    .selectFrom('ledger_entries')
-    .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
-    .where('ledger_entries.merchant_id', '=', merchantId)
-    .where('ledger_entries.mode', '=', mode)
-  const columns = [
-    'ledger_entries.reference',
-    'ledger_entries.operation_kind',
-    'ledger_entries.type',
-    'ledger_entries.status',
-    'ledger_entries.currency',
-    'ledger_entries.amount_minor',
-    'ledger_entries.created_at_us',
-    'operations.token',
-  ] as const
+  const query = entriesOf(db, merchantId, mode)
   if (isUnfiltered(filters)) {
     const total = await counterValue(db, merchantId, mode, 'ledger')
     const seek = await seekPage(total, page, (top, limit) =>
       query
-        .select(columns)
+        .select(entryColumns)
         .where('ledger_entries.sequence', '<=', top)
         .orderBy('ledger_entries.sequence', 'desc')
         .limit(limit)
@@ -250,21 +293,39 @@ async function listEntries(
     )
     return { items: seek.items.map(toEntry), total }
   }
-  if (filters.type) query = query.where('ledger_entries.type', '=', filters.type)
-  if (filters.operation) query = query.where('ledger_entries.operation_kind', '=', filters.operation)
-  if (filters.status) query = query.where('ledger_entries.status', '=', filters.status)
-  if (filters.fromUs !== undefined) query = query.where('ledger_entries.created_at_us', '>=', filters.fromUs)
-  if (filters.toUs !== undefined) query = query.where('ledger_entries.created_at_us', '<', filters.toUs)
+  const narrowed = filtered(query, filters)
   const [counted, rows] = await Promise.all([
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-    query
-      .select(columns)
+    narrowed.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    narrowed
+      .select(entryColumns)
       .orderBy('ledger_entries.sequence', 'desc')
       .limit(page.perPage)
       .offset((page.page - 1) * page.perPage)
       .execute(),
   ])
   return { items: rows.map(toEntry), total: Number(counted.total) }
+}
+
+/** Batches below the last sequence seen; entries written after the scan began are not part of it. */
+async function* scanEntries(
+  { db }: RepositoryScope,
+  merchantId: string,
+  mode: Mode,
+  filters: TransactionFilters,
+  batchSize: number,
+): AsyncIterable<LedgerEntry> {
+  let below = (await counterValue(db, merchantId, mode, 'ledger')) + 1
+  for (;;) {
+    const rows = await filtered(entriesOf(db, merchantId, mode), filters)
+      .select([...entryColumns, 'ledger_entries.sequence'])
+      .where('ledger_entries.sequence', '<', below)
+      .orderBy('ledger_entries.sequence', 'desc')
+      .limit(batchSize)
+      .execute()
+    for (const row of rows) yield toEntry(row)
+    if (rows.length < batchSize) return
+    below = rows[rows.length - 1]!.sequence
+  }
 }
 
 function toEntry(row: {
@@ -275,7 +336,9 @@ function toEntry(row: {
   currency: string
   amount_minor: number
   created_at_us: number
+  balance_after_minor: number | null
   token: string
+  merchant_reference: string
 }): LedgerEntry {
   return {
     reference: row.reference,
@@ -286,5 +349,7 @@ function toEntry(row: {
     amountMinor: row.amount_minor,
     createdAtUs: row.created_at_us,
     token: row.token,
+    merchantReference: row.merchant_reference,
+    balanceAfterMinor: row.balance_after_minor,
   }
 }

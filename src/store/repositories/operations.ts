@@ -1,7 +1,7 @@
-import type { Selectable, SelectQueryBuilder } from 'kysely'
-import type { Mode, OperationKind } from '../../domain/kinds.ts'
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely'
+import { type Mode, type OperationKind, refundKindFor } from '../../domain/kinds.ts'
 import type { Currency } from '../../domain/money.ts'
-import type { Operation, OperationUrls, Side } from '../../domain/operation.ts'
+import type { Metadata, Operation, OperationUrls, Side } from '../../domain/operation.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { Status } from '../../domain/status.ts'
 import type { Database, OperationsTable } from '../schema.ts'
@@ -50,6 +50,12 @@ export interface OperationsRepository {
   /** Reads the operation for a change: the row lock (PostgreSQL) or the write lock (SQLite) orders racing changes. */
   lockById(id: number): Promise<Operation | undefined>
   save(operation: Operation): Promise<void>
+  /**
+   * Changes what refunds claim on a refunded operation. A claim (positive) is refused, and false
+   * returned, unless the operation succeeded and the claims stay within what it may refund: the
+   * statement itself decides, so concurrent refunds cannot add up to more.
+   */
+  adjustRefunded(refundedId: number, deltaMinor: number): Promise<boolean>
   list(
     merchantId: string,
     mode: Mode,
@@ -95,16 +101,7 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
       const row = await selectOperations().where('id', '=', id).executeTakeFirst()
       return row && toOperation(row)
     },
-    async findAnyByToken(token) {
-      const row = await db
-        .selectFrom('operations')
-        .innerJoin('merchants', 'merchants.id', 'operations.merchant_id')
-        .selectAll('operations')
-        .select('merchants.name as merchant_name')
-        .where('operations.token', '=', token)
-        .executeTakeFirst()
-      return row && { operation: toOperation(row), merchantName: row.merchant_name }
-    },
+    findAnyByToken: (token) => findAnyByToken(db, token),
     async lockById(id) {
       const query = selectOperations().where('id', '=', id)
       const row = await (dialect.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst()
@@ -125,9 +122,35 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
         .where('id', '=', operation.id)
         .execute()
     },
+    adjustRefunded: (refundedId, deltaMinor) => adjustRefunded(db, refundedId, deltaMinor),
     list: (merchantId, mode, kind, filters, page) =>
       listOperations(db, merchantId, mode, kind, filters, page),
   }
+}
+
+async function findAnyByToken(db: Executor, token: string): Promise<OperationWithMerchant | undefined> {
+  const row = await db
+    .selectFrom('operations')
+    .innerJoin('merchants', 'merchants.id', 'operations.merchant_id')
+    .selectAll('operations')
+    .select('merchants.name as merchant_name')
+    .where('operations.token', '=', token)
+    .executeTakeFirst()
+  return row && { operation: toOperation(row), merchantName: row.merchant_name }
+}
+
+async function adjustRefunded(db: Executor, refundedId: number, deltaMinor: number): Promise<boolean> {
+  let update = db
+    .updateTable('operations')
+    .set({ refunded_minor: sql`refunded_minor + ${deltaMinor}` })
+    .where('id', '=', refundedId)
+  // A claim, never a release, is conditional: the statement itself decides, whatever ran before it.
+  if (deltaMinor > 0)
+    update = update
+      .where('status', '=', 'succeeded')
+      .where(sql<boolean>`refunded_minor + ${deltaMinor} <= refundable_minor`)
+  const result = await update.executeTakeFirst()
+  return result.numUpdatedRows > 0n
 }
 
 /** Newest first: unfiltered pages seek on the dense position; filtered lists count and skip through their index. */
@@ -211,6 +234,10 @@ function toRow(operation: Operation) {
     initiated_at_us: operation.initiatedAtUs,
     completed_at_us: operation.completedAtUs,
     updated_at_us: operation.updatedAtUs,
+    refund_of_id: operation.refundOf?.id ?? null,
+    refund_of_token: operation.refundOf?.token ?? null,
+    refundable_minor: operation.refunds?.refundableMinor ?? 0,
+    metadata: operation.metadata ? JSON.stringify(operation.metadata) : null,
   }
 }
 
@@ -250,5 +277,12 @@ function toOperation(row: Selectable<OperationsTable>): Operation {
     initiatedAtUs: row.initiated_at_us,
     completedAtUs: row.completed_at_us,
     updatedAtUs: row.updated_at_us,
+    ...(row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) as Metadata }),
+    ...(row.refund_of_id === null
+      ? {}
+      : { refundOf: { id: Number(row.refund_of_id), token: row.refund_of_token ?? '' } }),
+    ...(refundKindFor(row.kind as OperationKind)
+      ? { refunds: { refundableMinor: row.refundable_minor, refundedMinor: row.refunded_minor } }
+      : {}),
   }
 }

@@ -75,8 +75,17 @@ export interface OutboxRepository {
   /**
    * Claims due events nobody holds, in one statement (SKIP LOCKED on PostgreSQL), so instances
    * sharing a database never take the same one; a claim whose holder died runs out and is retaken.
+   * An event is not claimed while an earlier one of its operation is still pending: one
+   * operation's events go out in the order it took its statuses, and at most one of them is
+   * claimed at a time. `operationId` claims only that operation's (its next event, once one is done).
    */
-  claimDue(owner: string, nowUs: number, leaseMs: number, limit: number): Promise<ClaimedEvent[]>
+  claimDue(
+    owner: string,
+    nowUs: number,
+    leaseMs: number,
+    limit: number,
+    operationId?: number,
+  ): Promise<ClaimedEvent[]>
   /** Records the attempt and the event's next state, if the claim is still the owner's. */
   recordAttempt(event: ClaimedEvent, owner: string, attempt: AttemptRecord): Promise<void>
   list(merchantId: string, mode: Mode, filters: EventFilters, page: PageRequest): Promise<Page<EventView>>
@@ -90,7 +99,8 @@ export function outboxRepository(scope: RepositoryScope): OutboxRepository {
   const { db } = scope
   return {
     append: (subject, events) => appendEvents(scope, subject, events),
-    claimDue: (owner, nowUs, leaseMs, limit) => claimDueEvents(scope, owner, nowUs, leaseMs, limit),
+    claimDue: (owner, nowUs, leaseMs, limit, operationId) =>
+      claimDueEvents(scope, owner, nowUs, leaseMs, limit, operationId),
     recordAttempt: (event, owner, attempt) => recordAttempt(scope, event, owner, attempt),
     list: (merchantId, mode, filters, page) => listEvents(scope, merchantId, mode, filters, page),
     async find(merchantId, mode, id) {
@@ -137,15 +147,27 @@ async function claimDueEvents(
   nowUs: number,
   leaseMs: number,
   limit: number,
+  operationId: number | undefined,
 ): Promise<ClaimedEvent[]> {
-  const skipLocked = dialect.supportsRowLocks ? sql`for update skip locked` : sql``
+  const skipLocked = dialect.supportsRowLocks ? sql`for update of due skip locked` : sql``
+  const ofOperation = operationId === undefined ? sql`` : sql`and due.operation_id = ${operationId}`
+  // Delivered, stopped, given up and no_callback are done: only a pending earlier event holds a
+  // later one back (events_by_operation finds an operation's few events). The earliest pending
+  // event of an operation is always claimable when due, so nothing waits for ever, a redelivered
+  // old event included: it only goes before its operation's later events still pending.
   const { rows } = await sql<Selectable<EventsTable>>`
     update events set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}
     where id in (
-      select id from events
-      where delivery_status = 'pending' and next_attempt_at_us <= ${nowUs}
-        and (lease_until_us is null or lease_until_us < ${nowUs})
-      order by next_attempt_at_us
+      select due.id from events due
+      where due.delivery_status = 'pending' and due.next_attempt_at_us <= ${nowUs}
+        and (due.lease_until_us is null or due.lease_until_us < ${nowUs})
+        ${ofOperation}
+        and not exists (
+          select 1 from events earlier
+          where earlier.operation_id = due.operation_id and earlier.position < due.position
+            and earlier.delivery_status = 'pending'
+        )
+      order by due.next_attempt_at_us
       limit ${limit}
       ${skipLocked}
     )
@@ -171,7 +193,7 @@ async function recordAttempt(
       outcome: attempt.outcome,
     })
     .execute()
-  await db
+  const recorded = await db
     .updateTable('events')
     .set({
       attempts: attempt.number,
@@ -183,6 +205,18 @@ async function recordAttempt(
     })
     .where('id', '=', event.id)
     .where('lease_owner', '=', owner)
+    .executeTakeFirst()
+  const retryAtUs = attempt.deliveryStatus === 'pending' ? attempt.nextAttemptAtUs : null
+  if (recorded.numUpdatedRows === 0n || retryAtUs === null) return
+  // The operation's later events wait for this one: none is due before its retry, so they leave
+  // the due events every claim reads, and the events API shows when they can go at the earliest.
+  await db
+    .updateTable('events')
+    .set({ next_attempt_at_us: retryAtUs })
+    .where('operation_id', '=', event.operationId)
+    .where('position', '>', event.position)
+    .where('delivery_status', '=', 'pending')
+    .where('next_attempt_at_us', '<', retryAtUs)
     .execute()
 }
 

@@ -1,0 +1,132 @@
+import { type OperationKind, refundKindFor } from '../domain/kinds.ts'
+import { type Currency, currencies, toMajorUnits, toMinorUnits } from '../domain/money.ts'
+import type { Metadata, Operation, Side } from '../domain/operation.ts'
+import { ApiError } from '../errors.ts'
+import type { AppContext } from './context.ts'
+import { hashRequest, newOperationDraft, openAndSubmit, refuseInternalUrls } from './initiate.ts'
+import type { Principal } from './principal.ts'
+import { RefundRefused } from './write-pipeline.ts'
+
+/** A validated refund request (CONTRACT.md, Refunds). */
+export type RefundRequest = {
+  merchantReference: string
+  /** Major units; what is left to refund when absent. */
+  amount?: number
+  callbackUrl?: string
+  metadata?: Metadata
+}
+
+/**
+ * Refunds a succeeded operation (a collect), in full or in part, to the customer who paid it,
+ * through its channel, with no fee. The refund is a cash-out of its own kind: its amount is held
+ * at once and its claim on the collect is checked by the database in the same transaction.
+ */
+export async function refundOperation(
+  context: AppContext,
+  principal: Principal,
+  refundedKind: OperationKind,
+  token: string,
+  request: RefundRequest,
+): Promise<Operation> {
+  const refundKind = refundKindFor(refundedKind)
+  const refunded = await context.store.operations.findByToken(principal.merchantId, principal.mode, token)
+  if (!refundKind || !refunded || refunded.kind !== refundedKind)
+    throw new ApiError('not_found', `No ${refundedKind} has token ${token}.`)
+  refuseUnlessSucceeded(refunded)
+  if (principal.mode === 'live') await refuseInternalUrls(request)
+  const requestHash = hashRequest({ ...request, [refundedKind]: token })
+  const amountMinor = refundAmountMinor(refunded, request.amount)
+  if (amountMinor <= 0) {
+    // Nothing is left to refund; the same request again still returns the refund it made.
+    const replayed = await context.store.operations.findByReference(
+      principal.merchantId,
+      principal.mode,
+      refundKind,
+      request.merchantReference,
+    )
+    if (replayed?.requestHash === requestHash) return replayed
+    throw exceedsCollected(refunded, 0)
+  }
+  const draft = newOperationDraft(principal, refundKind, {
+    merchantReference: request.merchantReference,
+    requestHash,
+    sides: [refundSide(refunded, amountMinor)],
+    urls: { callbackUrl: request.callbackUrl ?? refunded.urls.callbackUrl },
+    metadata: request.metadata,
+    refundOf: { id: refunded.id, token: refunded.token },
+  })
+  try {
+    return await openAndSubmit(context, draft)
+  } catch (error) {
+    if (!(error instanceof RefundRefused)) throw error
+    // Another refund took what was left first, or the collect changed: say which, as it is now.
+    const now = await context.store.operations.findById(refunded.id)
+    if (now) refuseUnlessSucceeded(now)
+    throw exceedsCollected(now ?? refunded, amountMinor)
+  }
+}
+
+function refuseUnlessSucceeded(refunded: Operation): void {
+  if (refunded.status === 'succeeded') return
+  throw new ApiError(
+    'not_refundable',
+    `Only a succeeded ${refunded.kind} can be refunded; ${refunded.token} is ${refunded.status}.`,
+  )
+}
+
+/** The amount asked, in minor units (a 422 for more decimals than the currency has), or what is left. */
+function refundAmountMinor(refunded: Operation, amount: number | undefined): number {
+  const left = leftToRefundMinor(refunded)
+  if (amount === undefined) return left
+  const amountMinor = toMinorUnits(amount, refunded.currency)
+  if (amountMinor === undefined) {
+    const { scale } = currencies[refunded.currency]
+    throw new ApiError('validation_failed', undefined, [
+      {
+        field: 'amount',
+        code: 'invalid_precision',
+        message: `${refunded.currency} amounts take ${scale === 0 ? 'no decimals' : `at most ${scale} decimals`}.`,
+      },
+    ])
+  }
+  return amountMinor
+}
+
+function leftToRefundMinor(refunded: Operation): number {
+  const refunds = refunded.refunds ?? { refundableMinor: 0, refundedMinor: 0 }
+  return refunds.refundableMinor - refunds.refundedMinor
+}
+
+function exceedsCollected(refunded: Operation, askedMinor: number): ApiError {
+  const major = (minor: number) => toMajorUnits(minor, refunded.currency as Currency)
+  const left = major(leftToRefundMinor(refunded))
+  const asked = askedMinor > 0 ? `${major(askedMinor)} ${refunded.currency} was asked, but ` : ''
+  return new ApiError(
+    'refund_exceeds_collected',
+    `${asked}${left} ${refunded.currency} is left to refund of ${refunded.token} (${major(refunded.refunds?.refundableMinor ?? 0)} collected, ${major(refunded.refunds?.refundedMinor ?? 0)} refunded or being refunded).`,
+    undefined,
+    undefined,
+    { [refunded.kind]: refunded.token, leftToRefund: left },
+  )
+}
+
+/** To the customer who paid, on the same channel and country, with no fee. */
+function refundSide(refunded: Operation, amountMinor: number): Side {
+  const paid = refunded.sides[0]!
+  return {
+    role: 'main',
+    kind: 'refund',
+    channel: paid.channel,
+    country: paid.country,
+    currency: paid.currency,
+    amountMinor,
+    feesMinor: 0,
+    transactionAmountMinor: amountMinor,
+    cashAmountMinor: amountMinor,
+    percentageMilli: 0,
+    additionalFeeMinor: 0,
+    supportedByAccount: true,
+    customer: { ...paid.customer },
+    status: 'pending',
+  }
+}
