@@ -14,6 +14,7 @@ import {
   parseMerchantCreate,
 } from './merchant-commands.ts'
 import { serve } from './serve.ts'
+import { parseSimulate, type SimulateArgs, simulate } from './simulate-command.ts'
 import { CommandError, UsageError, usage } from './usage.ts'
 import { verify } from './verify-command.ts'
 import { parseWebhookSecretRotate, webhookSecretRotate } from './webhook-commands.ts'
@@ -32,6 +33,10 @@ export async function main(argv: string[]): Promise<number> {
     const run = parseCommand(group, action, rest)
     if (run === 'help') {
       process.stdout.write(usage)
+      return 0
+    }
+    if (typeof run === 'object') {
+      await simulate(run.simulate, print)
       return 0
     }
     const config = loadConfig()
@@ -62,7 +67,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-type Run = 'serve' | 'help' | ((context: AppContext) => Promise<void>)
+/** A command's work: most open the store; serve runs the API; simulate needs no database at all. */
+type Run = 'serve' | 'help' | { simulate: SimulateArgs } | ((context: AppContext) => Promise<void>)
 
 function parseCommand(group: string | undefined, action: string | undefined, rest: string[]): Run {
   const args = action === undefined ? rest : [action, ...rest]
@@ -113,6 +119,8 @@ function commandFor(
       const { json, positionals } = parseJsonFlag(args, 1, 'balance needs one merchant ID')
       return (context) => balance(context, positionals[0]!, json, print)
     }
+    case 'simulate':
+      return { simulate: parseSimulate(args) }
     case 'help':
     case '--help':
     case '-h':

@@ -24,6 +24,9 @@ Commands:
                                           a new webhook secret for the mode's callbacks; the old one
                                           keeps signing them for 24 hours
   balance MERCHANT_ID [--json]            balances and holds, per mode and currency
+  simulate mtn-momo|wave|orange-money|pawapay [--port N] [--channel C] [--countries CI,SN] [--webhook-url URL]
+                                          run an operator's simulator on 127.0.0.1 and print the
+                                          OPERATORS_FILE entry that connects to it
   verify [--json]                         check the whole store: balances against the ledger, events
                                           and scheduled work against operations; exit 1 naming each problem
 

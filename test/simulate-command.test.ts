@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+/**
+ * `sika simulate <operator>` (issue 10, Simulators): runs the simulator as a real server on
+ * 127.0.0.1, prints an OPERATORS_FILE that connects to it, and stops cleanly on SIGTERM.
+ */
+
+const repositoryRoot = fileURLToPath(new URL('..', import.meta.url))
+
+async function simulate(args: string[]) {
+  const child = spawn(process.execPath, ['bin/sika.mjs', 'simulate', ...args], {
+    cwd: repositoryRoot,
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk) => {
+    output += chunk
+  })
+  const deadline = Date.now() + 20_000
+  while (!output.includes('Stop with Ctrl-C.')) {
+    if (child.exitCode !== null) throw new Error(`simulate exited with ${child.exitCode}: ${output}`)
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`simulate printed no entry in 20 s: ${output}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const json = output.slice(output.indexOf('{'), output.indexOf('\n}\n') + 2)
+  const operators = JSON.parse(json) as { connections: Record<string, any>[] }
+  const stop = async () => {
+    if (child.exitCode !== null) return child.exitCode
+    const exited = once(child, 'exit')
+    child.kill('SIGTERM')
+    const [code] = await exited
+    return code as number
+  }
+  return { output, operators, stop }
+}
+
+test('simulate mtn-momo prints a connection whose credentials the running simulator accepts', async () => {
+  const run = await simulate(['mtn-momo', '--port', '0', '--countries', 'CI,CM'])
+  try {
+    const [entry] = run.operators.connections
+    assert.equal(entry?.adapter, 'mtn-momo')
+    assert.equal(entry?.channel, 'mtn-momo')
+    assert.deepEqual(entry?.countries, ['CI', 'CM'])
+    assert.match(entry?.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
+    const { apiUser, apiKey, subscriptionKey } = entry!.collection
+    const token = await fetch(`${entry!.baseUrl}/collection/token/`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${apiUser}:${apiKey}`).toString('base64')}`,
+        'ocp-apim-subscription-key': subscriptionKey,
+      },
+    })
+    assert.equal(token.status, 200)
+    assert.equal(((await token.json()) as { expires_in: number }).expires_in, 3600)
+    assert.match(run.output, /\.\.\.101 {2}declined/)
+  } finally {
+    assert.equal(await run.stop(), 0, 'SIGTERM stops it cleanly')
+  }
+})
+
+test('each operator has its simulator, with its own connection entry', async () => {
+  for (const [name, adapter] of [
+    ['wave', 'wave'],
+    ['orange-money', 'orange-money'],
+    ['pawapay', 'pawapay'],
+  ] as const) {
+    const run = await simulate([name, '--port', '0'])
+    try {
+      const [entry] = run.operators.connections
+      assert.equal(entry?.adapter, adapter)
+      const answered = await fetch(`${entry!.baseUrl}/_simulator/requests`)
+      assert.equal(answered.status, 200, `${name} answers on its base URL`)
+    } finally {
+      assert.equal(await run.stop(), 0)
+    }
+  }
+})
+
+test('an unknown operator or a bad port is a usage error (exit 2)', async () => {
+  for (const args of [['nope'], ['wave', '--port', 'x'], []]) {
+    const child = spawn(process.execPath, ['bin/sika.mjs', 'simulate', ...args], {
+      cwd: repositoryRoot,
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    const [code] = await once(child, 'exit')
+    assert.equal(code, 2, args.join(' '))
+    assert.match(stderr, /simulate needs one operator|--port/)
+  }
+})
