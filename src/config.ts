@@ -24,6 +24,8 @@ export interface Config {
   readonly redisUrl: string | undefined
   /** Whether this instance runs scheduled work and callback delivery (WORKERS=off: API only). */
   readonly runWorkers: boolean
+  /** OPERATORS_FILE: the JSON file of live operator connections, read and checked at start. */
+  readonly operatorsFile: string | undefined
 }
 
 export type DatabaseLocation =
@@ -98,6 +100,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     rateLimitPerSecond,
     redisUrl,
     runWorkers: workers === 'on',
+    operatorsFile: read('OPERATORS_FILE'),
   })
 }
 

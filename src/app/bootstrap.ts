@@ -1,7 +1,9 @@
 import type { Logger } from 'pino'
-import type { Config } from '../config.ts'
+import { type Config, ConfigError } from '../config.ts'
 import { type Clock, systemClock } from '../domain/clock.ts'
-import { createProviderRegistry } from '../providers/registry.ts'
+import { liveConnections } from '../providers/live-adapters.ts'
+import { OperatorsFileError } from '../providers/operators-file.ts'
+import { createProviderRegistry, type LiveConnection } from '../providers/registry.ts'
 import { createSandboxAdapter } from '../providers/sandbox/sandbox-adapter.ts'
 import { migrate, openStore } from '../store/store.ts'
 import type { AppContext } from './context.ts'
@@ -13,11 +15,22 @@ import { issueMissingLiveSecrets } from './webhook-secrets.ts'
  * Opens the store, applies migrations, assembles the context every use case receives, and gives
  * each merchant that has none a live webhook secret (merchants created before each mode had one).
  */
+function readLiveConnections(config: Config): LiveConnection[] {
+  try {
+    return liveConnections(config.operatorsFile, config.publicBaseUrl)
+  } catch (error) {
+    if (error instanceof OperatorsFileError) throw new ConfigError([error.message])
+    throw error
+  }
+}
+
 export async function createContext(
   config: Config,
   logger: Logger,
   clock: Clock = systemClock,
 ): Promise<AppContext> {
+  // A bad OPERATORS_FILE stops the start before anything is opened, naming the entry and field.
+  const live = readLiveConnections(config)
   const store = openStore(config.database, {
     timeoutMs: config.databaseTimeoutMs,
     clock,
@@ -42,7 +55,7 @@ export async function createContext(
     clock,
     logger,
     secrets,
-    providers: createProviderRegistry(sandbox),
+    providers: createProviderRegistry(sandbox, live),
     appliedMigrations,
   }
   try {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { newOperationToken } from '../domain/identifiers.ts'
 import { type OperationKind, refundKindFor } from '../domain/kinds.ts'
 import { toMajorUnits } from '../domain/money.ts'
@@ -56,6 +56,8 @@ export function newOperationDraft(
   fields: Pick<Operation, 'merchantReference' | 'requestHash' | 'sides' | 'urls' | 'metadata' | 'refundOf'>,
 ): Operation {
   const { metadata, refundOf, ...rest } = fields
+  // Live sides go to operators: each gets its operator reference now, stored with the operation.
+  if (principal.mode === 'live') for (const side of rest.sides) side.operatorReference ??= randomUUID()
   return {
     id: 0,
     token: newOperationToken(),

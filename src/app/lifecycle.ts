@@ -1,5 +1,5 @@
 import type { SideRole } from '../domain/kinds.ts'
-import { type Operation, sideAwaitingSubmission } from '../domain/operation.ts'
+import { type Operation, type Side, sideAwaitingSubmission } from '../domain/operation.ts'
 import { expiredReason, type OutcomeSource, type SideOutcome } from '../domain/transitions.ts'
 import type { ScheduledWork } from '../store/repositories/scheduled-work.ts'
 import type { AppContext } from './context.ts'
@@ -28,7 +28,7 @@ export async function submitSides(context: AppContext, operation: Operation): Pr
   for (;;) {
     const side = sideAwaitingSubmission(current.sides)
     if (!side) return current
-    const adapter = context.providers.adapterFor(current.mode, side.channel)
+    const adapter = context.providers.adapterFor(current.mode, side.channel, side.country)
     const outcome = await adapter.initiate(providerRequest(current, side), context.clock.nowUs())
     current = await executeWrite(context, {
       type: 'side-outcome',
@@ -82,7 +82,12 @@ async function runWork(context: AppContext, work: ScheduledWork): Promise<void> 
   }
   const side = operation.sides.find((candidate) => candidate.role === work.role)
   if (side?.status !== 'pending' || side.awaitingCustomer) return
-  const adapter = context.providers.adapterFor(operation.mode, side.channel)
+  await pollSide(context, operation, side)
+}
+
+/** Asks the side's operator where it stands, and applies the answer. */
+export async function pollSide(context: AppContext, operation: Operation, side: Side): Promise<Operation> {
+  const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
   const outcome = await adapter.pollStatus(providerRequest(operation, side), context.clock.nowUs())
-  await settleSide(context, operation.id, side.role, outcome, 'provider')
+  return settleSide(context, operation.id, side.role, outcome, 'provider')
 }

@@ -2,7 +2,7 @@ import type { Operation } from '../domain/operation.ts'
 import { ApiError } from '../errors.ts'
 import type { NotificationInput } from '../providers/provider.ts'
 import type { AppContext } from './context.ts'
-import { settleSide } from './lifecycle.ts'
+import { pollSide, settleSide } from './lifecycle.ts'
 
 /**
  * An operator tells us a side's outcome. The adapter verifies and translates the raw body; the
@@ -25,12 +25,14 @@ export async function receiveProviderNotification(
   if (
     !operation ||
     !side ||
-    context.providers.adapterFor(operation.mode, side.channel).name !== adapter.name ||
+    context.providers.adapterFor(operation.mode, side.channel, side.country).name !== adapter.name ||
     (side.providerReference !== undefined &&
       notification.outcome.providerReference !== undefined &&
       side.providerReference !== notification.outcome.providerReference)
   ) {
     throw new ApiError('not_found', `No ${adapterName} operation side matches this notification.`)
   }
+  // An unsigned notification proves nothing: the operator's status endpoint is asked instead.
+  if (notification.confirm) return side.status === 'pending' ? pollSide(context, operation, side) : operation
   return settleSide(context, operation.id, notification.role, notification.outcome, 'provider')
 }

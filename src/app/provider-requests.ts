@@ -16,5 +16,6 @@ export function providerRequest(operation: Operation, side: Side): ProviderReque
     phoneNumber: side.customer.phoneNumber,
     submittedAtUs: side.submittedAtUs,
     providerReference: side.providerReference,
+    operatorReference: side.operatorReference,
   }
 }

@@ -119,7 +119,7 @@ function answerWithoutIo(context: AppContext, opened: Transition, clock: Transit
   for (;;) {
     const side = sideAwaitingSubmission(transition.operation.sides)
     if (!side) return transition
-    const adapter = context.providers.adapterFor(transition.operation.mode, side.channel)
+    const adapter = context.providers.adapterFor(transition.operation.mode, side.channel, side.country)
     if (!adapter.answerAtOnce) return transition
     const outcome = adapter.answerAtOnce(providerRequest(transition.operation, side), clock.nowUs)
     transition = chainTransitions(

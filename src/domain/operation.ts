@@ -27,6 +27,11 @@ export interface Side {
   status: Status
   failure?: FailureReason
   providerReference?: string
+  /**
+   * What the operator knows this side by (a UUID), chosen before the first call and written with
+   * the operation, so every retry is the same payment to the operator.
+   */
+  operatorReference?: string
   /** Set once the side was handed to its provider; a side is never submitted twice. */
   submittedAtUs?: number
   /** The customer must decide on the hosted checkout page before anything moves. */

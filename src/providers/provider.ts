@@ -21,6 +21,8 @@ export interface ProviderRequest {
   /** When the side was first handed to the operator (microseconds), for polls. */
   submittedAtUs?: number
   providerReference?: string
+  /** The reference this side is known by to its operator (MTN's X-Reference-Id), fixed before the first call. */
+  operatorReference?: string
 }
 
 /** An operator's notification, verified and translated: which side, and what happened to it. */
@@ -28,11 +30,15 @@ export interface ProviderNotification {
   token: string
   role: SideRole
   outcome: ProviderOutcome
+  /** An unsigned notification is only a hint: the side's status is asked of the operator before anything settles. */
+  confirm?: boolean
 }
 
 export interface NotificationInput {
   headers: Record<string, string | string[] | undefined>
   rawBody: string
+  /** The query of the notification URL (MTN: the token and role Sika put on X-Callback-Url). */
+  query?: URLSearchParams
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ProviderAdapter } from './provider.ts'
 
 /** Which adapter moves a side's money: sandbox mode always uses the sandbox; live mode asks the channel. */
 export interface ProviderRegistry {
-  adapterFor(mode: Mode, channel: string): ProviderAdapter
+  adapterFor(mode: Mode, channel: string, country: string): ProviderAdapter
   /** By adapter name, for operators' notifications (POST /providers/:name/notifications). */
   byName(name: string): ProviderAdapter | undefined
 }
@@ -21,15 +21,27 @@ const unconnectedOperator: ProviderAdapter = {
   parseNotification: async () => undefined,
 }
 
+/** A live adapter and the channel and country pairs it serves (one OPERATORS_FILE entry). */
+export interface LiveConnection {
+  channel: string
+  countries: readonly string[]
+  adapter: ProviderAdapter
+}
+
 export function createProviderRegistry(
   sandbox: ProviderAdapter,
-  liveAdapters: Record<string, ProviderAdapter> = {},
+  live: readonly LiveConnection[] = [],
 ): ProviderRegistry {
   const named = new Map<string, ProviderAdapter>([[sandbox.name, sandbox]])
-  for (const adapter of Object.values(liveAdapters)) named.set(adapter.name, adapter)
+  const byRoute = new Map<string, ProviderAdapter>()
+  for (const connection of live) {
+    named.set(connection.adapter.name, connection.adapter)
+    for (const country of connection.countries)
+      byRoute.set(`${connection.channel}/${country}`, connection.adapter)
+  }
   return {
-    adapterFor: (mode, channel) =>
-      mode === 'sandbox' ? sandbox : (liveAdapters[channel] ?? unconnectedOperator),
+    adapterFor: (mode, channel, country) =>
+      mode === 'sandbox' ? sandbox : (byRoute.get(`${channel}/${country}`) ?? unconnectedOperator),
     byName: (name) => named.get(name),
   }
 }

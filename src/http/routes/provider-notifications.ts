@@ -13,10 +13,21 @@ export async function providerNotificationRoutes(app: FastifyInstance, context: 
   )
 
   // Operators' own format, described per adapter (docs/adding-an-operator.md), not in the merchant API document.
-  app.post('/providers/:name/notifications', { schema: { hide: true } }, async (request) => {
-    const { name } = request.params as { name: string }
-    const rawBody = typeof request.body === 'string' ? request.body : ''
-    const settled = await receiveProviderNotification(context, name, { headers: request.headers, rawBody })
-    return { received: true, token: settled.token, status: settled.status }
+  // MTN MoMo calls back with PUT or POST; the others POST.
+  app.route({
+    method: ['POST', 'PUT'],
+    url: '/providers/:name/notifications',
+    schema: { hide: true },
+    handler: async (request) => {
+      const { name } = request.params as { name: string }
+      const rawBody = typeof request.body === 'string' ? request.body : ''
+      const query = new URLSearchParams(request.url.split('?')[1] ?? '')
+      const settled = await receiveProviderNotification(context, name, {
+        headers: request.headers,
+        rawBody,
+        query,
+      })
+      return { received: true, token: settled.token, status: settled.status }
+    },
   })
 }

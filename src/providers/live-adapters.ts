@@ -1,0 +1,24 @@
+import type { MtnConnection } from './mtn-momo/client.ts'
+import { createMtnMomoAdapter } from './mtn-momo/mtn-momo-adapter.ts'
+import { type Connection, readOperatorsFile } from './operators-file.ts'
+import type { ProviderAdapter } from './provider.ts'
+import type { LiveConnection } from './registry.ts'
+
+/** How each adapter named in OPERATORS_FILE is built from its entry. */
+const adapterFactories: Record<string, (connection: Connection, publicBaseUrl: string) => ProviderAdapter> = {
+  'mtn-momo': (connection, publicBaseUrl) =>
+    createMtnMomoAdapter({
+      connection: { baseUrl: connection.baseUrl, ...(connection.settings as Omit<MtnConnection, 'baseUrl'>) },
+      notificationUrl: `${publicBaseUrl}/providers/mtn-momo/notifications`,
+    }),
+}
+
+/** The live connections of OPERATORS_FILE (none without it); a bad file stops the start. */
+export function liveConnections(operatorsFile: string | undefined, publicBaseUrl: string): LiveConnection[] {
+  if (!operatorsFile) return []
+  return readOperatorsFile(operatorsFile).map((connection) => ({
+    channel: connection.channel,
+    countries: connection.countries,
+    adapter: adapterFactories[connection.adapter]!(connection, publicBaseUrl),
+  }))
+}

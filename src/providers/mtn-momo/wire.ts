@@ -1,0 +1,72 @@
+import { toMajorUnits } from '../../domain/money.ts'
+import type { FailureReason } from '../../domain/status.ts'
+import type { ProviderOutcome, ProviderRequest } from '../provider.ts'
+
+/**
+ * Sika's shapes in MTN MoMo Open API terms: a cash-in is a RequestToPay (collection product), a
+ * cash-out a Transfer (disbursement product); the side's operator reference is the X-Reference-Id.
+ */
+
+export type Product = 'collection' | 'disbursement'
+
+export function productOf(request: ProviderRequest): Product {
+  return request.direction === 'cash-in' ? 'collection' : 'disbursement'
+}
+
+/** The resource path of the product's payment: requesttopay or transfer. */
+export function resourceOf(product: Product): string {
+  return product === 'collection' ? '/collection/v1_0/requesttopay' : '/disbursement/v1_0/transfer'
+}
+
+export function paymentBody(request: ProviderRequest): Record<string, unknown> {
+  const party = { partyIdType: 'MSISDN', partyId: request.phoneNumber.replace(/\D/g, '') }
+  return {
+    // What moves on the customer's wallet, in major units, as a string.
+    amount: String(toMajorUnits(request.amountMinor, request.currency)),
+    currency: request.currency,
+    externalId: request.token,
+    [productOf(request) === 'collection' ? 'payer' : 'payee']: party,
+    payerMessage: `Sika ${request.token}`.slice(0, 160),
+    payeeNote: `Sika ${request.token}`.slice(0, 160),
+  }
+}
+
+/** MTN's failure reasons: a customer's refusal or an expiry is canceled; a decline failed; a fault on MTN's side error. */
+const reasons: Record<string, { status: 'failed' | 'canceled' | 'error'; message: string }> = {
+  PAYER_NOT_FOUND: { status: 'failed', message: 'The payer has no MTN MoMo account.' },
+  PAYEE_NOT_FOUND: { status: 'failed', message: 'The payee has no MTN MoMo account.' },
+  NOT_ENOUGH_FUNDS: { status: 'failed', message: 'The customer does not have enough funds.' },
+  PAYER_LIMIT_REACHED: { status: 'failed', message: 'The customer reached a wallet limit.' },
+  PAYEE_NOT_ALLOWED_TO_RECEIVE: { status: 'failed', message: 'The payee may not receive this payment.' },
+  NOT_ALLOWED: { status: 'failed', message: 'MTN MoMo does not allow this payment.' },
+  APPROVAL_REJECTED: { status: 'canceled', message: 'The customer declined the payment.' },
+  EXPIRED: { status: 'canceled', message: 'The customer did not approve the payment in time.' },
+  TRANSACTION_CANCELED: { status: 'canceled', message: 'The payment was canceled.' },
+  INTERNAL_PROCESSING_ERROR: { status: 'error', message: 'MTN MoMo could not process the payment.' },
+  COULD_NOT_PERFORM_TRANSACTION: { status: 'error', message: 'MTN MoMo could not perform the payment.' },
+  SERVICE_UNAVAILABLE: { status: 'error', message: 'MTN MoMo was unavailable.' },
+}
+
+/** A reason as MTN sends it: a string, or {code, message}. */
+function reasonCode(reason: unknown): string {
+  if (typeof reason === 'string') return reason
+  if (reason && typeof reason === 'object' && typeof (reason as { code?: unknown }).code === 'string')
+    return (reason as { code: string }).code
+  return 'UNKNOWN'
+}
+
+/** GET /{resource}/{referenceId}'s answer as our outcome; an unknown status stays pending. */
+export function outcomeOfStatus(body: Record<string, unknown>, pollAfterMs: number): ProviderOutcome {
+  const providerReference =
+    typeof body.financialTransactionId === 'string' ? body.financialTransactionId : undefined
+  const reference = providerReference ? { providerReference } : {}
+  if (body.status === 'SUCCESSFUL') return { status: 'succeeded', ...reference }
+  if (body.status === 'FAILED') {
+    const code = reasonCode(body.reason)
+    const known = reasons[code] ?? { status: 'failed' as const, message: 'MTN MoMo declined the payment.' }
+    const reason: FailureReason = { code: `mtn_${code.toLowerCase()}`, message: known.message }
+    return { status: known.status, reason, ...reference }
+  }
+  // PENDING, or a transient CREATED: ask again later.
+  return { status: 'pending', pollAfterMs, ...reference }
+}

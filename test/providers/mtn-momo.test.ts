@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import type { IssuedMerchant } from '../../src/app/merchants.ts'
+import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
+import type { RunningSimulator } from '../../src/simulators/simulator.ts'
+import { type ApiClient, startApp, type TestApp } from '../support/app.ts'
+import { freePort } from '../support/process.ts'
+import { describeEachStore } from '../support/stores.ts'
+
+/**
+ * Live mode through the MTN MoMo adapter (issue 10), against the MTN simulator as a real server:
+ * RequestToPay for cash-in, Transfer for cash-out, the side's operator reference as X-Reference-Id,
+ * unsigned callbacks confirmed by a status check, polling when no callback comes.
+ */
+
+const customer = (ending: string) => ({ phoneNumber: `2250700000${ending}` })
+let sequence = 0
+
+describeEachStore('live mode: MTN MoMo', (store) => {
+  let simulator: RunningSimulator
+  let app: TestApp
+  let merchant: IssuedMerchant
+  let live: ApiClient
+  let directory: string
+
+  before(async () => {
+    simulator = await startMtnMomoSimulator({ settleDelayMs: 100, hangMs: 10_500 })
+    directory = mkdtempSync(join(tmpdir(), 'sika-operators-'))
+    const operatorsFile = join(directory, 'operators.json')
+    writeFileSync(operatorsFile, JSON.stringify({ connections: [simulator.connection('mtn-momo', ['CI'])] }))
+    const port = await freePort()
+    app = await startApp(store(), {
+      environment: {
+        OPERATORS_FILE: operatorsFile,
+        PORT: String(port),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        RATE_LIMIT_PER_SECOND: '0',
+      },
+    })
+    merchant = await app.createMerchant('Live merchant')
+    live = app.client(merchant.live)
+  })
+  after(async () => {
+    await app?.close()
+    await simulator?.close()
+    rmSync(directory, { recursive: true, force: true })
+  })
+
+  const collect = (ending: string, amount = 5000) =>
+    live.post('/api/v1/collect', {
+      amount,
+      channel: 'mtn-momo',
+      country: 'CI',
+      customer: customer(ending),
+      merchantReference: `live-${sequence++}`,
+      callbackUrl: 'https://merchant.example/callback',
+    })
+
+  /** Reads the operation until it leaves pending, running due polls as the workers would. */
+  async function settled(kind: string, token: string, withinMs = 8000) {
+    const deadline = Date.now() + withinMs
+    for (;;) {
+      const record = (await live.get(`/api/v1/${kind}/${token}`)).body.data[kind]
+      if (record.status !== 'pending' || Date.now() > deadline) return record
+      await app.workers.runDue()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+
+  const requestsTo = (path: string, reference: string) =>
+    simulator.requests.filter(
+      (request) =>
+        request.method === 'POST' && request.url === path && request.headers['x-reference-id'] === reference,
+    )
+
+  async function operatorReferenceOf(token: string): Promise<string> {
+    const row = await app.db
+      .selectFrom('operations')
+      .select('sides')
+      .where('token', '=', token)
+      .executeTakeFirstOrThrow()
+    return JSON.parse(row.sides)[0].operatorReference
+  }
+
+  test('a collect is a RequestToPay: pending, then succeeded by the callback confirmed with a status check', async () => {
+    const response = await collect('123')
+    assert.equal(response.status, 200, response.text)
+    const record = response.body.data.collect
+    assert.equal(record.status, 'pending')
+    const reference = await operatorReferenceOf(record.token)
+    assert.match(reference, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    const [sent] = requestsTo('/collection/v1_0/requesttopay', reference)
+    assert.ok(sent, 'MTN received the RequestToPay under the side’s operator reference')
+    const body = JSON.parse(sent.body)
+    assert.deepEqual(
+      { amount: body.amount, currency: body.currency, payer: body.payer, externalId: body.externalId },
+      {
+        amount: '5000',
+        currency: 'XOF',
+        payer: { partyIdType: 'MSISDN', partyId: '2250700000123' },
+        externalId: record.token,
+      },
+    )
+    assert.equal(
+      new URL(String(sent.headers['x-callback-url'])).pathname,
+      '/providers/mtn-momo/notifications',
+    )
+    const done = await settled('collect', record.token)
+    assert.equal(done.status, 'succeeded')
+    const balance = (await live.get('/api/v1/balance')).body.data.balances.find(
+      (entry: { currency: string }) => entry.currency === 'XOF',
+    )
+    assert.equal(balance.balance, 4925, 'the live balance is credited the cashAmount')
+  })
+
+  test('a decline is failed and a customer’s refusal canceled, with MTN’s reason', async () => {
+    const declined = await settled('collect', (await collect('101')).body.data.collect.token)
+    assert.equal(declined.status, 'failed')
+    assert.equal(declined.failureReason.code, 'mtn_not_enough_funds')
+    const refused = await settled('collect', (await collect('102')).body.data.collect.token)
+    assert.equal(refused.status, 'canceled')
+    assert.equal(refused.failureReason.code, 'mtn_approval_rejected')
+  })
+
+  test('a callback that never comes: polling finds the outcome', async () => {
+    const record = (await collect('105')).body.data.collect
+    const done = await settled('collect', record.token, 10_000)
+    assert.equal(done.status, 'succeeded')
+    assert.equal(simulator.callbacks.filter((callback) => callback.url.includes(record.token)).length, 0)
+  })
+
+  test('MTN answers 500 yet took the request: pending, resolved by polling, never submitted twice', async () => {
+    const record = (await collect('106')).body.data.collect
+    assert.equal(record.status, 'pending')
+    const done = await settled('collect', record.token, 10_000)
+    assert.equal(done.status, 'succeeded')
+    const reference = await operatorReferenceOf(record.token)
+    assert.equal(requestsTo('/collection/v1_0/requesttopay', reference).length, 1)
+  })
+
+  test('a forged callback changes nothing until MTN confirms it', async () => {
+    const record = (await collect('104')).body.data.collect
+    const forged = await fetch(
+      `${app.url}/providers/mtn-momo/notifications?token=${record.token}&role=main`,
+      {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ externalId: record.token, status: 'SUCCESSFUL', financialTransactionId: '1' }),
+      },
+    )
+    assert.equal(forged.status, 200)
+    const now = (await live.get(`/api/v1/collect/${record.token}`)).body.data.collect
+    assert.equal(now.status, 'pending', 'MTN says it is still pending')
+  })
+
+  test('an expired access token is renewed once, and the payment goes through', async () => {
+    simulator.expireAccessTokens()
+    const done = await settled('collect', (await collect('123')).body.data.collect.token)
+    assert.equal(done.status, 'succeeded')
+  })
+
+  test('a payout is a Transfer from the live balance; one the balance cannot cover calls no operator', async () => {
+    const before = simulator.requests.length
+    const refused = await live.post('/api/v1/disbursement', {
+      amount: 1_000_000,
+      channel: 'mtn-momo',
+      country: 'CI',
+      customer: customer('124'),
+      merchantReference: `payout-${sequence++}`,
+      callbackUrl: 'https://merchant.example/callback',
+    })
+    assert.equal(refused.status, 422, refused.text)
+    assert.equal(refused.body.code, 'insufficient_balance')
+    assert.equal(simulator.requests.length, before, 'no operator call')
+
+    const payout = await live.post('/api/v1/disbursement', {
+      amount: 1000,
+      channel: 'mtn-momo',
+      country: 'CI',
+      customer: customer('124'),
+      merchantReference: `payout-${sequence++}`,
+      callbackUrl: 'https://merchant.example/callback',
+    })
+    assert.equal(payout.status, 200, payout.text)
+    const reference = await operatorReferenceOf(payout.body.data.disbursement.token)
+    const [sent] = requestsTo('/disbursement/v1_0/transfer', reference)
+    assert.ok(sent, 'MTN received the Transfer')
+    assert.deepEqual(JSON.parse(sent.body).payee, { partyIdType: 'MSISDN', partyId: '2250700000124' })
+    const done = await settled('disbursement', payout.body.data.disbursement.token)
+    assert.equal(done.status, 'succeeded')
+  })
+})
