@@ -164,26 +164,21 @@ describeEachStore('live mode: MTN MoMo', (store) => {
 
   test('a payout is a Transfer from the live balance; one the balance cannot cover calls no operator', async () => {
     const before = simulator.requests.length
-    const refused = await live.post('/api/v1/disbursement', {
-      amount: 1_000_000,
-      channel: 'mtn-momo',
-      country: 'CI',
-      customer: customer('124'),
-      merchantReference: `payout-${sequence++}`,
-      callbackUrl: 'https://merchant.example/callback',
-    })
+    const payOut = (amount: number) =>
+      live.post('/api/v1/disbursement', {
+        amount,
+        channel: 'mtn-momo',
+        country: 'CI',
+        customer: customer('124'),
+        merchantReference: `payout-${sequence++}`,
+        callbackUrl: 'https://merchant.example/callback',
+      })
+    const refused = await payOut(1_000_000)
     assert.equal(refused.status, 422, refused.text)
     assert.equal(refused.body.code, 'insufficient_balance')
     assert.equal(simulator.requests.length, before, 'no operator call')
 
-    const payout = await live.post('/api/v1/disbursement', {
-      amount: 1000,
-      channel: 'mtn-momo',
-      country: 'CI',
-      customer: customer('124'),
-      merchantReference: `payout-${sequence++}`,
-      callbackUrl: 'https://merchant.example/callback',
-    })
+    const payout = await payOut(1000)
     assert.equal(payout.status, 200, payout.text)
     const reference = await operatorReferenceOf(payout.body.data.disbursement.token)
     const [sent] = requestsTo('/disbursement/v1_0/transfer', reference)
