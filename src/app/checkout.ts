@@ -1,7 +1,7 @@
 import type { Operation, Side } from '../domain/operation.ts'
 import { expiredReason, type SideOutcome } from '../domain/transitions.ts'
 import type { AppContext } from './context.ts'
-import { settleSide } from './lifecycle.ts'
+import { pollSide, settleSide } from './lifecycle.ts'
 
 /** What the hosted checkout page shows, and whether the customer may still decide. */
 export interface CheckoutView {
@@ -89,4 +89,21 @@ export function outcomeOrigins(operation: Operation): string[] {
     operation.urls.errorUrl,
   ]
   return [...new Set(urls.filter((url): url is string => Boolean(url)).map((url) => new URL(url).origin))]
+}
+
+/**
+ * The customer comes back from an operator's own payment page (Wave's success_url and error_url):
+ * the side is asked where it stands, then the browser goes on to the merchant's outcome URL. The
+ * redirect never settles money by itself; the operator's answer does.
+ */
+export async function returnFromOperator(context: AppContext, token: string): Promise<string | undefined> {
+  const found = await context.store.operations.findAnyByToken(token)
+  if (!found) return undefined
+  let { operation } = found
+  const side = operation.sides.find(
+    (candidate) =>
+      candidate.status === 'pending' && candidate.submittedAtUs !== undefined && !candidate.awaitingCustomer,
+  )
+  if (operation.mode === 'live' && side) operation = await pollSide(context, operation, side)
+  return outcomeLocation(operation)
 }

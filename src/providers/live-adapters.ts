@@ -3,6 +3,7 @@ import { createMtnMomoAdapter } from './mtn-momo/mtn-momo-adapter.ts'
 import { type Connection, readOperatorsFile } from './operators-file.ts'
 import type { ProviderAdapter } from './provider.ts'
 import type { LiveConnection } from './registry.ts'
+import { createWaveAdapter } from './wave/wave-adapter.ts'
 
 /** How each adapter named in OPERATORS_FILE is built from its entry. */
 const adapterFactories: Record<string, (connection: Connection, publicBaseUrl: string) => ProviderAdapter> = {
@@ -10,6 +11,13 @@ const adapterFactories: Record<string, (connection: Connection, publicBaseUrl: s
     createMtnMomoAdapter({
       connection: { baseUrl: connection.baseUrl, ...(connection.settings as Omit<MtnConnection, 'baseUrl'>) },
       notificationUrl: `${publicBaseUrl}/providers/mtn-momo/notifications`,
+    }),
+  wave: (connection, publicBaseUrl) =>
+    createWaveAdapter({
+      baseUrl: connection.baseUrl,
+      apiKey: String(connection.settings.apiKey),
+      webhookSecret: String(connection.settings.webhookSecret),
+      returnUrl: (token) => `${publicBaseUrl}/checkout/${token}/return`,
     }),
 }
 

@@ -25,6 +25,7 @@ export const adapterFields: Record<string, readonly string[]> = {
     'disbursement.apiKey',
     'disbursement.subscriptionKey',
   ],
+  wave: ['apiKey', 'webhookSecret'],
 }
 
 export class OperatorsFileError extends Error {}

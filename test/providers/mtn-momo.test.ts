@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
-import { type ApiClient, startApp, type TestApp } from '../support/app.ts'
-import { freePort } from '../support/process.ts'
+import type { ApiClient, TestApp } from '../support/app.ts'
+import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 
 /**
@@ -21,33 +17,18 @@ let sequence = 0
 
 describeEachStore('live mode: MTN MoMo', (store) => {
   let simulator: RunningSimulator
+  let running: LiveApp
   let app: TestApp
-  let merchant: IssuedMerchant
   let live: ApiClient
-  let directory: string
 
   before(async () => {
-    simulator = await startMtnMomoSimulator({ settleDelayMs: 100, hangMs: 10_500 })
-    directory = mkdtempSync(join(tmpdir(), 'sika-operators-'))
-    const operatorsFile = join(directory, 'operators.json')
-    writeFileSync(operatorsFile, JSON.stringify({ connections: [simulator.connection('mtn-momo', ['CI'])] }))
-    const port = await freePort()
-    app = await startApp(store(), {
-      environment: {
-        OPERATORS_FILE: operatorsFile,
-        PORT: String(port),
-        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        RATE_LIMIT_PER_SECOND: '0',
-      },
+    running = await startLiveApp(store(), async () => {
+      simulator = await startMtnMomoSimulator({ settleDelayMs: 100, hangMs: 10_500 })
+      return [{ simulator, channel: 'mtn-momo', countries: ['CI'] }]
     })
-    merchant = await app.createMerchant('Live merchant')
-    live = app.client(merchant.live)
+    ;({ app, live } = running)
   })
-  after(async () => {
-    await app?.close()
-    await simulator?.close()
-    rmSync(directory, { recursive: true, force: true })
-  })
+  after(() => running?.close())
 
   const collect = (ending: string, amount = 5000) =>
     live.post('/api/v1/collect', {
@@ -59,16 +40,8 @@ describeEachStore('live mode: MTN MoMo', (store) => {
       callbackUrl: 'https://merchant.example/callback',
     })
 
-  /** Reads the operation until it leaves pending, running due polls as the workers would. */
-  async function settled(kind: string, token: string, withinMs = 8000) {
-    const deadline = Date.now() + withinMs
-    for (;;) {
-      const record = (await live.get(`/api/v1/${kind}/${token}`)).body.data[kind]
-      if (record.status !== 'pending' || Date.now() > deadline) return record
-      await app.workers.runDue()
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
+  const settled = (kind: string, token: string, withinMs?: number) =>
+    settledRecord(running, kind, token, withinMs)
 
   const requestsTo = (path: string, reference: string) =>
     simulator.requests.filter(

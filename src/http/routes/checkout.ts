@@ -1,6 +1,12 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { type CheckoutView, decideCheckout, loadCheckout, outcomeOrigins } from '../../app/checkout.ts'
+import {
+  type CheckoutView,
+  decideCheckout,
+  loadCheckout,
+  outcomeOrigins,
+  returnFromOperator,
+} from '../../app/checkout.ts'
 import type { AppContext } from '../../app/context.ts'
 import { checkoutStyleHash, renderCheckoutMessage, renderCheckoutPage } from '../checkout/checkout-page.ts'
 
@@ -41,6 +47,14 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       )
     }
     return sendPage(reply, 200, outcomeOrigins(view.operation), pageOf(view, csrf))
+  })
+
+  // Where an operator's own payment page (Wave) sends the customer back.
+  app.get('/checkout/:token/return', { schema: { hide: true } }, async (request, reply) => {
+    const { token } = request.params as { token: string }
+    const location = await returnFromOperator(context, token)
+    if (!location) return sendNotFound(reply)
+    return reply.code(303).header('location', location).send()
   })
 
   for (const decision of ['pay', 'decline'] as const) {

@@ -1,8 +1,6 @@
-import { request } from 'undici'
+import { callOperator, type OperatorAnswer } from '../operator-http.ts'
 import type { Product } from './wire.ts'
 
-/** One operator call never waits longer (CONTRACT.md, Operators). */
-export const callTimeoutMs = 10_000
 /** A token is renewed this long before MTN says it expires. */
 const refreshMarginMs = 60_000
 
@@ -19,34 +17,16 @@ export interface MtnConnection {
   disbursement: ProductCredentials
 }
 
-export interface MtnAnswer {
-  status: number
-  body: unknown
-}
+export type MtnAnswer = OperatorAnswer
 
-async function call(
+function call(
   baseUrl: string,
   method: 'GET' | 'POST',
   path: string,
   headers: Record<string, string>,
   body?: unknown,
 ): Promise<MtnAnswer> {
-  const response = await request(`${baseUrl}${path}`, {
-    method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    headersTimeout: callTimeoutMs,
-    bodyTimeout: callTimeoutMs,
-    signal: AbortSignal.timeout(callTimeoutMs),
-  })
-  const text = await response.body.text()
-  let parsed: unknown
-  try {
-    parsed = text ? JSON.parse(text) : undefined
-  } catch {
-    parsed = undefined
-  }
-  return { status: response.statusCode, body: parsed }
+  return callOperator(`${baseUrl}${path}`, method, headers, body)
 }
 
 /**

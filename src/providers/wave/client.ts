@@ -1,0 +1,11 @@
+import { callOperator, type OperatorAnswer } from '../operator-http.ts'
+
+export type WaveAnswer = OperatorAnswer
+
+/** Wave's HTTP: the API key as a bearer token on every call (Wave's keys do not expire). */
+export function createWaveClient(baseUrl: string, apiKey: string) {
+  return (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    callOperator(`${baseUrl}${path}`, method, { authorization: `Bearer ${apiKey}`, ...headers }, body)
+}
+
+export type WaveCall = ReturnType<typeof createWaveClient>

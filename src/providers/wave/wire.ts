@@ -1,0 +1,78 @@
+import type { SideRole } from '../../domain/kinds.ts'
+import { toMajorUnits } from '../../domain/money.ts'
+import type { ProviderOutcome, ProviderRequest } from '../provider.ts'
+
+/**
+ * Sika's shapes in Wave Business API terms: a cash-in is a checkout session the customer pays on
+ * Wave's page (its wave_launch_url is the record's redirectUrl), a cash-out a payout.
+ * client_reference names the side, so a webhook or a search finds it: `<token>.<role>`.
+ */
+
+export const clientReferenceOf = (request: Pick<ProviderRequest, 'token' | 'role'>) =>
+  `${request.token}.${request.role}`
+
+export function sideOfClientReference(value: unknown): { token: string; role: SideRole } | undefined {
+  if (typeof value !== 'string') return undefined
+  const [token, role] = value.split('.')
+  if (!token || (role !== 'main' && role !== 'from' && role !== 'to')) return undefined
+  return { token, role }
+}
+
+/** What moves on the customer's wallet, in major units, as Wave's string (no decimals for XOF). */
+export const waveAmount = (request: ProviderRequest) =>
+  String(toMajorUnits(request.amountMinor, request.currency))
+
+export function checkoutBody(request: ProviderRequest, returnUrl: string): Record<string, unknown> {
+  return {
+    amount: waveAmount(request),
+    currency: request.currency,
+    client_reference: clientReferenceOf(request),
+    success_url: returnUrl,
+    error_url: returnUrl,
+  }
+}
+
+export function payoutBody(request: ProviderRequest): Record<string, unknown> {
+  return {
+    currency: request.currency,
+    receive_amount: waveAmount(request),
+    mobile: request.phoneNumber,
+    name: 'Sika customer',
+    client_reference: clientReferenceOf(request),
+  }
+}
+
+/** A checkout session as our outcome: paid is succeeded, expired canceled; open stays pending for the customer. */
+export function outcomeOfSession(session: Record<string, unknown>, pollAfterMs: number): ProviderOutcome {
+  const providerReference = typeof session.id === 'string' ? session.id : undefined
+  const reference = providerReference ? { providerReference } : {}
+  if (session.payment_status === 'succeeded') return { status: 'succeeded', ...reference }
+  if (session.checkout_status === 'expired' || session.payment_status === 'cancelled')
+    return {
+      status: 'canceled',
+      reason: { code: 'wave_expired', message: 'The customer did not pay the Wave checkout in time.' },
+      ...reference,
+    }
+  const redirectUrl = typeof session.wave_launch_url === 'string' ? session.wave_launch_url : undefined
+  // The customer pays on Wave's page, not ours: Sika keeps polling (and listens for the webhook).
+  return {
+    status: 'pending',
+    pollAfterMs,
+    ...reference,
+    ...(redirectUrl ? { redirectUrl } : {}),
+  }
+}
+
+/** A payout as our outcome: processing stays pending; failed and reversed moved no money to the customer. */
+export function outcomeOfPayout(payout: Record<string, unknown>, pollAfterMs: number): ProviderOutcome {
+  const providerReference = typeof payout.id === 'string' ? payout.id : undefined
+  const reference = providerReference ? { providerReference } : {}
+  if (payout.status === 'succeeded') return { status: 'succeeded', ...reference }
+  if (payout.status === 'failed' || payout.status === 'reversed') {
+    const error = payout.payout_error as { error_code?: unknown; error_message?: unknown } | undefined
+    const code = typeof error?.error_code === 'string' ? error.error_code : String(payout.status)
+    const message = typeof error?.error_message === 'string' ? error.error_message : 'Wave did not pay out.'
+    return { status: 'failed', reason: { code: `wave_${code.replaceAll('-', '_')}`, message }, ...reference }
+  }
+  return { status: 'pending', pollAfterMs, ...reference }
+}

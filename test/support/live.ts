@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { RunningSimulator } from '../../src/simulators/simulator.ts'
+import { type ApiClient, startApp, type TestApp } from './app.ts'
+import { freePort } from './process.ts'
+import type { StoreTarget } from './stores.ts'
+
+export interface LiveApp {
+  app: TestApp
+  /** A new merchant's live keys. */
+  live: ApiClient
+  close(): Promise<void>
+}
+
+/**
+ * Sika on a real port whose PUBLIC_BASE_URL is itself (operators call it back there), with an
+ * OPERATORS_FILE connecting each simulator the test started, and a merchant with live keys.
+ */
+export async function startLiveApp(
+  target: StoreTarget,
+  connect: (
+    publicBaseUrl: string,
+  ) => Promise<{ simulator: RunningSimulator; channel: string; countries: string[] }[]>,
+): Promise<LiveApp> {
+  const port = await freePort()
+  const publicBaseUrl = `http://127.0.0.1:${port}`
+  const connected = await connect(publicBaseUrl)
+  const directory = mkdtempSync(join(tmpdir(), 'sika-operators-'))
+  const operatorsFile = join(directory, 'operators.json')
+  const connections = connected.map(({ simulator, channel, countries }) =>
+    simulator.connection(channel, countries),
+  )
+  writeFileSync(operatorsFile, JSON.stringify({ connections }))
+  const app = await startApp(target, {
+    environment: {
+      OPERATORS_FILE: operatorsFile,
+      PORT: String(port),
+      PUBLIC_BASE_URL: publicBaseUrl,
+      RATE_LIMIT_PER_SECOND: '0',
+    },
+  })
+  const live = app.client((await app.createMerchant('Live merchant')).live)
+  return {
+    app,
+    live,
+    close: async () => {
+      await app.close()
+      for (const { simulator } of connected) await simulator.close()
+      rmSync(directory, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Reads the operation until it leaves pending, running due polls as the workers would. */
+export async function settledRecord(live: LiveApp, kind: string, token: string, withinMs = 8000) {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const record = (await live.live.get(`/api/v1/${kind}/${token}`)).body.data[kind]
+    if (record.status !== 'pending' || Date.now() > deadline) return record
+    await live.app.workers.runDue()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
