@@ -1,6 +1,7 @@
 import type { MtnConnection } from './mtn-momo/client.ts'
 import { createMtnMomoAdapter } from './mtn-momo/mtn-momo-adapter.ts'
 import { type Connection, readOperatorsFile } from './operators-file.ts'
+import { createOrangeMoneyAdapter } from './orange-money/orange-money-adapter.ts'
 import type { ProviderAdapter } from './provider.ts'
 import type { LiveConnection } from './registry.ts'
 import { createWaveAdapter } from './wave/wave-adapter.ts'
@@ -17,6 +18,17 @@ const adapterFactories: Record<string, (connection: Connection, publicBaseUrl: s
       baseUrl: connection.baseUrl,
       apiKey: String(connection.settings.apiKey),
       webhookSecret: String(connection.settings.webhookSecret),
+      returnUrl: (token) => `${publicBaseUrl}/checkout/${token}/return`,
+    }),
+  'orange-money': (connection, publicBaseUrl) =>
+    createOrangeMoneyAdapter({
+      connection: {
+        baseUrl: connection.baseUrl,
+        clientId: String(connection.settings.clientId),
+        clientSecret: String(connection.settings.clientSecret),
+        merchantKey: String(connection.settings.merchantKey),
+      },
+      notificationUrl: `${publicBaseUrl}/providers/orange-money/notifications`,
       returnUrl: (token) => `${publicBaseUrl}/checkout/${token}/return`,
     }),
 }

@@ -26,6 +26,7 @@ export const adapterFields: Record<string, readonly string[]> = {
     'disbursement.subscriptionKey',
   ],
   wave: ['apiKey', 'webhookSecret'],
+  'orange-money': ['clientId', 'clientSecret', 'merchantKey'],
 }
 
 export class OperatorsFileError extends Error {}

@@ -1,4 +1,5 @@
-import type { ProviderAdapter, ProviderNotification, ProviderOutcome, ProviderRequest } from '../provider.ts'
+import { pollDelayMs, unsignedNotification } from '../operator-polling.ts'
+import type { ProviderAdapter, ProviderOutcome, ProviderRequest } from '../provider.ts'
 import { createMtnClient, type MtnConnection } from './client.ts'
 import { outcomeOfStatus, paymentBody, productOf, resourceOf } from './wire.ts'
 
@@ -6,12 +7,6 @@ export interface MtnMomoAdapterOptions {
   connection: MtnConnection
   /** PUBLIC_BASE_URL/providers/mtn-momo/notifications */
   notificationUrl: string
-}
-
-/** Asked again soon after a submission, then less often: a notification that never comes strands nothing. */
-function pollDelayMs(request: ProviderRequest, nowUs: number): number {
-  const elapsedMs = request.submittedAtUs === undefined ? 0 : (nowUs - request.submittedAtUs) / 1000
-  return Math.min(60_000, Math.max(2_000, Math.round(elapsedMs / 2)))
 }
 
 const unknownOutcome = (request: ProviderRequest, nowUs: number): ProviderOutcome => ({
@@ -82,11 +77,6 @@ export function createMtnMomoAdapter(options: MtnMomoAdapterOptions): ProviderAd
     pollStatus,
     // Unsigned: which side it is about comes from the query Sika put on X-Callback-Url; what
     // happened is asked of MTN's status endpoint before anything settles.
-    parseNotification: async ({ query }): Promise<ProviderNotification | undefined> => {
-      const token = query?.get('token')
-      const role = query?.get('role')
-      if (!token || (role !== 'main' && role !== 'from' && role !== 'to')) return undefined
-      return { token, role, outcome: { status: 'pending' }, confirm: true }
-    },
+    parseNotification: async ({ query }) => unsignedNotification(query),
   }
 }

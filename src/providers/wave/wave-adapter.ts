@@ -1,3 +1,4 @@
+import { pollDelayMs } from '../operator-polling.ts'
 import type {
   NotificationInput,
   ProviderAdapter,
@@ -22,11 +23,6 @@ export interface WaveAdapterOptions {
   webhookSecret: string
   /** Where Wave sends the customer back after its checkout page: Sika's, which then redirects to the merchant's. */
   returnUrl(token: string): string
-}
-
-function pollDelayMs(request: ProviderRequest, nowUs: number): number {
-  const elapsedMs = request.submittedAtUs === undefined ? 0 : (nowUs - request.submittedAtUs) / 1000
-  return Math.min(60_000, Math.max(2_000, Math.round(elapsedMs / 2)))
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -1,0 +1,120 @@
+import { toMajorUnits } from '../../domain/money.ts'
+import type { OperatorAnswer } from '../operator-http.ts'
+import { pollDelayMs, unsignedNotification } from '../operator-polling.ts'
+import type { ProviderAdapter, ProviderOutcome, ProviderRequest } from '../provider.ts'
+import { createOrangeClient, type OrangeConnection } from './client.ts'
+
+type OrangeCall = ReturnType<typeof createOrangeClient>
+
+export interface OrangeMoneyAdapterOptions {
+  connection: OrangeConnection
+  notificationUrl: string
+  /** Where Orange's page sends the customer back (return_url and cancel_url). */
+  returnUrl(token: string): string
+}
+
+const webpayPath = (request: ProviderRequest, action: 'webpayment' | 'transactionstatus') =>
+  `/orange-money-webpay/${request.country.toLowerCase()}/v1/${action}`
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null
+
+/** transactionstatus as our outcome: SUCCESS succeeded, FAILED failed, EXPIRED canceled, else pending. */
+function outcomeOfStatus(answer: OperatorAnswer, pollAfterMs: number): ProviderOutcome {
+  const status = isObject(answer.body) ? answer.body.status : undefined
+  if (status === 'SUCCESS') return { status: 'succeeded' }
+  if (status === 'FAILED')
+    return {
+      status: 'failed',
+      reason: { code: 'orange_failed', message: 'Orange Money declined the payment.' },
+    }
+  if (status === 'EXPIRED')
+    return {
+      status: 'canceled',
+      reason: { code: 'orange_expired', message: 'The customer did not pay on Orange Money in time.' },
+    }
+  return { status: 'pending', pollAfterMs }
+}
+
+/** POST webpayment: the customer pays at payment_url; the pay_token is kept for status checks. */
+async function openWebPayment(
+  options: OrangeMoneyAdapterOptions,
+  call: OrangeCall,
+  request: ProviderRequest,
+  nowUs: number,
+): Promise<ProviderOutcome> {
+  if (request.direction !== 'cash-in')
+    return {
+      status: 'error',
+      reason: { code: 'operator_cannot_pay_out', message: 'Orange Money Web Payment only collects.' },
+    }
+  const notifyAt = new URL(options.notificationUrl)
+  notifyAt.searchParams.set('token', request.token)
+  notifyAt.searchParams.set('role', request.role)
+  let answer: OperatorAnswer
+  try {
+    answer = await call(webpayPath(request, 'webpayment'), {
+      merchant_key: options.connection.merchantKey,
+      currency: request.currency,
+      order_id: request.token,
+      amount: toMajorUnits(request.amountMinor, request.currency),
+      return_url: options.returnUrl(request.token),
+      cancel_url: options.returnUrl(request.token),
+      notif_url: notifyAt.toString(),
+      lang: 'fr',
+      reference: 'Sika',
+    })
+  } catch {
+    return { status: 'pending', pollAfterMs: pollDelayMs(request, nowUs) }
+  }
+  const body = isObject(answer.body) ? answer.body : {}
+  if (answer.status === 201 && typeof body.pay_token === 'string' && typeof body.payment_url === 'string')
+    return {
+      status: 'pending',
+      providerReference: body.pay_token,
+      redirectUrl: body.payment_url,
+      pollAfterMs: 5_000,
+    }
+  // Without a pay_token nothing can be paid or looked up: the request did not take.
+  return {
+    status: 'error',
+    reason: {
+      code: 'operator_refused',
+      message: `Orange Money refused the payment (HTTP ${answer.status}).`,
+    },
+  }
+}
+
+/**
+ * Orange Money Web Payment (CONTRACT.md, Operators): cash-in only. The customer pays on Orange's
+ * page (payment_url becomes the record's redirectUrl); the pay_token is kept as the side's
+ * provider reference for status checks. Notifications are unsigned: they only trigger one.
+ */
+export function createOrangeMoneyAdapter(options: OrangeMoneyAdapterOptions): ProviderAdapter {
+  const call = createOrangeClient(options.connection)
+  const amountOf = (request: ProviderRequest) => toMajorUnits(request.amountMinor, request.currency)
+
+  const initiate = (request: ProviderRequest, nowUs: number) => openWebPayment(options, call, request, nowUs)
+
+  async function pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
+    const delay = pollDelayMs(request, nowUs)
+    if (!request.providerReference) return { status: 'pending', pollAfterMs: delay }
+    try {
+      const answer = await call(webpayPath(request, 'transactionstatus'), {
+        order_id: request.token,
+        amount: amountOf(request),
+        pay_token: request.providerReference,
+      })
+      return outcomeOfStatus(answer, delay)
+    } catch {
+      return { status: 'pending', pollAfterMs: delay }
+    }
+  }
+
+  return {
+    name: 'orange-money',
+    initiate,
+    pollStatus,
+    parseNotification: async ({ query }) => unsignedNotification(query),
+  }
+}
