@@ -127,6 +127,8 @@ describeEachStore('HTTP errors, request ids and logs', (store) => {
       { method: 'DELETE', path: '/api/v1/transaction', allowed: ['GET', 'POST'] },
       { method: 'POST', path: '/api/v1/channels', allowed: ['GET'] },
       { method: 'POST', path: '/health', allowed: ['GET'] },
+      // Refunds are initiated on their collect, so the refund list takes no POST.
+      { method: 'POST', path: '/api/v1/refund', allowed: ['GET'] },
     ]
     const client = app.client(merchant.sandbox)
     for (const { method, path, allowed } of table) {
@@ -137,6 +139,7 @@ describeEachStore('HTTP errors, request ids and logs', (store) => {
       for (const expected of allowed)
         assert.ok(allow.includes(expected), `${method} ${path}: Allow ${allow} has ${expected}`)
       assert.ok(!allow.includes(method), `${method} ${path}: Allow ${allow} leaves ${method} out`)
+      assert.match(response.body.message, new RegExp(`^${method} is not allowed on ${path}; it takes `))
     }
   })
 

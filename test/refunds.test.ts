@@ -306,6 +306,19 @@ describeEachStore('refunds', (store) => {
     }
   })
 
+  test('a refund amount with decimals the currency does not have is a 422 on amount, and nothing is written', async () => {
+    const { client, collect } = await merchantWithCollect()
+    const response = await client.post(`/api/v1/collect/${collect.token}/refund`, {
+      merchantReference: reference('refund'),
+      amount: 10.5,
+    })
+    assert.equal(response.status, 422, response.text)
+    assert.deepEqual(response.body.errors, [
+      { field: 'amount', code: 'invalid_precision', message: 'XOF amounts take no decimals.' },
+    ])
+    assert.equal((await client.get('/api/v1/refund')).body.meta.pagination.total, 0)
+  })
+
   test('after all of it, sika verify finds every balance, claim and entry consistent', async () => {
     await assertStoreConsistent(app)
     // And it would name a collect whose recorded claims had drifted from its refunds.

@@ -5,7 +5,14 @@ import {
   type SideRole,
   sideKinds,
 } from '../domain/kinds.ts'
-import { type Currency, countries, currencies, isCountry, toMinorUnits } from '../domain/money.ts'
+import {
+  type Currency,
+  countries,
+  currencies,
+  isCountry,
+  precisionRule,
+  toMinorUnits,
+} from '../domain/money.ts'
 import type { Side } from '../domain/operation.ts'
 import { readPhoneNumber } from '../domain/phone-numbers.ts'
 import { price } from '../domain/pricing.ts'
@@ -101,15 +108,8 @@ function moneyOf(
   }
   const currency = countries[input.country]
   const amountMinor = toMinorUnits(input.amount, currency)
-  if (amountMinor === undefined) {
-    const scale = currencies[currency].scale
-    return reject(
-      'validation_failed',
-      'amount',
-      'invalid_precision',
-      `${currency} amounts take ${scale === 0 ? 'no decimals' : `at most ${scale} decimals`}.`,
-    )
-  }
+  if (amountMinor === undefined)
+    return reject('validation_failed', 'amount', 'invalid_precision', precisionRule(currency))
   return { currency, amountMinor }
 }
 

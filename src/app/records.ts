@@ -24,8 +24,7 @@ export function operationRecord(operation: Operation): Record<string, unknown> {
     merchantReference: operation.merchantReference,
     initiationDate: formatTimestamp(operation.initiatedAtUs),
     currency: operation.currency,
-    ...(operation.failure ? { failureReason: operation.failure } : {}),
-    ...(operation.completedAtUs !== null ? { completionDate: formatTimestamp(operation.completedAtUs) } : {}),
+    ...outcomeFields(operation),
     ...(operation.refunds
       ? { refundedAmount: toMajorUnits(operation.refunds.refundedMinor, operation.currency) }
       : {}),
@@ -50,6 +49,14 @@ export function operationRecord(operation: Operation): Record<string, unknown> {
   }
 }
 
+/** CONTRACT.md, Statuses: failureReason on failed, canceled and error; completionDate once final. */
+function outcomeFields(operation: Operation) {
+  return {
+    ...(operation.failure ? { failureReason: operation.failure } : {}),
+    ...(operation.completedAtUs !== null ? { completionDate: formatTimestamp(operation.completedAtUs) } : {}),
+  }
+}
+
 /**
  * CONTRACT.md, Refunds: the refunded operation's token under its kind's name, the customer paid
  * back, and the additive fields of operations. A refund carries no fee, so no pricing.
@@ -66,8 +73,7 @@ function refundRecord(operation: Operation, refundedKind: string): Record<string
     customer: { ...side.customer },
     merchantReference: operation.merchantReference,
     initiationDate: formatTimestamp(operation.initiatedAtUs),
-    ...(operation.failure ? { failureReason: operation.failure } : {}),
-    ...(operation.completedAtUs !== null ? { completionDate: formatTimestamp(operation.completedAtUs) } : {}),
+    ...outcomeFields(operation),
     channel: side.channel,
     country: side.country,
     ...(operation.metadata ? { metadata: operation.metadata } : {}),

@@ -1,7 +1,7 @@
 import { type OperationKind, refundKindFor } from '../domain/kinds.ts'
-import { type Currency, currencies, toMajorUnits, toMinorUnits } from '../domain/money.ts'
+import { type Currency, precisionRule, toMajorUnits, toMinorUnits } from '../domain/money.ts'
 import type { Metadata, Operation, Side } from '../domain/operation.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
 import { hashRequest, newOperationDraft, openAndSubmit, refuseInternalUrls } from './initiate.ts'
 import type { Principal } from './principal.ts'
@@ -79,16 +79,10 @@ function refundAmountMinor(refunded: Operation, amount: number | undefined): num
   const left = leftToRefundMinor(refunded)
   if (amount === undefined) return left
   const amountMinor = toMinorUnits(amount, refunded.currency)
-  if (amountMinor === undefined) {
-    const { scale } = currencies[refunded.currency]
-    throw new ApiError('validation_failed', undefined, [
-      {
-        field: 'amount',
-        code: 'invalid_precision',
-        message: `${refunded.currency} amounts take ${scale === 0 ? 'no decimals' : `at most ${scale} decimals`}.`,
-      },
+  if (amountMinor === undefined)
+    throw validationFailed([
+      { field: 'amount', code: 'invalid_precision', message: precisionRule(refunded.currency) },
     ])
-  }
   return amountMinor
 }
 

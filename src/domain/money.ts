@@ -62,3 +62,9 @@ export function toMajorUnits(minor: number, currency: Currency): number {
   const scale = currencies[currency].scale
   return scale === 0 ? minor : Number((minor / 10 ** scale).toFixed(scale))
 }
+
+/** How to fix an amount with too many decimals: "XOF amounts take no decimals." */
+export function precisionRule(currency: Currency): string {
+  const { scale } = currencies[currency]
+  return `${currency} amounts take ${scale === 0 ? 'no decimals' : `at most ${scale} decimals`}.`
+}

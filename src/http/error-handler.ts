@@ -31,7 +31,12 @@ export function installErrorHandling(app: FastifyInstance, context: AppContext):
       return sendError(
         reply,
         request,
-        new ApiError('method_not_allowed', undefined, undefined, { allow: allow.join(', ') }),
+        new ApiError(
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}; it takes ${allow.join(', ')}.`,
+          undefined,
+          { allow: allow.join(', ') },
+        ),
       )
     }
     return sendError(reply, request, new ApiError('not_found', `No route for ${request.method} ${path}.`))

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import {
   type RunningMtnMomoSimulator,
   startMtnMomoSimulator,
 } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
+import { type Receiver, startReceiver } from '../support/receiver.ts'
+import { pollUntilDefined, sleep } from '../support/wait.ts'
 
 // The MTN MoMo simulator, driven as a client of MoMo's published Open API would drive it
 // (momodeveloper.mtn.com): a token per product, then RequestToPay, Transfer and Refund with their
@@ -128,62 +128,15 @@ class MomoClient {
   }
 }
 
-interface Received {
-  method: string
-  path: string
-  body: string
-}
-
-/** A small callback listener on 127.0.0.1 that records what arrives and answers 200. */
-async function startListener() {
-  const received: Received[] = []
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      received.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        body: Buffer.concat(chunks).toString(),
-      })
-      response.writeHead(200).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    received,
-    url: (path: string) => `${origin}${path}`,
-    to: (path: string) => received.filter((request) => request.path === path),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 3000,
-) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-
 let simulator: RunningMtnMomoSimulator
 let client: MomoClient
-let listener: Awaited<ReturnType<typeof startListener>>
+let listener: Receiver
 let hookCount = 0
 const hook = () => `/momo/${hookCount++}`
 
 /** Polls a status path until it leaves PENDING. */
 async function finalStatus(path: string, product: Product) {
-  return waitFor(async () => {
+  return pollUntilDefined(async () => {
     const answer = await client.status(path, product)
     return answer.json?.status === 'PENDING' ? undefined : answer
   }, `final status of ${path}`)
@@ -192,7 +145,7 @@ async function finalStatus(path: string, product: Product) {
 before(async () => {
   simulator = await startMtnMomoSimulator({ settleDelayMs, hangMs })
   client = new MomoClient(simulator)
-  listener = await startListener()
+  listener = await startReceiver()
 })
 
 after(async () => {
@@ -303,14 +256,14 @@ test('request to pay: 202 with no body, PENDING, then SUCCESSFUL with one PUT ca
   assert.deepEqual(final.json.payer, { partyIdType: 'MSISDN', partyId: '22997000000' })
   assert.match(final.json.financialTransactionId, /^\d+$/)
   assert.equal(final.json.reason, undefined)
-  const [callback] = await waitFor(
-    () => (listener.to(path).length > 0 ? listener.to(path) : undefined),
+  const [callback] = await pollUntilDefined(
+    () => (listener.requestsTo(path).length > 0 ? listener.requestsTo(path) : undefined),
     'callback',
   )
   assert.equal(callback?.method, 'PUT')
   assert.deepEqual(JSON.parse(callback?.body ?? ''), final.json)
   await sleep(settleDelayMs * 2)
-  assert.equal(listener.to(path).length, 1)
+  assert.equal(listener.requestsTo(path).length, 1)
 })
 
 test('request to pay: a reused X-Reference-Id is a 409 RESOURCE_ALREADY_EXIST', async () => {
@@ -380,8 +333,8 @@ for (const [ending, reason] of declines) {
     assert.equal(final.json.status, 'FAILED')
     assert.equal(final.json.reason, reason)
     assert.equal(final.json.financialTransactionId, undefined)
-    const [callback] = await waitFor(
-      () => (listener.to(path).length > 0 ? listener.to(path) : undefined),
+    const [callback] = await pollUntilDefined(
+      () => (listener.requestsTo(path).length > 0 ? listener.requestsTo(path) : undefined),
       'callback',
     )
     assert.deepEqual(JSON.parse(callback?.body ?? ''), final.json)
@@ -394,7 +347,7 @@ test('request to pay: 104: PENDING for ever, no callback', async () => {
   await sleep(settleDelayMs * 4)
   const answer = await client.status(`/collection/v1_0/requesttopay/${referenceId}`, 'collection')
   assert.equal(answer.json.status, 'PENDING')
-  assert.equal(listener.to(path).length, 0)
+  assert.equal(listener.requestsTo(path).length, 0)
 })
 
 test('request to pay: 105: SUCCESSFUL, but no callback', async () => {
@@ -403,7 +356,7 @@ test('request to pay: 105: SUCCESSFUL, but no callback', async () => {
   const final = await finalStatus(`/collection/v1_0/requesttopay/${referenceId}`, 'collection')
   assert.equal(final.json.status, 'SUCCESSFUL')
   await sleep(settleDelayMs * 3)
-  assert.equal(listener.to(path).length, 0)
+  assert.equal(listener.requestsTo(path).length, 0)
 })
 
 test('request to pay: 106: answered 500, yet stored; it succeeds with its callback', async () => {
@@ -417,7 +370,7 @@ test('request to pay: 106: answered 500, yet stored; it succeeds with its callba
   assert.equal(retry.answer.status, 409)
   const final = await finalStatus(`/collection/v1_0/requesttopay/${referenceId}`, 'collection')
   assert.equal(final.json.status, 'SUCCESSFUL')
-  await waitFor(() => (listener.to(path).length > 0 ? true : undefined), 'callback')
+  await pollUntilDefined(() => (listener.requestsTo(path).length > 0 ? true : undefined), 'callback')
 })
 
 test('request to pay: 107: stored at once, answered only after hangMs; it succeeds', async () => {
@@ -469,8 +422,8 @@ test('transfer: 202, then SUCCESSFUL with one POST callback; the status names th
     'status',
   ])
   assert.deepEqual(final.json.payee, { partyIdType: 'MSISDN', partyId: '22507000000' })
-  const [callback] = await waitFor(
-    () => (listener.to(path).length > 0 ? listener.to(path) : undefined),
+  const [callback] = await pollUntilDefined(
+    () => (listener.requestsTo(path).length > 0 ? listener.requestsTo(path) : undefined),
     'callback',
   )
   assert.equal(callback?.method, 'POST')
@@ -516,8 +469,8 @@ for (const [version, method] of [
     const final = await finalStatus(`/disbursement/v1_0/refund/${referenceId}`, 'disbursement')
     assert.equal(final.json.status, 'SUCCESSFUL')
     assert.deepEqual(final.json.payee, { partyIdType: 'MSISDN', partyId: '22997000200' })
-    const [callback] = await waitFor(
-      () => (listener.to(path).length > 0 ? listener.to(path) : undefined),
+    const [callback] = await pollUntilDefined(
+      () => (listener.requestsTo(path).length > 0 ? listener.requestsTo(path) : undefined),
       'callback',
     )
     assert.equal(callback?.method, method)
@@ -579,8 +532,8 @@ test('extras: a forced status sends the callback; the control paths list transac
   )
   assert.equal(forced.status, 200)
   assert.equal(forced.json.status, 'FAILED')
-  const [callback] = await waitFor(
-    () => (listener.to(path).length > 0 ? listener.to(path) : undefined),
+  const [callback] = await pollUntilDefined(
+    () => (listener.requestsTo(path).length > 0 ? listener.requestsTo(path) : undefined),
     'callback',
   )
   assert.equal(JSON.parse(callback?.body ?? '').reason, 'TRANSACTION_CANCELED')
@@ -595,7 +548,7 @@ test('extras: reasonFormat object gives the swagger ErrorReason; currencies rest
   try {
     const strictClient = new MomoClient(strict)
     const { referenceId } = await strictClient.requestToPay('22997000102')
-    const final = await waitFor(async () => {
+    const final = await pollUntilDefined(async () => {
       const answer = await strictClient.status(`/collection/v1_0/requesttopay/${referenceId}`, 'collection')
       return answer.json.status === 'PENDING' ? undefined : answer
     }, 'final status')
@@ -616,7 +569,7 @@ test('extras: close() ends a request still being held', async () => {
     () => 'answered',
     () => 'cut',
   )
-  await waitFor(() => (other.transactions().length > 0 ? true : undefined), 'the held request')
+  await pollUntilDefined(() => (other.transactions().length > 0 ? true : undefined), 'the held request')
   const startedAt = Date.now()
   await other.close()
   assert.ok(Date.now() - startedAt < 1000)

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import {
   type RunningOrangeMoneySimulator,
   startOrangeMoneySimulator,
 } from '../../src/simulators/orange-money/orange-money-simulator.ts'
+import { type Receiver, startReceiver } from '../support/receiver.ts'
+import { pollUntilDefined, sleep } from '../support/wait.ts'
 
 // The Orange Money Web Payment simulator, driven as a merchant following Orange's published guide
 // would drive it (developer.orange.com, "Orange Money WebPay Dev – Getting started"): a token from
@@ -125,57 +125,9 @@ class WebPayClient {
   }
 }
 
-interface Received {
-  method: string
-  path: string
-  contentType: string | undefined
-  body: string
-}
-
-/** A small notification receiver on 127.0.0.1 that records what arrives and answers 200. */
-async function startListener() {
-  const received: Received[] = []
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      received.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        contentType: request.headers['content-type'],
-        body: Buffer.concat(chunks).toString(),
-      })
-      response.writeHead(200).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    url: (path: string) => `${origin}${path}`,
-    to: (path: string) => received.filter((request) => request.path === path),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 3000,
-) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-
 let simulator: RunningOrangeMoneySimulator
 let client: WebPayClient
-let listener: Awaited<ReturnType<typeof startListener>>
+let listener: Receiver
 let hookCount = 0
 const hook = () => `/notif/${hookCount++}`
 const hookOf = (body: { notif_url: string }) => new URL(body.notif_url).pathname
@@ -189,14 +141,14 @@ async function initiated(overrides: Record<string, unknown> = {}, country = 'dev
 
 /** Polls transactionstatus until it leaves INITIATED and PENDING. */
 async function finalStatus(orderId: string, amount: number, payToken: string) {
-  return waitFor(async () => {
+  return pollUntilDefined(async () => {
     const answer = await client.status(orderId, amount, payToken)
     return ['INITIATED', 'PENDING'].includes(answer.json?.status) ? undefined : answer
   }, `final status of ${orderId}`)
 }
 
 before(async () => {
-  listener = await startListener()
+  listener = await startReceiver()
   simulator = await startOrangeMoneySimulator({ settleDelayMs, hangMs })
   client = new WebPayClient(simulator)
 })
@@ -385,12 +337,12 @@ test('page: Confirmer sends the customer to return_url; SUCCESS is notified with
   const final = await finalStatus(body.order_id, body.amount, payToken)
   assert.equal(final.json.status, 'SUCCESS')
   assert.match(final.json.txnid, /^MP\d{6}\.\d{4}\.[A-Z]\d{5}$/)
-  const [notification] = await waitFor(() => {
-    const got = listener.to(hookOf(body))
+  const [notification] = await pollUntilDefined(() => {
+    const got = listener.requestsTo(hookOf(body))
     return got.length > 0 ? got : undefined
   }, 'notification')
   assert.equal(notification?.method, 'POST')
-  assert.equal(notification?.contentType, 'application/json')
+  assert.equal(notification?.headers['content-type'], 'application/json')
   const sent = JSON.parse(notification?.body ?? '')
   assert.deepEqual(Object.keys(sent), ['status', 'notif_token', 'txnid'])
   assert.deepEqual(sent, { status: 'SUCCESS', notif_token: notifToken, txnid: final.json.txnid })
@@ -398,7 +350,7 @@ test('page: Confirmer sends the customer to return_url; SUCCESS is notified with
   assert.equal(again.status, 409)
   assert.match((await client.page(payToken)).text, /déjà été traité/)
   await sleep(settleDelayMs * 2)
-  assert.equal(listener.to(hookOf(body)).length, 1)
+  assert.equal(listener.requestsTo(hookOf(body)).length, 1)
 })
 
 test('page: Annuler sends the customer to cancel_url; the payment stays INITIATED, not notified', async () => {
@@ -409,7 +361,7 @@ test('page: Annuler sends the customer to cancel_url; the payment stays INITIATE
   assert.equal(cancelled.location, body.cancel_url)
   await sleep(settleDelayMs * 2)
   assert.equal((await client.status(body.order_id, body.amount, payToken)).json.status, 'INITIATED')
-  assert.equal(listener.to(hookOf(body)).length, 0)
+  assert.equal(listener.requestsTo(hookOf(body)).length, 0)
 })
 
 test('page: a number that is not one shows the form again with an error; merchant text is escaped', async () => {
@@ -456,8 +408,8 @@ for (const [ending, status] of notifiedEndings) {
     assert.equal(paid.status, 302)
     const final = await finalStatus(body.order_id, body.amount, payToken)
     assert.equal(final.json.status, status)
-    const [notification] = await waitFor(() => {
-      const got = listener.to(hookOf(body))
+    const [notification] = await pollUntilDefined(() => {
+      const got = listener.requestsTo(hookOf(body))
       return got.length > 0 ? got : undefined
     }, 'notification')
     assert.equal(JSON.parse(notification?.body ?? '').status, status)
@@ -470,7 +422,7 @@ test('test number 103: EXPIRED, and EXPIRED is not notified', async () => {
   const final = await finalStatus(body.order_id, body.amount, payToken)
   assert.equal(final.json.status, 'EXPIRED')
   await sleep(settleDelayMs * 2)
-  assert.equal(listener.to(hookOf(body)).length, 0)
+  assert.equal(listener.requestsTo(hookOf(body)).length, 0)
 })
 
 test('test number 104: PENDING for ever, no notification', async () => {
@@ -480,7 +432,7 @@ test('test number 104: PENDING for ever, no notification', async () => {
   const status = await client.status(body.order_id, body.amount, payToken)
   assert.equal(status.json.status, 'PENDING')
   assert.match(status.json.txnid, /^MP/)
-  assert.equal(listener.to(hookOf(body)).length, 0)
+  assert.equal(listener.requestsTo(hookOf(body)).length, 0)
 })
 
 test('test number 105: SUCCESS, but no notification', async () => {
@@ -488,7 +440,7 @@ test('test number 105: SUCCESS, but no notification', async () => {
   await client.submit(payToken, 'pay', { msisdn: '0701100105' })
   assert.equal((await finalStatus(body.order_id, body.amount, payToken)).json.status, 'SUCCESS')
   await sleep(settleDelayMs * 2)
-  assert.equal(listener.to(hookOf(body)).length, 0)
+  assert.equal(listener.requestsTo(hookOf(body)).length, 0)
 })
 
 test('test number 106: the page answers 500, yet the payment succeeds and is notified', async () => {
@@ -497,7 +449,10 @@ test('test number 106: the page answers 500, yet the payment succeeds and is not
   assert.equal(paid.status, 500)
   assert.equal(paid.location, null)
   assert.equal((await finalStatus(body.order_id, body.amount, payToken)).json.status, 'SUCCESS')
-  await waitFor(() => (listener.to(hookOf(body)).length > 0 ? true : undefined), 'notification')
+  await pollUntilDefined(
+    () => (listener.requestsTo(hookOf(body)).length > 0 ? true : undefined),
+    'notification',
+  )
 })
 
 test('test number 107: the page holds the customer for hangMs; the payment is PENDING then SUCCESS', async () => {
@@ -537,7 +492,7 @@ test('expiry: an untried payment stays INITIATED; Confirmer after the validity e
     assert.equal(late.location, body.return_url)
     assert.equal((await quickClient.status('LATE_1', 500, payToken)).json.status, 'EXPIRED')
     await sleep(settleDelayMs * 2)
-    assert.equal(listener.to(path).length, 0)
+    assert.equal(listener.requestsTo(path).length, 0)
   } finally {
     await quick.close()
   }
@@ -588,8 +543,8 @@ test('control: pay as a number, force a status with its notification, list every
   )
   assert.equal(forced.status, 200)
   assert.equal(forced.json.view.status, 'SUCCESS')
-  const [notification] = await waitFor(() => {
-    const got = listener.to(hookOf(forcedPayment.body))
+  const [notification] = await pollUntilDefined(() => {
+    const got = listener.requestsTo(hookOf(forcedPayment.body))
     return got.length > 0 ? got : undefined
   }, 'forced notification')
   assert.equal(JSON.parse(notification?.body ?? '').notif_token, forcedPayment.notifToken)
@@ -678,7 +633,10 @@ test('close() ends a page request still being held', async () => {
     () => 'answered',
     () => 'cut',
   )
-  await waitFor(() => (other.payments()[0]?.status === 'PENDING' ? true : undefined), 'the held request')
+  await pollUntilDefined(
+    () => (other.payments()[0]?.status === 'PENDING' ? true : undefined),
+    'the held request',
+  )
   const startedAt = Date.now()
   await other.close()
   assert.ok(Date.now() - startedAt < 1000)

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 import { createHash, randomUUID, verify } from 'node:crypto'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import {
   type RunningPawapaySimulator,
   startPawapaySimulator,
 } from '../../src/simulators/pawapay/pawapay-simulator.ts'
+import { type Receiver, startReceiver } from '../support/receiver.ts'
+import { pollUntilDefined, sleep } from '../support/wait.ts'
 
 // The pawaPay simulator, driven as a client of pawaPay's published Merchant API v2 would drive it
 // (docs.pawapay.io/v2): a bearer API token, deposits, payouts and refunds with their status checks,
@@ -20,55 +22,11 @@ interface Answer {
   json: any
 }
 
-interface Received {
-  path: string
-  headers: IncomingHttpHeaders
-  body: string
-}
-
-/** A small callback listener on 127.0.0.1 that records what arrives and answers 200. */
-async function startListener() {
-  const received: Received[] = []
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      received.push({
-        path: request.url ?? '',
-        headers: request.headers,
-        body: Buffer.concat(chunks).toString(),
-      })
-      response.writeHead(200).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    url: (path: string) => `${origin}${path}`,
-    /** The callbacks whose body names this id. */
-    about: (id: string) => received.filter((callback) => callback.body.includes(id)),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 3000,
-) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-
 let simulator: RunningPawapaySimulator
-let listener: Awaited<ReturnType<typeof startListener>>
+let listener: Receiver
+
+/** The callbacks whose body names this id. */
+const callbacksAbout = (id: string) => listener.requests.filter((callback) => callback.body.includes(id))
 
 /** A tiny client written from pawaPay's v2 API reference, not shared with anything else. */
 async function call(method: string, path: string, body?: unknown, token: string | null = simulator.apiToken) {
@@ -112,16 +70,16 @@ async function deposit(phoneNumber: string, overrides: Record<string, unknown> =
 }
 
 async function finalStatus(kind: 'deposits' | 'payouts' | 'refunds', id: string) {
-  return waitFor(async () => {
+  return pollUntilDefined(async () => {
     const answer = await call('GET', `/v2/${kind}/${id}`)
     return ['COMPLETED', 'FAILED'].includes(answer.json?.data?.status) ? answer : undefined
   }, `final status of ${kind} ${id}`)
 }
 
-const callbackOf = (id: string) => waitFor(() => listener.about(id)[0], `callback of ${id}`)
+const callbackOf = (id: string) => pollUntilDefined(() => callbacksAbout(id)[0], `callback of ${id}`)
 
 before(async () => {
-  listener = await startListener()
+  listener = await startReceiver()
   simulator = await startPawapaySimulator({
     settleDelayMs,
     hangMs,
@@ -198,7 +156,7 @@ test('deposit: ACCEPTED, then COMPLETED with one callback whose body is the stat
   const { clientReferenceId: _omitted, ...withoutReference } = data
   assert.deepEqual(JSON.parse(callback.body), withoutReference)
   await sleep(settleDelayMs)
-  assert.equal(listener.about(id).length, 1)
+  assert.equal(callbacksAbout(id).length, 1)
 })
 
 test('deposit: a repeated depositId is DUPLICATE_IGNORED and changes nothing', async () => {
@@ -305,7 +263,7 @@ test('deposit: 104: PROCESSING for ever, no callback; its callback cannot be res
   const { id } = await deposit('22951345104')
   await sleep(settleDelayMs * 3)
   assert.equal((await call('GET', `/v2/deposits/${id}`)).json.data.status, 'PROCESSING')
-  assert.equal(listener.about(id).length, 0)
+  assert.equal(callbacksAbout(id).length, 0)
   const resend = await call('POST', `/v2/deposits/resend-callback/${id}`)
   assert.equal(resend.status, 200)
   assert.equal(resend.json.status, 'REJECTED')
@@ -317,7 +275,7 @@ test('deposit: 105: COMPLETED without a callback, until resend-callback asks for
   const final = await finalStatus('deposits', id)
   assert.equal(final.json.data.status, 'COMPLETED')
   await sleep(settleDelayMs * 2)
-  assert.equal(listener.about(id).length, 0)
+  assert.equal(callbacksAbout(id).length, 0)
   const resend = await call('POST', `/v2/deposits/resend-callback/${id}`)
   assert.deepEqual(resend.json, { depositId: id, status: 'ACCEPTED' })
   assert.equal(JSON.parse((await callbackOf(id)).body).status, 'COMPLETED')
@@ -338,7 +296,10 @@ test('deposit: 106: answered 500 UNKNOWN_ERROR, yet stored; it completes with it
 test('deposit: 107: stored at once, answered ACCEPTED only after hangMs; it completes', async () => {
   const startedAt = Date.now()
   const late = deposit('22951345107')
-  const id = await waitFor(() => simulator.transactions().find((row) => row.outcome === '107')?.id, '107')
+  const id = await pollUntilDefined(
+    () => simulator.transactions().find((row) => row.outcome === '107')?.id,
+    '107',
+  )
   assert.equal((await call('GET', `/v2/deposits/${id}`)).json.status, 'FOUND')
   const { answer } = await late
   assert.equal(answer.json.status, 'ACCEPTED')
@@ -582,7 +543,7 @@ test('callbacks: a receiver that does not answer 2xx gets the callback again', a
       headers: { Authorization: `Bearer ${retrying.apiToken}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     })
-    await waitFor(() => (retrying.callbacks.length >= 2 ? true : undefined), 'the retried callback')
+    await pollUntilDefined(() => (retrying.callbacks.length >= 2 ? true : undefined), 'the retried callback')
     assert.deepEqual(
       retrying.callbacks.map((sent) => sent.status),
       [503, 200],
@@ -604,7 +565,7 @@ test('close() ends a request still being held', async () => {
     () => 'answered',
     () => 'cut',
   )
-  await waitFor(() => (other.transactions().length > 0 ? true : undefined), 'the held request')
+  await pollUntilDefined(() => (other.transactions().length > 0 ? true : undefined), 'the held request')
   const startedAt = Date.now()
   await other.close()
   assert.ok(Date.now() - startedAt < 1000)

@@ -8,6 +8,7 @@ import {
   startWaveSimulator,
   type WaveSimulatorOptions,
 } from '../../src/simulators/wave/wave-simulator.ts'
+import { pollUntilDefined, sleep } from '../support/wait.ts'
 
 // The Wave simulator, driven as a client of Wave's published Business API would drive it
 // (docs.wave.com): checkout sessions paid on the hosted page, payouts with idempotency keys, and
@@ -135,22 +136,6 @@ function signatureValid(signatureHeader: string | undefined, body: string, secre
   return signatures.includes(expected)
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 3000,
-) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-
 let simulator: RunningWaveSimulator
 let client: WaveClient
 let listener: Awaited<ReturnType<typeof startListener>>
@@ -164,7 +149,7 @@ async function startOther(options: WaveSimulatorOptions) {
 
 /** Polls a session until its status leaves `open` or its payment fails. */
 async function settledSession(id: string) {
-  return waitFor(async () => {
+  return pollUntilDefined(async () => {
     const answer = await client.getSession(id)
     const settled = answer.json.checkout_status !== 'open' || answer.json.last_payment_error !== null
     return settled ? answer : undefined
@@ -172,7 +157,7 @@ async function settledSession(id: string) {
 }
 
 async function eventsAbout(id: string, count = 1) {
-  return waitFor(
+  return pollUntilDefined(
     () => (listener.about(id).length >= count ? listener.about(id) : undefined),
     `webhook of ${id}`,
   )
@@ -473,7 +458,7 @@ test('checkout test numbers: 106 answers 500 yet stores the session; the search 
   })
   assert.equal(answer.status, 500)
   assert.equal(answer.json.code, 'internal-server-error')
-  const found = await waitFor(async () => {
+  const found = await pollUntilDefined(async () => {
     const search = await client.request('GET', `/v1/checkout/sessions/search?client_reference=${reference}`)
     return search.json.result[0]?.payment_status === 'succeeded' ? search.json.result[0] : undefined
   }, 'the 106 session to be paid')
@@ -539,7 +524,7 @@ test('webhooks: a rotating secret adds a second v1, each verifiable on its own',
     })
     const session = (await otherClient.createSession()).json
     await otherClient.submitPage(session.id, { action: 'pay', mobile: '' })
-    const event = await waitFor(() => rotation.received[0], 'the webhook')
+    const event = await pollUntilDefined(() => rotation.received[0], 'the webhook')
     const signature = event.headers['wave-signature'] as string
     assert.match(signature, /^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/)
     assert.ok(signatureValid(signature, event.body, 'wave_sn_WHS_old'))
@@ -560,7 +545,7 @@ test('webhooks: a shared secret is sent as Authorization: Bearer, unsigned', asy
     })
     const session = (await otherClient.createSession()).json
     await otherClient.submitPage(session.id, { action: 'pay', mobile: '' })
-    const event = await waitFor(() => receiver.received[0], 'the webhook')
+    const event = await pollUntilDefined(() => receiver.received[0], 'the webhook')
     assert.match(event.headers.authorization ?? '', /^Bearer wave_sn_WHS_/)
     assert.equal(event.headers['wave-signature'], undefined)
   } finally {
@@ -578,7 +563,7 @@ test('webhooks: an event not answered 2xx is sent again, same id, until it is', 
     receiver.failNext(2)
     const session = (await otherClient.createSession()).json
     await otherClient.submitPage(session.id, { action: 'pay', mobile: '' })
-    await waitFor(() => (receiver.received.length >= 3 ? true : undefined), 'three deliveries')
+    await pollUntilDefined(() => (receiver.received.length >= 3 ? true : undefined), 'three deliveries')
     await sleep(80)
     assert.equal(receiver.received.length, 3)
     assert.equal(new Set(receiver.received.map((event) => event.json.id)).size, 1)
@@ -598,7 +583,10 @@ test('webhooks: an unreachable receiver is recorded without a status', async () 
   })
   const session = (await otherClient.createSession()).json
   await otherClient.submitPage(session.id, { action: 'pay', mobile: '' })
-  const [sent] = await waitFor(() => (other.callbacks.length > 0 ? other.callbacks : undefined), 'a try')
+  const [sent] = await pollUntilDefined(
+    () => (other.callbacks.length > 0 ? other.callbacks : undefined),
+    'a try',
+  )
   assert.equal(sent?.status, undefined)
   assert.equal(sent?.url, 'http://127.0.0.1:9/hook')
 })
@@ -725,7 +713,7 @@ test('payout test numbers: 103 is processing, then failed; 104 processing for ev
   assert.equal(slow.payout_error, undefined)
   assert.equal(stuck.status, 'processing')
   assert.equal(silent.status, 'succeeded')
-  const failed = await waitFor(async () => {
+  const failed = await pollUntilDefined(async () => {
     const answer = await client.request('GET', `/v1/payout/${slow.id}`)
     return answer.json.status === 'processing' ? undefined : answer.json
   }, 'the 103 payout to fail')
@@ -751,7 +739,7 @@ test('payout test numbers: 107 answers only after hangMs; the search finds it me
   const reference = `payout-${randomUUID()}`
   const startedAt = Date.now()
   const late = client.payout('+221555110107', { client_reference: reference })
-  const found = await waitFor(async () => {
+  const found = await pollUntilDefined(async () => {
     const search = await client.request('GET', `/v1/payouts/search?client_reference=${reference}`)
     return search.json.result[0]
   }, 'the 107 payout')
@@ -765,7 +753,7 @@ test('payout: asynchronous settlement answers processing, then succeeded', async
   const { otherClient } = await startOther({ payoutSettlement: 'asynchronous' })
   const payout = (await otherClient.payout('+221555110219')).json
   assert.equal(payout.status, 'processing')
-  const done = await waitFor(async () => {
+  const done = await pollUntilDefined(async () => {
     const answer = await otherClient.request('GET', `/v1/payout/${payout.id}`)
     return answer.json.status === 'processing' ? undefined : answer.json
   }, 'the payout to settle')
@@ -824,7 +812,7 @@ test('control: sessions and payouts are listed and forced; a forced end sends it
 test('control: requests, callbacks, a test event, the connection entry, expire-tokens', async () => {
   const answer = await fetch(`${simulator.url}/_simulator/webhooks/test`, { method: 'POST' })
   assert.equal(answer.status, 202)
-  await waitFor(
+  await pollUntilDefined(
     () => listener.received.find((event) => event.json.type === 'test.test_event'),
     'the test event',
   )
@@ -867,7 +855,7 @@ test('close(): ends a request still being held', async () => {
     () => 'answered',
     () => 'cut',
   )
-  await waitFor(() => (held.payouts().length > 0 ? true : undefined), 'the held request')
+  await pollUntilDefined(() => (held.payouts().length > 0 ? true : undefined), 'the held request')
   const startedAt = Date.now()
   await held.close()
   assert.ok(Date.now() - startedAt < 1000)

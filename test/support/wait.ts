@@ -10,3 +10,20 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls `probe` every 10 ms until it gives a value, and returns it; fails naming `what` after `timeoutMs`. */
+export async function pollUntilDefined<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 3000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(10)
+  }
+}

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
+import type { Exchange } from '../http-io.ts'
 import { outcomeForPhoneNumber, type SimulatorOutcome } from '../test-numbers.ts'
 import { checkApiCall, checkBasicCredentials, checkSubscriptionKey } from './auth.ts'
 import { type Refusal, refusals } from './errors.ts'
@@ -9,13 +10,7 @@ import { settleLater } from './settlement.ts'
 import type { SimulatorState } from './state.ts'
 import { type CheckedBody, checkBody, checkCallbackUrl, checkReferenceId } from './validation.ts'
 
-/** One request, once its body has been read. */
-export interface Exchange {
-  readonly request: IncomingMessage
-  readonly response: ServerResponse
-  readonly path: string
-  readonly body: string
-}
+export type { Exchange }
 
 interface Route {
   readonly product: ProductName

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http'
+import { answerSharedControl } from '../control.ts'
 import type { Exchange } from './api-routes.ts'
 import { connectionEntry } from './connection.ts'
-import { queryOf, sendEmpty, sendJson } from './http-io.ts'
+import { sendJson } from './http-io.ts'
 import { type MomoTransaction, statusView } from './ledger.ts'
 import type { MomoStatus } from './operations.ts'
 import { type ForcedStatus, forceStatus } from './settlement.ts'
@@ -129,20 +130,17 @@ function transactionRoutes(
 }
 
 export function handleControl(state: SimulatorState, exchange: Exchange) {
-  const { request, response, path } = exchange
+  const { response, path } = exchange
   const [name = '', ...rest] = path.slice(controlPrefix.length).split('/').filter(Boolean)
-  const method = request.method ?? 'GET'
   if (name === 'transactions') return transactionRoutes(state, exchange, rest)
-  if (name === 'expire-tokens' && method === 'POST') {
-    state.tokens.expireAll()
-    return sendEmpty(response, 204)
-  }
-  if (name === 'callbacks' && method === 'GET') return sendJson(response, 200, state.callbacks.sent)
-  if (name === 'requests' && method === 'GET') return sendJson(response, 200, state.requests)
-  if (name === 'connection' && method === 'GET') {
-    const query = queryOf(request.url)
-    const countries = (query.get('countries') ?? '').split(',').filter(Boolean)
-    return sendJson(response, 200, connectionEntry(state, query.get('channel') ?? 'mtn-momo', countries))
-  }
-  sendJson(response, 404, { error: `Unknown control path ${path}` })
+  const shared = answerSharedControl(exchange, name, {
+    sent: state.callbacks.sent,
+    sentPath: 'callbacks',
+    requests: state.requests,
+    defaultChannel: 'mtn-momo',
+    connection: (channel, countries) => connectionEntry(state, channel, countries),
+    expireTokens: () => state.tokens.expireAll(),
+    sendJson,
+  })
+  if (!shared) sendJson(response, 404, { error: `Unknown control path ${path}` })
 }

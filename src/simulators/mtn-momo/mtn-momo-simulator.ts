@@ -3,10 +3,10 @@
  * Transfer and Refund (disbursement), their status reads and callbacks, account balance and
  * account-holder checks. Every behaviour and its published source is listed in SOURCES.md.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { listen, receive } from '../http-io.ts'
 import type { RunningSimulator } from '../simulator.ts'
-import { type Exchange, handleApiCall } from './api-routes.ts'
+import { handleApiCall } from './api-routes.ts'
 import { CallbackSender } from './callbacks.ts'
 import { type MtnMomoSimulatorOptions, type ProductCredentials, resolveConfig } from './config.ts'
 import { connectionEntry } from './connection.ts'
@@ -18,7 +18,7 @@ import {
   forceByReference,
   handleControl,
 } from './control-routes.ts'
-import { pathOf, readBody, sendJson } from './http-io.ts'
+import { sendJson } from './http-io.ts'
 import { Ledger } from './ledger.ts'
 import type { ProductName } from './operations.ts'
 import { type SimulatorState, Timers } from './state.ts'
@@ -41,27 +41,9 @@ export interface RunningMtnMomoSimulator extends RunningSimulator {
 }
 
 async function dispatch(state: SimulatorState, request: IncomingMessage, response: ServerResponse) {
-  const body = await readBody(request)
-  state.requests.push({
-    method: request.method ?? 'GET',
-    url: request.url ?? '/',
-    headers: { ...request.headers },
-    body,
-    receivedAtMs: Date.now(),
-  })
-  const exchange: Exchange = { request, response, path: pathOf(request.url), body }
+  const exchange = await receive(state.requests, request, response)
   if (exchange.path.startsWith(controlPrefix)) handleControl(state, exchange)
   else handleApiCall(state, exchange)
-}
-
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve(server.address() as AddressInfo)
-    })
-  })
 }
 
 export async function startMtnMomoSimulator(

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
+import type { Exchange } from '../http-io.ts'
 import { checkBearer, checkClient } from './auth.ts'
 import { acceptsCurrency, countryCurrencies, isKnownCountry } from './countries.ts'
 import { type Refusal, refusals } from './errors.ts'
@@ -8,13 +9,7 @@ import { refresh } from './settlement.ts'
 import type { SimulatorState } from './state.ts'
 import { checkStatusBody, checkWebPaymentBody } from './validation.ts'
 
-/** One request, once its body has been read. */
-export interface Exchange {
-  readonly request: IncomingMessage
-  readonly response: ServerResponse
-  readonly path: string
-  readonly body: string
-}
+export type { Exchange }
 
 export function refuse(response: ServerResponse, refusal: Refusal) {
   sendJson(response, refusal.status, refusal.body)

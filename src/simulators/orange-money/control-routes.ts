@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http'
+import { answerSharedControl } from '../control.ts'
 import { type Exchange, paymentUrl } from './api-routes.ts'
 import { connectionEntry } from './connection.ts'
-import { queryOf, sendEmpty, sendJson } from './http-io.ts'
+import { sendJson } from './http-io.ts'
 import { statusView, type WebPayment, type WebPaymentStatus, webPaymentStatuses } from './payments.ts'
 import { cancel, confirm, type ForcedStatus, forceStatus, refresh } from './settlement.ts'
 import type { SimulatorState } from './state.ts'
@@ -142,20 +143,17 @@ function paymentRoutes(state: SimulatorState, exchange: Exchange, rest: string[]
 }
 
 export function handleControl(state: SimulatorState, exchange: Exchange) {
-  const { request, response, path } = exchange
+  const { response, path } = exchange
   const [name = '', ...rest] = path.slice(controlPrefix.length).split('/').filter(Boolean)
-  const method = request.method ?? 'GET'
   if (name === 'payments') return paymentRoutes(state, exchange, rest)
-  if (name === 'expire-tokens' && method === 'POST') {
-    state.tokens.expireAll()
-    return sendEmpty(response, 204)
-  }
-  if (name === 'notifications' && method === 'GET') return sendJson(response, 200, state.notifications.sent)
-  if (name === 'requests' && method === 'GET') return sendJson(response, 200, state.requests)
-  if (name === 'connection' && method === 'GET') {
-    const query = queryOf(request.url)
-    const countries = (query.get('countries') ?? '').split(',').filter(Boolean)
-    return sendJson(response, 200, connectionEntry(state, query.get('channel') ?? 'orange-money', countries))
-  }
-  sendJson(response, 404, { error: `Unknown control path ${path}` })
+  const shared = answerSharedControl(exchange, name, {
+    sent: state.notifications.sent,
+    sentPath: 'notifications',
+    requests: state.requests,
+    defaultChannel: 'orange-money',
+    connection: (channel, countries) => connectionEntry(state, channel, countries),
+    expireTokens: () => state.tokens.expireAll(),
+    sendJson,
+  })
+  if (!shared) sendJson(response, 404, { error: `Unknown control path ${path}` })
 }

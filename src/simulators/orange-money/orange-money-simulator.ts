@@ -4,15 +4,14 @@
  * on, the notification to notif_url, and transactionstatus. Cash-in only: the API has no payout.
  * Every behaviour and its published source is listed in SOURCES.md.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { listen, receive } from '../http-io.ts'
 import type { RunningSimulator } from '../simulator.ts'
-import { type Exchange, handleApiCall, refuse } from './api-routes.ts'
+import { handleApiCall, refuse } from './api-routes.ts'
 import { type OrangeMoneySimulatorOptions, resolveConfig } from './config.ts'
 import { connectionEntry } from './connection.ts'
 import { type ControlView, controlPrefix, controlView, handleControl } from './control-routes.ts'
 import { refusals } from './errors.ts'
-import { pathOf, readBody } from './http-io.ts'
 import { NotificationSender } from './notifications.ts'
 import { handlePaymentPage, pagePrefix } from './payment-page.ts'
 import { PaymentBook } from './payments.ts'
@@ -42,28 +41,10 @@ export interface RunningOrangeMoneySimulator extends RunningSimulator {
 }
 
 async function dispatch(state: SimulatorState, request: IncomingMessage, response: ServerResponse) {
-  const body = await readBody(request)
-  state.requests.push({
-    method: request.method ?? 'GET',
-    url: request.url ?? '/',
-    headers: { ...request.headers },
-    body,
-    receivedAtMs: Date.now(),
-  })
-  const exchange: Exchange = { request, response, path: pathOf(request.url), body }
+  const exchange = await receive(state.requests, request, response)
   if (exchange.path.startsWith(controlPrefix)) handleControl(state, exchange)
   else if (exchange.path.startsWith(pagePrefix)) handlePaymentPage(state, exchange)
   else handleApiCall(state, exchange)
-}
-
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve(server.address() as AddressInfo)
-    })
-  })
 }
 
 function newState(options: OrangeMoneySimulatorOptions): SimulatorState {

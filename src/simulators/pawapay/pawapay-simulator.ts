@@ -3,8 +3,8 @@
  * their status checks, callbacks and callback resends, active configuration, provider prediction
  * and the callback-signing public key. Every behaviour and its published source is in SOURCES.md.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { listen, receive } from '../http-io.ts'
 import type { RunningSimulator } from '../simulator.ts'
 import { handleApiCall } from './api-routes.ts'
 import { CallbackSender } from './callbacks.ts'
@@ -18,7 +18,7 @@ import {
   forceById,
   handleControl,
 } from './control-routes.ts'
-import { type Exchange, pathOf, readBody, sendJson } from './http-io.ts'
+import { sendJson } from './http-io.ts'
 import { Ledger } from './ledger.ts'
 import { createCallbackSigner } from './signing.ts'
 import { type SimulatorState, Timers } from './state.ts'
@@ -42,27 +42,9 @@ export interface RunningPawapaySimulator extends RunningSimulator {
 }
 
 async function dispatch(state: SimulatorState, request: IncomingMessage, response: ServerResponse) {
-  const body = await readBody(request)
-  state.requests.push({
-    method: request.method ?? 'GET',
-    url: request.url ?? '/',
-    headers: { ...request.headers },
-    body,
-    receivedAtMs: Date.now(),
-  })
-  const exchange: Exchange = { request, response, path: pathOf(request.url), body }
+  const exchange = await receive(state.requests, request, response)
   if (exchange.path.startsWith(controlPrefix)) handleControl(state, exchange)
   else handleApiCall(state, exchange)
-}
-
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve(server.address() as AddressInfo)
-    })
-  })
 }
 
 function newState(options: PawapaySimulatorOptions): SimulatorState {

@@ -1,3 +1,4 @@
+import { answerSharedControl } from '../control.ts'
 import { attemptPayment, declinePayment } from './checkout-flow.ts'
 import { connectionEntry } from './connection.ts'
 import {
@@ -8,7 +9,7 @@ import {
   payoutControlView,
   sessionControlView,
 } from './control-force.ts'
-import { queryOf, sendEmpty, sendJson } from './http-io.ts'
+import { sendEmpty, sendJson } from './http-io.ts'
 import type { Exchange, SimulatorState } from './state.ts'
 
 /**
@@ -114,17 +115,20 @@ function payoutRoutes(state: SimulatorState, exchange: Exchange, [id, action]: s
 function simulatorRoutes(state: SimulatorState, exchange: Exchange, name: string) {
   const { request, response } = exchange
   const post = request.method === 'POST'
-  if (name === 'expire-tokens' && post) return sendEmpty(response, 204)
+  const shared = answerSharedControl(exchange, name, {
+    sent: state.webhooks.sent,
+    sentPath: 'callbacks',
+    requests: state.requests,
+    defaultChannel: 'wave',
+    connection: (channel, countries) => connectionEntry(state, channel, countries),
+    // Wave's API keys do not expire: there is nothing to expire.
+    expireTokens: () => {},
+    sendJson,
+  })
+  if (shared) return
   if ((name === 'revoke-api-key' || name === 'restore-api-key') && post) {
     state.apiKeyRevoked = name === 'revoke-api-key'
     return sendEmpty(response, 204)
-  }
-  if (name === 'callbacks' && !post) return sendJson(response, 200, state.webhooks.sent)
-  if (name === 'requests' && !post) return sendJson(response, 200, state.requests)
-  if (name === 'connection' && !post) {
-    const query = queryOf(request.url)
-    const countries = (query.get('countries') ?? '').split(',').filter(Boolean)
-    return sendJson(response, 200, connectionEntry(state, query.get('channel') ?? 'wave', countries))
   }
   unknownPath(exchange)
 }

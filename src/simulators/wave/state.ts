@@ -1,28 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RecordedRequest } from '../simulator.ts'
+import { Timers } from '../timers.ts'
 import type { CheckoutStore } from './checkout-store.ts'
 import type { SimulatorConfig } from './config.ts'
 import type { PayoutStore } from './payout-store.ts'
 import type { WebhookSender } from './webhooks.ts'
 
-/** Timers that never hold the process open and that close() clears together. */
-export class Timers {
-  private readonly pending = new Set<NodeJS.Timeout>()
-
-  after(delayMs: number, run: () => void): void {
-    const timer = setTimeout(() => {
-      this.pending.delete(timer)
-      run()
-    }, delayMs)
-    timer.unref()
-    this.pending.add(timer)
-  }
-
-  clear(): void {
-    for (const timer of this.pending) clearTimeout(timer)
-    this.pending.clear()
-  }
-}
+export { Timers }
 
 /** Everything one running simulator holds. */
 export interface SimulatorState {
@@ -38,10 +21,6 @@ export interface SimulatorState {
   url: string
 }
 
-/** One request, once its body has been read. */
-export interface Exchange {
-  readonly request: IncomingMessage
-  readonly response: ServerResponse
-  readonly path: string
-  readonly body: string
-}
+import type { Exchange } from '../http-io.ts'
+
+export type { Exchange }

@@ -3,8 +3,8 @@
  * page, the Payout API with idempotency keys, and signed webhooks. Every behaviour and its
  * published source is listed in SOURCES.md.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { listen, receive } from '../http-io.ts'
 import type { RunningSimulator } from '../simulator.ts'
 import { handleApiCall } from './api-routes.ts'
 import { CheckoutStore } from './checkout-store.ts'
@@ -21,10 +21,10 @@ import {
   sessionControlView,
 } from './control-force.ts'
 import { controlPrefix, handleControl } from './control-routes.ts'
-import { pathOf, readBody, sendJson } from './http-io.ts'
+import { sendJson } from './http-io.ts'
 import { handlePayPage, payPagePrefix } from './pay-page.ts'
 import { PayoutStore } from './payout-store.ts'
-import { type Exchange, type SimulatorState, Timers } from './state.ts'
+import { type SimulatorState, Timers } from './state.ts'
 import { WebhookSender } from './webhooks.ts'
 
 export type { WaveSimulatorOptions } from './config.ts'
@@ -49,28 +49,10 @@ export interface RunningWaveSimulator extends RunningSimulator {
 }
 
 async function dispatch(state: SimulatorState, request: IncomingMessage, response: ServerResponse) {
-  const body = await readBody(request)
-  state.requests.push({
-    method: request.method ?? 'GET',
-    url: request.url ?? '/',
-    headers: { ...request.headers },
-    body,
-    receivedAtMs: Date.now(),
-  })
-  const exchange: Exchange = { request, response, path: pathOf(request.url), body }
+  const exchange = await receive(state.requests, request, response)
   if (exchange.path.startsWith(controlPrefix)) handleControl(state, exchange)
   else if (exchange.path.startsWith(payPagePrefix)) handlePayPage(state, exchange)
   else handleApiCall(state, exchange)
-}
-
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve(server.address() as AddressInfo)
-    })
-  })
 }
 
 function newState(options: WaveSimulatorOptions): SimulatorState {
