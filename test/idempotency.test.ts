@@ -80,7 +80,7 @@ describeEachStore('idempotency of merchantReference', (store) => {
   let merchant: IssuedMerchant
   let client: ApiClient
   before(async () => {
-    app = await startApp(store(), { environment })
+    app = await startApp(store(), { environment, liveOperators: true })
     merchant = await app.createMerchant()
     client = app.client(merchant.sandbox)
   })

@@ -32,7 +32,7 @@ describeEachStore('one merchant, one mode: nobody sees another\u2019s operations
   const tokens: Record<Made, string> = { aCollect: '', aDisbursement: '', aLiveCollect: '', bCollect: '' }
 
   before(async () => {
-    app = await startApp(store())
+    app = await startApp(store(), { liveOperators: true })
     const a = await app.createMerchant('Merchant A')
     const b = await app.createMerchant('Merchant B')
     clients = {

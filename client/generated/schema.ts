@@ -810,6 +810,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                                 /** @description What its refunds that are not failed, canceled or error add up to */
                                 refundedAmount: number;
                             }[];
@@ -1115,6 +1117,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                                 /** @description What its refunds that are not failed, canceled or error add up to */
                                 refundedAmount: number;
                             };
@@ -1471,6 +1475,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                                 /** @description What its refunds that are not failed, canceled or error add up to */
                                 refundedAmount: number;
                             };
@@ -1687,6 +1693,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             }[];
                         };
                         meta: {
@@ -1988,6 +1996,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                         };
                     };
@@ -2341,6 +2351,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                         };
                     };
@@ -2555,6 +2567,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             }[];
                         };
                         meta: {
@@ -2856,6 +2870,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                         };
                     };
@@ -3209,6 +3225,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                         };
                     };
@@ -3423,6 +3441,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             }[];
                         };
                         meta: {
@@ -3724,6 +3744,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                         };
                     };
@@ -4077,6 +4099,8 @@ export interface operations {
                                 };
                                 channel: string;
                                 country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                         };
                     };
@@ -4285,6 +4309,8 @@ export interface operations {
                                         code: string;
                                         message: string;
                                     };
+                                    /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                    operatorReference?: string;
                                 };
                                 to: {
                                     amount: number;
@@ -4309,6 +4335,8 @@ export interface operations {
                                         code: string;
                                         message: string;
                                     };
+                                    /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                    operatorReference?: string;
                                 };
                                 merchantReference: string;
                                 /** @description UTC, microseconds, trailing Z */
@@ -4667,6 +4695,8 @@ export interface operations {
                                         code: string;
                                         message: string;
                                     };
+                                    /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                    operatorReference?: string;
                                 };
                                 to: {
                                     amount: number;
@@ -4691,6 +4721,8 @@ export interface operations {
                                         code: string;
                                         message: string;
                                     };
+                                    /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                    operatorReference?: string;
                                 };
                                 merchantReference: string;
                                 /** @description UTC, microseconds, trailing Z */
@@ -5075,6 +5107,8 @@ export interface operations {
                                         code: string;
                                         message: string;
                                     };
+                                    /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                    operatorReference?: string;
                                 };
                                 to: {
                                     amount: number;
@@ -5099,6 +5133,8 @@ export interface operations {
                                         code: string;
                                         message: string;
                                     };
+                                    /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                    operatorReference?: string;
                                 };
                                 merchantReference: string;
                                 /** @description UTC, microseconds, trailing Z */
@@ -5356,6 +5392,8 @@ export interface operations {
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                         };
                     };
@@ -5707,6 +5745,8 @@ export interface operations {
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             }[];
                         };
                         meta: {
@@ -5945,6 +5985,8 @@ export interface operations {
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                         };
                     };
@@ -7488,6 +7530,8 @@ export interface operations {
                             };
                             channel: string;
                             country: string;
+                            /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                            operatorReference?: string;
                             /** @description What its refunds that are not failed, canceled or error add up to */
                             refundedAmount: number;
                         };
@@ -7527,6 +7571,8 @@ export interface operations {
                             };
                             channel: string;
                             country: string;
+                            /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                            operatorReference?: string;
                         };
                     } | {
                         disbursement: {
@@ -7564,6 +7610,8 @@ export interface operations {
                             };
                             channel: string;
                             country: string;
+                            /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                            operatorReference?: string;
                         };
                     } | {
                         withdraw: {
@@ -7601,6 +7649,8 @@ export interface operations {
                             };
                             channel: string;
                             country: string;
+                            /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                            operatorReference?: string;
                         };
                     } | {
                         transfer: {
@@ -7632,6 +7682,8 @@ export interface operations {
                                     code: string;
                                     message: string;
                                 };
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                             to: {
                                 amount: number;
@@ -7656,6 +7708,8 @@ export interface operations {
                                     code: string;
                                     message: string;
                                 };
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
                             };
                             merchantReference: string;
                             /** @description UTC, microseconds, trailing Z */
@@ -7698,6 +7752,8 @@ export interface operations {
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                            operatorReference?: string;
                         };
                     };
                 };

@@ -1,4 +1,4 @@
-import { type OperationKind, operationKinds, type SideKind } from '../domain/kinds.ts'
+import { type OperationKind, operationKinds, type SideKind, sideKinds } from '../domain/kinds.ts'
 import { type Currency, toMajorUnits } from '../domain/money.ts'
 import { milliToPercentage } from '../domain/pricing.ts'
 import type { ChannelRoute, FeeRow } from '../store/repositories/catalogue.ts'
@@ -47,7 +47,10 @@ export async function listChannels(
   ])
   fees.sort((a, b) => specificity(b) - specificity(a))
   const channels = new Map<string, ChannelView>()
-  for (const route of routes.filter(routeFilter(filters))) {
+  // Live mode lists only what an operator connection can carry (CONTRACT.md, Operators).
+  const connected = (route: ChannelRoute) =>
+    context.providers.connects(principal.mode, route.channel, route.country, sideKinds[route.kind].direction)
+  for (const route of routes.filter(routeFilter(filters)).filter(connected)) {
     const fee = fees.find((row) => feeApplies(row, route))
     if (!fee) continue
     const key = `${route.channel}/${route.country}`

@@ -1,6 +1,7 @@
+import type { SideRole } from '../domain/kinds.ts'
 import type { Operation } from '../domain/operation.ts'
 import { ApiError } from '../errors.ts'
-import type { NotificationInput } from '../providers/provider.ts'
+import type { NotificationInput, ProviderNotification } from '../providers/provider.ts'
 import type { AppContext } from './context.ts'
 import { pollSide, settleSide } from './lifecycle.ts'
 
@@ -20,8 +21,8 @@ export async function receiveProviderNotification(
   const notification = await adapter.parseNotification(input)
   if (!notification)
     throw new ApiError('invalid_credentials', 'The notification is not authentic or not understood.')
-  const operation = (await context.store.operations.findAnyByToken(notification.token))?.operation
-  const side = operation?.sides.find((candidate) => candidate.role === notification.role)
+  const { operation, role } = await notifiedSide(context, notification)
+  const side = operation?.sides.find((candidate) => candidate.role === role)
   if (
     !operation ||
     !side ||
@@ -34,5 +35,18 @@ export async function receiveProviderNotification(
   }
   // An unsigned notification proves nothing: the operator's status endpoint is asked instead.
   if (notification.confirm) return side.status === 'pending' ? pollSide(context, operation, side) : operation
-  return settleSide(context, operation.id, notification.role, notification.outcome, 'provider')
+  return settleSide(context, operation.id, side.role, notification.outcome, 'provider')
+}
+
+/** The side a notification names: by our token and role, or by the reference its operator knows it by. */
+async function notifiedSide(
+  context: AppContext,
+  { side }: ProviderNotification,
+): Promise<{ operation?: Operation; role?: SideRole }> {
+  if ('operatorReference' in side)
+    return (await context.store.operations.findByOperatorReference(side.operatorReference)) ?? {}
+  return {
+    operation: (await context.store.operations.findAnyByToken(side.token))?.operation,
+    role: side.role,
+  }
 }

@@ -156,6 +156,14 @@ async function priceSide(
       `Channel ${input.channel} does not serve ${kind} in ${input.country}; GET /api/v1/channels lists what does.`,
     )
   }
+  if (!context.providers.connects(principal.mode, input.channel, input.country, sideKinds[kind].direction)) {
+    return reject(
+      'channel_unavailable',
+      'channel',
+      'channel_unavailable',
+      `Channel ${input.channel} is not connected for live ${kind} in ${input.country}; GET /api/v1/channels with a live key lists what is.`,
+    )
+  }
   if (amountMinor < route.minAmountMinor || amountMinor > route.maxAmountMinor) {
     const unit = 10 ** currencies[currency].scale
     return reject(

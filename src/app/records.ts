@@ -31,7 +31,12 @@ export function operationRecord(operation: Operation): Record<string, unknown> {
     ...(operation.metadata ? { metadata: operation.metadata } : {}),
   }
   if (!isSingleSided(operation.kind)) {
-    const sides = Object.fromEntries(operation.sides.map((side) => [side.role, sideRecord(side, true)]))
+    const sides = Object.fromEntries(
+      operation.sides.map((side) => [
+        side.role,
+        { ...sideRecord(side, true), ...operatorReferenceOf(operation, side) },
+      ]),
+    )
     return { ...common, ...sides, ...closing }
   }
   const [side] = operation.sides
@@ -46,7 +51,18 @@ export function operationRecord(operation: Operation): Record<string, unknown> {
     ...closing,
     channel: side!.channel,
     country: side!.country,
+    ...operatorReferenceOf(operation, side!),
   }
+}
+
+/**
+ * CONTRACT.md, Operators: a live side's id at its operator, for the merchant to quote to it: the
+ * operator's transaction id once it gave one, the reference Sika submitted it under before that.
+ */
+function operatorReferenceOf(operation: Operation, side: Side): { operatorReference?: string } {
+  if (operation.mode !== 'live') return {}
+  const reference = side.providerReference ?? side.operatorReference
+  return reference ? { operatorReference: reference } : {}
 }
 
 /** CONTRACT.md, Statuses: failureReason on failed, canceled and error; completionDate once final. */
@@ -77,6 +93,7 @@ function refundRecord(operation: Operation, refundedKind: string): Record<string
     channel: side.channel,
     country: side.country,
     ...(operation.metadata ? { metadata: operation.metadata } : {}),
+    ...operatorReferenceOf(operation, side),
   }
 }
 

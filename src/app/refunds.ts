@@ -1,4 +1,4 @@
-import { type OperationKind, refundKindFor } from '../domain/kinds.ts'
+import { type OperationKind, refundKindFor, sideKinds } from '../domain/kinds.ts'
 import { type Currency, precisionRule, toMajorUnits, toMinorUnits } from '../domain/money.ts'
 import type { Metadata, Operation, Side } from '../domain/operation.ts'
 import { ApiError, validationFailed } from '../errors.ts'
@@ -47,10 +47,12 @@ export async function refundOperation(
     if (replayed?.requestHash === requestHash) return replayed
     throw exceedsCollected(refunded, 0)
   }
+  const side = refundSide(refunded, amountMinor)
+  refuseUnlessConnected(context, principal, side)
   const draft = newOperationDraft(principal, refundKind, {
     merchantReference: request.merchantReference,
     requestHash,
-    sides: [refundSide(refunded, amountMinor)],
+    sides: [side],
     urls: { callbackUrl: request.callbackUrl ?? refunded.urls.callbackUrl },
     metadata: request.metadata,
     refundOf: { id: refunded.id, token: refunded.token },
@@ -64,6 +66,23 @@ export async function refundOperation(
     if (now) refuseUnlessSucceeded(now)
     throw exceedsCollected(now ?? refunded, amountMinor)
   }
+}
+
+/** A live refund pays the customer back through the collect's channel: it must be connected for payouts. */
+function refuseUnlessConnected(context: AppContext, principal: Principal, side: Side): void {
+  if (context.providers.connects(principal.mode, side.channel, side.country, sideKinds[side.kind].direction))
+    return
+  throw new ApiError(
+    'channel_unavailable',
+    `The refund would pay the customer back through ${side.channel} in ${side.country}, which is not connected for live payouts.`,
+    [
+      {
+        field: 'channel',
+        code: 'channel_unavailable',
+        message: `${side.channel} in ${side.country} cannot pay out in live mode; refund the customer another way.`,
+      },
+    ],
+  )
 }
 
 function refuseUnlessSucceeded(refunded: Operation): void {

@@ -189,6 +189,15 @@ const refundedAmount = {
   }),
 }
 
+const operatorReference = {
+  operatorReference: Type.Optional(
+    Type.String({
+      description:
+        'Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under)',
+    }),
+  ),
+}
+
 const singleRecordFields = {
   token: Type.String({ pattern: tokenPattern }),
   status: Status,
@@ -203,6 +212,7 @@ const singleRecordFields = {
   ...recordTail,
   channel: Type.String(),
   country: Type.String(),
+  ...operatorReference,
 }
 
 const SideRecord = Type.Object({
@@ -216,6 +226,7 @@ const SideRecord = Type.Object({
   currency: Type.String(),
   status: Status,
   failureReason: Type.Optional(FailureReason),
+  ...operatorReference,
 })
 
 /**
@@ -259,6 +270,7 @@ function refundRecordOf(kind: OperationKind, refundedKind: OperationKind) {
     channel: Type.String(),
     country: Type.String(),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+    ...operatorReference,
   })
 }
 

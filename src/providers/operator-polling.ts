@@ -17,5 +17,5 @@ export function unsignedNotification(query: URLSearchParams | undefined): Provid
   const token = query?.get('token')
   const role = query?.get('role')
   if (!token || !role || !roles.includes(role)) return undefined
-  return { token, role: role as SideRole, outcome: { status: 'pending' }, confirm: true }
+  return { side: { token, role: role as SideRole }, outcome: { status: 'pending' }, confirm: true }
 }

@@ -25,10 +25,13 @@ export interface ProviderRequest {
   operatorReference?: string
 }
 
-/** An operator's notification, verified and translated: which side, and what happened to it. */
+/**
+ * An operator's notification, verified and translated: which side, and what happened to it. The
+ * side is named by our token and role, or only by its operator reference (pawaPay's callbacks
+ * carry just their depositId).
+ */
 export interface ProviderNotification {
-  token: string
-  role: SideRole
+  side: { token: string; role: SideRole } | { operatorReference: string }
   outcome: ProviderOutcome
   /** An unsigned notification is only a hint: the side's status is asked of the operator before anything settles. */
   confirm?: boolean
@@ -48,6 +51,8 @@ export interface NotificationInput {
  */
 export interface ProviderAdapter {
   readonly name: string
+  /** The ways this adapter can move money; one without cash-out (Orange Money Web Payment) cannot pay out. */
+  readonly directions: readonly Direction[]
   initiate(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome>
   pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome>
   /** Undefined when the notification is not authentic or not understood: nothing changes. */

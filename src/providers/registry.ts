@@ -1,9 +1,14 @@
-import type { Mode } from '../domain/kinds.ts'
+import type { Direction, Mode } from '../domain/kinds.ts'
 import type { ProviderAdapter } from './provider.ts'
 
 /** Which adapter moves a side's money: sandbox mode always uses the sandbox; live mode asks the channel. */
 export interface ProviderRegistry {
   adapterFor(mode: Mode, channel: string, country: string): ProviderAdapter
+  /**
+   * Whether a side can go anywhere: always in the sandbox; in live mode only through a connected
+   * (channel, country) whose adapter moves money that way (CONTRACT.md, Operators).
+   */
+  connects(mode: Mode, channel: string, country: string, direction: Direction): boolean
   /** By adapter name, for operators' notifications (POST /providers/:name/notifications). */
   byName(name: string): ProviderAdapter | undefined
 }
@@ -13,11 +18,16 @@ const notConnected = (channel: string) => ({
   reason: { code: 'operator_not_connected', message: `No live connection to ${channel} is configured.` },
 })
 
-/** Live mode with no adapter for the channel: a technical error, and no money moves. */
+/**
+ * A live side whose connection is no longer in OPERATORS_FILE (removed since its initiation). A
+ * side never submitted moved nothing, so it is an error; one already submitted stays pending, as
+ * its money may have moved, until the connection returns or the operation expires.
+ */
 const unconnectedOperator: ProviderAdapter = {
   name: 'unconnected',
+  directions: [],
   initiate: async (request) => notConnected(request.channel),
-  pollStatus: async (request) => notConnected(request.channel),
+  pollStatus: async () => ({ status: 'pending', pollAfterMs: 60_000 }),
   parseNotification: async () => undefined,
 }
 
@@ -42,6 +52,8 @@ export function createProviderRegistry(
   return {
     adapterFor: (mode, channel, country) =>
       mode === 'sandbox' ? sandbox : (byRoute.get(`${channel}/${country}`) ?? unconnectedOperator),
+    connects: (mode, channel, country, direction) =>
+      mode === 'sandbox' || (byRoute.get(`${channel}/${country}`)?.directions.includes(direction) ?? false),
     byName: (name) => named.get(name),
   }
 }

@@ -19,6 +19,7 @@ export interface Database {
   events: EventsTable
   event_attempts: EventAttemptsTable
   scheduled_work: ScheduledWorkTable
+  operator_references: OperatorReferencesTable
 }
 
 export interface MerchantsTable {
@@ -204,4 +205,11 @@ export interface ScheduledWorkTable {
   lease_until_us: number | null
   attempts: number
   done_at_us: number | null
+}
+
+/** Which side of which operation an operator reference names (pawaPay's callbacks give only that). */
+export interface OperatorReferencesTable {
+  reference: string
+  operation_id: number
+  role: string
 }

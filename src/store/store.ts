@@ -7,6 +7,7 @@ import * as defaultCatalogue from './migrations/0002-default-catalogue.ts'
 import * as ledger from './migrations/0003-ledger.ts'
 import * as lifecycle from './migrations/0004-lifecycle.ts'
 import * as refundsAndStatements from './migrations/0005-refunds-and-statements.ts'
+import * as operatorReferences from './migrations/0006-operator-references.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
 import type { RepositoryScope } from './repositories/executor.ts'
@@ -133,6 +134,7 @@ const migrations: Record<string, MigrationModule> = {
   '0003-ledger': ledger,
   '0004-lifecycle': lifecycle,
   '0005-refunds-and-statements': refundsAndStatements,
+  '0006-operator-references': operatorReferences,
 }
 
 /**

@@ -48,7 +48,11 @@ describeEachStore('callbacks: each mode has its own webhook secret', (store) => 
 
   before(async () => {
     receiver = await startReceiver()
-    app = await startApp(store(), { clock: manualClock(Date.now() * 1000), workers: 'manual' })
+    app = await startApp(store(), {
+      clock: manualClock(Date.now() * 1000),
+      workers: 'manual',
+      liveOperators: true,
+    })
   })
   after(async () => {
     await app.close()
@@ -213,7 +217,11 @@ describeEachStore('callbacks: merchants created before each mode had its own sec
 
   before(async () => {
     receiver = await startReceiver()
-    app = await startApp(store(), { clock: manualClock(Date.now() * 1000), workers: 'manual' })
+    app = await startApp(store(), {
+      clock: manualClock(Date.now() * 1000),
+      workers: 'manual',
+      liveOperators: true,
+    })
   })
   after(async () => {
     for (const other of opened) await other.close()
@@ -245,7 +253,11 @@ describeEachStore('callbacks: merchants created before each mode had its own sec
   }
 
   async function restart(): Promise<TestApp> {
-    const started = await startApp(store(), { clock: manualClock(Date.now() * 1000), workers: 'manual' })
+    const started = await startApp(store(), {
+      clock: manualClock(Date.now() * 1000),
+      workers: 'manual',
+      liveOperators: true,
+    })
     opened.push(started)
     return started
   }

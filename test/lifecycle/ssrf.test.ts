@@ -91,7 +91,11 @@ describeEachStore('SSRF guard at initiation', (store) => {
   let merchant: IssuedMerchant
   let sequence = 0
   before(async () => {
-    app = await startApp(store(), { clock: manualClock(Date.now() * 1000), workers: 'manual' })
+    app = await startApp(store(), {
+      clock: manualClock(Date.now() * 1000),
+      workers: 'manual',
+      liveOperators: true,
+    })
     merchant = await app.createMerchant('SSRF merchant')
   })
   after(() => app.close())
@@ -176,7 +180,11 @@ describeEachStore('SSRF guard at delivery', (store) => {
   let receiver: Receiver
   before(async () => {
     receiver = await startReceiver()
-    app = await startApp(store(), { clock: manualClock(Date.now() * 1000), workers: 'manual' })
+    app = await startApp(store(), {
+      clock: manualClock(Date.now() * 1000),
+      workers: 'manual',
+      liveOperators: true,
+    })
   })
   after(async () => {
     await app.close()

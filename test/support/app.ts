@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
@@ -7,8 +10,10 @@ import { createMerchant, type IssuedMerchant, type KeyPair } from '../../src/app
 import { createWorkers, type Workers } from '../../src/app/workers.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { Clock } from '../../src/domain/clock.ts'
+import { defaultChannels } from '../../src/domain/default-catalogue.ts'
 import { buildServer } from '../../src/http/server.ts'
 import { createLogger } from '../../src/logger.ts'
+import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
 import type { Database } from '../../src/store/schema.ts'
 import { rawDatabase } from '../../src/store/store.ts'
 import { checkResponse } from './openapi-check.ts'
@@ -55,15 +60,23 @@ export interface StartOptions {
   /** 'manual' (the default): nothing runs in the background; the test calls app.workers.runDue(). */
   workers?: 'background' | 'manual'
   environment?: Record<string, string>
+  /**
+   * Connects every catalogue channel and country, in live mode, to one MTN MoMo simulator (a real
+   * server on 127.0.0.1): for tests of live keys that are not about an operator. Without it a live
+   * initiation is 422 channel_unavailable, as it is with no OPERATORS_FILE.
+   */
+  liveOperators?: boolean
 }
 
 /** Starts the real service on a real port over the target store, as `sika serve` would. */
 export async function startApp(target: StoreTarget, options: StartOptions = {}): Promise<TestApp> {
+  const operators = options.liveOperators ? await simulatedOperators() : undefined
   const config = loadConfig({
     DATABASE_URL: target.databaseUrl,
     PUBLIC_BASE_URL: testPublicBaseUrl,
     SECRETS_KEY: testSecretsKey,
     LOG_LEVEL: 'info',
+    ...(operators ? { OPERATORS_FILE: operators.file } : {}),
     ...options.environment,
   })
   const logs: string[] = []
@@ -94,6 +107,7 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
       await server.close()
       await workers.stop()
       await context.store.close()
+      await operators?.close()
     },
   }
 }
@@ -148,6 +162,24 @@ export function manualClock(startUs = Date.UTC(2026, 10, 21, 10, 0, 0) * 1000) {
     nowUs: () => ++now,
     advance(milliseconds: number) {
       now += milliseconds * 1000
+    },
+  }
+}
+
+/** One MTN MoMo simulator behind every catalogue channel and country (see StartOptions.liveOperators). */
+async function simulatedOperators(): Promise<{ file: string; close(): Promise<void> }> {
+  const simulator = await startMtnMomoSimulator({ settleDelayMs: 100 })
+  const directory = mkdtempSync(join(tmpdir(), 'sika-operators-'))
+  const file = join(directory, 'operators.json')
+  const connections = defaultChannels.map(({ channel, countries }) =>
+    simulator.connection(channel, countries),
+  )
+  writeFileSync(file, JSON.stringify({ connections }))
+  return {
+    file,
+    close: async () => {
+      await simulator.close()
+      rmSync(directory, { recursive: true, force: true })
     },
   }
 }

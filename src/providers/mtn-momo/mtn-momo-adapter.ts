@@ -73,6 +73,7 @@ export function createMtnMomoAdapter(options: MtnMomoAdapterOptions): ProviderAd
 
   return {
     name: 'mtn-momo',
+    directions: ['cash-in', 'cash-out'],
     initiate,
     pollStatus,
     // Unsigned: which side it is about comes from the query Sika put on X-Callback-Url; what

@@ -113,6 +113,8 @@ export function createOrangeMoneyAdapter(options: OrangeMoneyAdapterOptions): Pr
 
   return {
     name: 'orange-money',
+    // Web Payment is a checkout the customer pays: Orange offers no payout in this API.
+    directions: ['cash-in'],
     initiate,
     pollStatus,
     parseNotification: async ({ query }) => unsignedNotification(query),

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { SideRole } from '../../domain/kinds.ts'
 import { type SandboxBehaviour, sandboxBehaviourFor, sandboxReasons } from '../../domain/sandbox-outcomes.ts'
 import type { ProviderAdapter, ProviderNotification, ProviderOutcome, ProviderRequest } from '../provider.ts'
 
@@ -22,6 +23,7 @@ export function createSandboxAdapter(options: SandboxOptions): ProviderAdapter {
     answer({ ...request, submittedAtUs: request.submittedAtUs ?? nowUs }, nowUs)
   return {
     name: 'sandbox',
+    directions: ['cash-in', 'cash-out'],
     initiate: async (request, nowUs) => initiate(request, nowUs),
     answerAtOnce: initiate,
     pollStatus: async (request, nowUs) => answer(request, nowUs),
@@ -103,8 +105,7 @@ function parseSandboxNotification(rawBody: string): ProviderNotification | undef
     status: 'pending' as const,
   }
   return {
-    token: match[1]!,
-    role: match[2] as ProviderNotification['role'],
+    side: { token: match[1]!, role: match[2] as SideRole },
     outcome: { ...outcome, providerReference: reference as string },
   }
 }

@@ -49,7 +49,7 @@ function parseWaveWebhook(
   const side = sideOfClientReference(data?.client_reference)
   if (!side) return undefined
   // Authentic, but the status check decides: duplicates and out-of-order webhooks then change nothing.
-  return { ...side, outcome: { status: 'pending' }, confirm: true }
+  return { side, outcome: { status: 'pending' }, confirm: true }
 }
 
 /**
@@ -118,6 +118,7 @@ export function createWaveAdapter(options: WaveAdapterOptions): ProviderAdapter 
 
   return {
     name: 'wave',
+    directions: ['cash-in', 'cash-out'],
     initiate,
     pollStatus,
     parseNotification: async (input) => parseWaveWebhook(input, options.webhookSecret),

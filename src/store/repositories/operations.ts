@@ -1,5 +1,5 @@
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely'
-import { type Mode, type OperationKind, refundKindFor } from '../../domain/kinds.ts'
+import { type Mode, type OperationKind, refundKindFor, type SideRole } from '../../domain/kinds.ts'
 import type { Currency } from '../../domain/money.ts'
 import type { Metadata, Operation, OperationUrls, Side } from '../../domain/operation.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
@@ -47,6 +47,8 @@ export interface OperationsRepository {
   findById(id: number): Promise<Operation | undefined>
   /** Whoever holds the token, with its merchant's name: the checkout page and operators' notifications. */
   findAnyByToken(token: string): Promise<OperationWithMerchant | undefined>
+  /** The operation and side an operator knows by this reference (any merchant: notifications come from operators). */
+  findByOperatorReference(reference: string): Promise<{ operation: Operation; role: SideRole } | undefined>
   /** Reads the operation for a change: the row lock (PostgreSQL) or the write lock (SQLite) orders racing changes. */
   lockById(id: number): Promise<Operation | undefined>
   save(operation: Operation): Promise<void>
@@ -78,6 +80,7 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
         )
         .returning('id')
         .executeTakeFirst()
+      if (inserted) await insertOperatorReferences(db, inserted.id, operation.sides)
       return inserted?.id
     },
     async findByReference(merchantId, mode, kind, merchantReference) {
@@ -102,6 +105,7 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
       return row && toOperation(row)
     },
     findAnyByToken: (token) => findAnyByToken(db, token),
+    findByOperatorReference: (reference) => findByOperatorReference(db, reference),
     async lockById(id) {
       const query = selectOperations().where('id', '=', id)
       const row = await (dialect.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst()
@@ -137,6 +141,26 @@ async function findAnyByToken(db: Executor, token: string): Promise<OperationWit
     .where('operations.token', '=', token)
     .executeTakeFirst()
   return row && { operation: toOperation(row), merchantName: row.merchant_name }
+}
+
+async function insertOperatorReferences(db: Executor, operationId: number, sides: readonly Side[]) {
+  const rows = sides.flatMap((side) =>
+    side.operatorReference
+      ? [{ reference: side.operatorReference, operation_id: operationId, role: side.role }]
+      : [],
+  )
+  if (rows.length > 0) await db.insertInto('operator_references').values(rows).execute()
+}
+
+async function findByOperatorReference(db: Executor, reference: string) {
+  const row = await db
+    .selectFrom('operator_references')
+    .innerJoin('operations', 'operations.id', 'operator_references.operation_id')
+    .selectAll('operations')
+    .select('operator_references.role as side_role')
+    .where('operator_references.reference', '=', reference)
+    .executeTakeFirst()
+  return row && { operation: toOperation(row), role: row.side_role as SideRole }
 }
 
 async function adjustRefunded(db: Executor, refundedId: number, deltaMinor: number): Promise<boolean> {
