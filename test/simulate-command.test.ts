@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
@@ -84,6 +87,35 @@ test('each operator has its simulator, with its own connection entry', async () 
   }
 })
 
+test('several operators at once: one OPERATORS_FILE written for all, their notifications sent to --sika-url', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'sika-simulate-'))
+  const file = join(directory, 'operators.json')
+  const run = await simulate([
+    'mtn-momo',
+    'wave',
+    '--operators-file',
+    file,
+    '--sika-url',
+    'http://127.0.0.1:9',
+  ])
+  try {
+    const written = JSON.parse(readFileSync(file, 'utf8')) as { connections: Record<string, any>[] }
+    assert.deepEqual(written, run.operators, 'the file holds what was printed')
+    assert.deepEqual(
+      written.connections.map((entry) => [entry.adapter, entry.channel, entry.countries]),
+      [
+        ['mtn-momo', 'mtn-momo', ['CI']],
+        ['wave', 'wave', ['SN']],
+      ],
+    )
+    assert.notEqual(written.connections[0]!.baseUrl, written.connections[1]!.baseUrl)
+    assert.equal((statSync(file).mode & 0o777).toString(8), '600', 'it holds secrets')
+  } finally {
+    assert.equal(await run.stop(), 0)
+    rmSync(directory, { recursive: true, force: true })
+  }
+})
+
 test('an unknown operator or a bad port is a usage error (exit 2)', async () => {
   for (const args of [['nope'], ['wave', '--port', 'x'], []]) {
     const child = spawn(process.execPath, ['bin/sika.mjs', 'simulate', ...args], {
@@ -97,6 +129,6 @@ test('an unknown operator or a bad port is a usage error (exit 2)', async () => 
     })
     const [code] = await once(child, 'exit')
     assert.equal(code, 2, args.join(' '))
-    assert.match(stderr, /simulate needs one operator|--port/)
+    assert.match(stderr, /simulate needs one or more operators|--port/)
   }
 })

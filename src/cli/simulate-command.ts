@@ -1,15 +1,24 @@
+import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { isSimulatorName, simulatorNames, simulatorOutcomes, simulators } from '../simulators/catalogue.ts'
-import type { SimulatorName } from '../simulators/simulator.ts'
+import type { RunningSimulator, SimulatorName } from '../simulators/simulator.ts'
 import { UsageError } from './usage.ts'
 
 export interface SimulateArgs {
-  name: SimulatorName
+  names: SimulatorName[]
+  /** The first simulator's port; the next ones take the following ports (0: each a free one). */
   port: number
-  channel: string
-  countries: string[]
+  /** Only with one operator: its channel and countries in the printed entry. */
+  channel?: string
+  countries?: string[]
   webhookUrl?: string
+  /** Sika's base URL: each operator that needs one gets its notifications URL under it. */
+  sikaUrl?: string
+  /** Where to write the OPERATORS_FILE that connects Sika to every simulator started. */
+  operatorsFile?: string
 }
+
+const httpUrl = /^https?:\/\/[^\s]+$/
 
 export function parseSimulate(args: string[]): SimulateArgs {
   const { values, positionals } = parseArgs({
@@ -19,56 +28,93 @@ export function parseSimulate(args: string[]): SimulateArgs {
       channel: { type: 'string' },
       countries: { type: 'string' },
       'webhook-url': { type: 'string' },
+      'sika-url': { type: 'string' },
+      'operators-file': { type: 'string' },
     },
     allowPositionals: true,
   })
-  const [name, extra] = positionals
-  if (!name || extra !== undefined || !isSimulatorName(name))
-    throw new UsageError(`simulate needs one operator: ${simulatorNames.join(', ')}`)
+  const names = positionals
+  if (names.length === 0 || !names.every(isSimulatorName) || new Set(names).size !== names.length)
+    throw new UsageError(`simulate needs one or more operators: ${simulatorNames.join(', ')}`)
   const port = Number(values.port ?? 0)
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+  if (!Number.isInteger(port) || port < 0 || port + names.length - 1 > 65_535)
     throw new UsageError('--port is a TCP port, 0 to 65535 (0 picks a free one)')
-  const countries = values.countries?.split(',').map((country) => country.trim().toUpperCase()) ?? [
-    ...simulators[name].countries,
-  ]
-  if (countries.length === 0 || countries.some((country) => !/^[A-Z]{2}$/.test(country)))
-    throw new UsageError('--countries is a comma-separated list of ISO codes, such as CI,SN')
-  const webhookUrl = values['webhook-url']
-  if (webhookUrl !== undefined && !/^https?:\/\//.test(webhookUrl))
+  if (names.length > 1 && (values.channel || values.countries || values['webhook-url']))
     throw new UsageError(
-      '--webhook-url is an http(s) URL, such as http://127.0.0.1:3000/providers/wave/notifications',
+      '--channel, --countries and --webhook-url go with one operator; use --sika-url for several',
     )
-  return { name, port, channel: values.channel ?? simulators[name].channel, countries, webhookUrl }
+  const countries = values.countries?.split(',').map((country) => country.trim().toUpperCase())
+  if (countries && (countries.length === 0 || countries.some((country) => !/^[A-Z]{2}$/.test(country))))
+    throw new UsageError('--countries is a comma-separated list of ISO codes, such as CI,SN')
+  for (const option of ['webhook-url', 'sika-url'] as const) {
+    const url = values[option]
+    if (url !== undefined && !httpUrl.test(url))
+      throw new UsageError(`--${option} is an http(s) URL, such as http://127.0.0.1:3000`)
+  }
+  return {
+    names,
+    port,
+    channel: values.channel,
+    countries,
+    webhookUrl: values['webhook-url'],
+    sikaUrl: values['sika-url']?.replace(/\/+$/, ''),
+    operatorsFile: values['operators-file'],
+  }
 }
 
 /**
- * Runs one operator simulator on 127.0.0.1 until interrupted, and prints the OPERATORS_FILE that
- * connects Sika to it: the whole live path can be tried on one machine.
+ * Runs operator simulators on 127.0.0.1 until interrupted, and prints (or writes) the
+ * OPERATORS_FILE that connects Sika to them: the whole live path can be tried on one machine.
  */
 export async function simulate(args: SimulateArgs, print: (text: string) => void): Promise<void> {
-  const simulator = simulators[args.name]
-  const running = await simulator.start({
-    port: args.port,
-    host: '127.0.0.1',
-    ...(args.webhookUrl ? { webhookUrl: args.webhookUrl } : {}),
-  })
-  const operators = { connections: [running.connection(args.channel, args.countries)] }
-  print(`${args.name} simulator listening on ${running.url}
+  const running: RunningSimulator[] = []
+  try {
+    for (const [index, name] of args.names.entries()) {
+      const webhookUrl =
+        args.webhookUrl ?? (args.sikaUrl && `${args.sikaUrl}/providers/${name}/notifications`)
+      running.push(
+        await simulators[name].start({
+          port: args.port === 0 ? 0 : args.port + index,
+          host: '127.0.0.1',
+          ...(webhookUrl ? { webhookUrl } : {}),
+        }),
+      )
+    }
+    const connections = running.map((simulator, index) => {
+      const name = args.names[index]!
+      return simulator.connection(
+        args.channel ?? simulators[name].channel,
+        args.countries ?? simulators[name].countries,
+      )
+    })
+    const operators = JSON.stringify({ connections }, null, 2)
+    if (args.operatorsFile) writeFileSync(args.operatorsFile, `${operators}\n`, { mode: 0o600 })
+    print(describe(args, running, operators))
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve())
+      process.once('SIGTERM', () => resolve())
+    })
+  } finally {
+    for (const simulator of running) await simulator.close()
+  }
+}
 
-OPERATORS_FILE contents (save as operators.json, start Sika with OPERATORS_FILE=operators.json):
-${JSON.stringify(operators, null, 2)}
+function describe(args: SimulateArgs, running: RunningSimulator[], operators: string): string {
+  const listening = args.names.map((name, index) => `${name} simulator listening on ${running[index]!.url}`)
+  const hosted = args.names.filter((name) => simulators[name].paidOn === 'hosted page')
+  const unaddressed = args.names.filter(
+    (name) => !args.webhookUrl && !args.sikaUrl && name !== 'mtn-momo' && name !== 'orange-money',
+  )
+  return `${listening.join('\n')}
 
-The customer's phone number chooses the outcome by its last three digits (${simulator.paidOn === 'hosted page' ? 'entered on the hosted payment page; without one, a person decides there' : 'any other ending succeeds'}):
+${args.operatorsFile ? `OPERATORS_FILE written to ${args.operatorsFile}:` : 'OPERATORS_FILE contents (save as operators.json, start Sika with OPERATORS_FILE=operators.json):'}
+${operators}
+
+The customer's phone number chooses the outcome by its last three digits (any other ending succeeds${hosted.length > 0 ? `; on ${hosted.join(' and ')} it is entered on the hosted payment page, and without one a person decides there` : ''}):
 ${Object.entries(simulatorOutcomes)
   .map(([ending, outcome]) => `  ...${ending}  ${outcome}`)
   .join('\n')}
 
-${args.webhookUrl || args.name === 'mtn-momo' || args.name === 'orange-money' ? '' : `This operator sends its callbacks to an address set in its dashboard: pass --webhook-url http://<sika>/providers/${args.name}/notifications.\n`}Control paths (no credentials): ${running.url}/_simulator/requests, /_simulator/callbacks
-Stop with Ctrl-C.`)
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-  })
-  await running.close()
+${unaddressed.map((name) => `${name} sends its callbacks to an address set in its dashboard: pass --sika-url http://<sika> (or --webhook-url).\n`).join('')}Control paths (no credentials): <simulator>/_simulator/requests, /_simulator/callbacks
+Stop with Ctrl-C.`
 }

@@ -24,9 +24,11 @@ Commands:
                                           a new webhook secret for the mode's callbacks; the old one
                                           keeps signing them for 24 hours
   balance MERCHANT_ID [--json]            balances and holds, per mode and currency
-  simulate mtn-momo|wave|orange-money|pawapay [--port N] [--channel C] [--countries CI,SN] [--webhook-url URL]
-                                          run an operator's simulator on 127.0.0.1 and print the
-                                          OPERATORS_FILE entry that connects to it
+  simulate OPERATOR... [--port N] [--sika-url URL] [--operators-file FILE]
+           [--channel C] [--countries CI,SN] [--webhook-url URL]   (these three: one operator only)
+                                          run operator simulators (mtn-momo, wave, orange-money,
+                                          pawapay) on 127.0.0.1 and print, or write to FILE, the
+                                          OPERATORS_FILE that connects Sika to them
   verify [--json]                         check the whole store: balances against the ledger, events
                                           and scheduled work against operations; exit 1 naming each problem
 
