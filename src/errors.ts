@@ -60,10 +60,16 @@ export class ApiError extends Error {
   }
 }
 
+/** At most this many field errors are listed (and named in the message); the message says how many more there were. */
+export const listedErrorsLimit = 20
+
 export function validationFailed(errors: FieldError[], code: ErrorCode = 'validation_failed'): ApiError {
   const message =
     code === 'validation_failed'
-      ? `The request is not valid: ${errors.map((error) => error.field || 'body').join(', ')}.`
+      ? `The request is not valid: ${errors
+          .slice(0, listedErrorsLimit)
+          .map((error) => error.field || 'body')
+          .join(', ')}.`
       : undefined
   return new ApiError(code, message, errors)
 }

@@ -24,6 +24,9 @@ export async function loadCheckout(context: AppContext, token: string): Promise<
   const found = await context.store.operations.findAnyByToken(token)
   if (!found) return undefined
   const { operation, merchantName } = found
+  // A page exists only for an operation that sent its customer here (the sandbox's 906): not for
+  // any token, since a token alone must not show a live payment or payout to whoever holds it.
+  if (!operation.redirectUrl?.endsWith(`/checkout/${token}`)) return undefined
   const side =
     operation.sides.find((candidate) => candidate.awaitingCustomer) ??
     operation.sides.find(

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import type { AppContext } from '../app/context.ts'
-import { ApiError, type ErrorCode, errorRegistry, validationFailed } from '../errors.ts'
+import { ApiError, type ErrorCode, errorRegistry, listedErrorsLimit, validationFailed } from '../errors.ts'
 import { toFieldErrors } from './validation.ts'
 
 /**
@@ -68,15 +71,62 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   if (error.headers) reply.headers(error.headers)
   if (error.status === 503 && !reply.hasHeader('retry-after'))
     reply.header('retry-after', unavailableRetryAfterSeconds)
+  const listed = error.errors?.slice(0, listedErrorsLimit)
+  const unlisted = (error.errors?.length ?? 0) - (listed?.length ?? 0)
   return reply.code(error.status).send({
     success: false,
     statusCode: error.status,
     code: error.code,
-    message: error.message,
+    message: unlisted > 0 ? `${error.message} ${unlisted} more problems are not listed.` : error.message,
     ...error.details,
-    ...(error.errors ? { errors: error.errors } : {}),
+    ...(listed ? { errors: listed } : {}),
     requestId: request.id,
   })
+}
+
+const clientErrors: Record<string, { status: number; code: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'request_timeout',
+    message: 'The request was not received in time; send it whole, at once.',
+  },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'headers_too_large',
+    message: 'The request headers are too large (16 KiB at most).',
+  },
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (a malformed request, headers
+ * too large, a request too slow to arrive) still answers in the envelope, with a requestId for
+ * the log line, then closes the connection.
+ */
+export function answerClientError(log: {
+  warn(object: object, message: string): void
+}): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return
+    const answer = clientErrors[error.code ?? ''] ?? {
+      status: 400,
+      code: 'bad_request',
+      message: 'The request is not valid HTTP/1.1.',
+    }
+    const requestId = randomUUID()
+    log.warn({ requestId, err: { code: error.code, message: error.message } }, 'client error')
+    const body = JSON.stringify({
+      success: false,
+      statusCode: answer.status,
+      code: answer.code,
+      message: answer.message,
+      requestId,
+    })
+    if (socket.writable)
+      socket.write(
+        `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      )
+    socket.destroy()
+  }
 }
 
 const fastifyCodes: Record<string, ErrorCode> = {
@@ -94,11 +144,8 @@ function toApiError(error: FastifyError, context: AppContext): ApiError {
     // A token that cannot exist is as unknown as one that does not.
     if (error.validationContext === 'params') return new ApiError('not_found')
     const errors = toFieldErrors(error.validation as never)
-    return new ApiError(
-      'validation_failed',
-      `The request is not valid: ${errors.map((entry) => entry.field || 'body').join(', ')}.`,
-      errors,
-    )
+    const fields = errors.slice(0, listedErrorsLimit).map((entry) => entry.field || 'body')
+    return new ApiError('validation_failed', `The request is not valid: ${fields.join(', ')}.`, errors)
   }
   // Valid JSON, but a key that could poison prototypes: refused as the unknown field it is.
   const poisoned = /forbidden (prototype|constructor) property/i.exec(error.message)
@@ -112,5 +159,8 @@ function toApiError(error: FastifyError, context: AppContext): ApiError {
   if (mapped) return new ApiError(mapped)
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_json')
   if (context.store.isUnavailable(error)) return new ApiError('unavailable')
+  // A plugin's own refusal (the docs' static files refuse a path outside their folder with 403):
+  // nothing is there for the caller, so it is an unknown route, never a 500.
+  if (error.statusCode === 403 || error.statusCode === 404) return new ApiError('not_found')
   return new ApiError('internal_error', errorRegistry.internal_error.message)
 }

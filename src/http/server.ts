@@ -3,8 +3,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
 import { requireCredentials } from './authentication.ts'
-import { installErrorHandling, sendError } from './error-handler.ts'
+import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
+import { refuseHostileInput } from './hostile-input.ts'
 import { documentApiRoutes, registerOpenApi } from './openapi.ts'
+import { registerRateLimits } from './rate-limit.ts'
 import { channelRoutes } from './routes/channels.ts'
 import { checkoutRoutes } from './routes/checkout.ts'
 import { eventRoutes } from './routes/events.ts'
@@ -15,6 +17,7 @@ import { transactionRoutes } from './routes/transactions.ts'
 import { validatorCompiler } from './validation.ts'
 
 export const bodyLimitBytes = 64 * 1024
+export const requestTimeoutMs = 10_000
 
 /** Builds the whole HTTP surface without listening, so tests can inject() or listen as they need. */
 export async function buildServer(context: AppContext): Promise<FastifyInstance> {
@@ -28,6 +31,11 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       disableRequestLogging: (request) => request.url === '/health' || request.url === '/ready',
     }),
     return503OnClosing: true,
+    // A request must arrive whole within 10 s: a body trickled a byte at a time is answered 408
+    // instead of holding a connection for minutes. Node checks every second.
+    requestTimeout: requestTimeoutMs,
+    http: { connectionsCheckingInterval: 1_000, headersTimeout: requestTimeoutMs },
+    clientErrorHandler: answerClientError(context.logger),
     // The router's own refusals (a malformed percent-encoding, an overlong token) are unknown routes.
     frameworkErrors: (_error, request, reply) => {
       reply.header('x-request-id', request.id)
@@ -38,10 +46,13 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   app.setValidatorCompiler(validatorCompiler)
   // Request bodies are JSON or nothing: text/plain would otherwise arrive as a string.
   app.removeContentTypeParser('text/plain')
+  refuseHostileInput(app, bodyLimitBytes)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
   installErrorHandling(app, context)
+  // Before any route it covers is declared (/docs, /openapi.json, the checkout pages, /api/v1).
+  await registerRateLimits(app, context)
 
   await registerOpenApi(app, context)
   healthRoutes(app, context)

@@ -106,7 +106,7 @@ describeEachStore('hosted checkout page', (store) => {
   const flipLast = (text: string) => `${text.slice(0, -1)}${text.endsWith('0') ? '1' : '0'}`
   const formCount = (html: string) => (html.match(/<form\b/g) ?? []).length
 
-  test('the page shows merchant, amount, fees, channel and state, with two forms and strict headers', async () => {
+  test('the page shows merchant, amount, channel and state, with two forms and strict headers', async () => {
     const record = await awaitingCustomer('collect')
     const shown = await page(record.token)
     assert.equal(shown.status, 200)
@@ -114,7 +114,11 @@ describeEachStore('hosted checkout page', (store) => {
     assert.ok(shown.html.includes('Café &#60;Awa&#62; &#38; &#34;Fils&#34;'), 'the merchant name, escaped')
     assert.ok(!shown.html.includes('<Awa>'), 'no markup from the merchant name')
     assert.ok(shown.html.includes('10,000 XOF'), 'the amount')
-    assert.ok(shown.html.includes('150 XOF'), 'the fees (1.5 %)')
+    // Only what the customer needs: fees the merchant bears, the phone number and the merchant's
+    // own reference are not the customer's to see (issue 12).
+    assert.ok(!shown.html.includes('150 XOF'), 'no fees the merchant bears')
+    assert.ok(!shown.html.includes(record.customer.phoneNumber), 'no phone number')
+    assert.ok(!shown.html.includes('order #'), 'no merchantReference')
     assert.ok(shown.html.includes('Orange Money'), 'the channel')
     assert.ok(shown.html.includes('Waiting for your decision'), 'the state')
     assert.equal(formCount(shown.html), 2)
@@ -247,6 +251,21 @@ describeEachStore('hosted checkout page', (store) => {
     assert.equal(response.status, 303)
     assert.equal(new URL(String(response.location), app.url).pathname, `/checkout/${record.token}`)
     assert.equal((await details('collect', record.token)).status, 'succeeded')
+  })
+
+  test('an operation that never sent its customer here has no page: a token alone shows nothing', async () => {
+    const collect = await client.post('/api/v1/collect', {
+      amount: 1000,
+      channel: 'orange-money',
+      country: 'CI',
+      customer: { phoneNumber: '0700000000' },
+      merchantReference: `no-page-${sequence++}`,
+      callbackUrl: 'http://127.0.0.1:9/callback',
+    })
+    assert.equal(collect.status, 200, collect.text)
+    const shown = await page(collect.body.data.collect.token)
+    assert.equal(shown.status, 404)
+    assert.ok(!shown.html.includes(collect.body.data.collect.merchantReference))
   })
 
   test('only the sandbox customer decides here: a live operation waiting on its operator cannot be paid from the page', async () => {

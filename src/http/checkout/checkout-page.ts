@@ -6,7 +6,6 @@ import type { Status } from '../../domain/status.ts'
 export interface CheckoutView {
   token: string
   merchantName: string
-  merchantReference: string
   channelName: string
   side: Side
   status: Status
@@ -79,14 +78,11 @@ export function renderCheckoutPage(view: CheckoutView): string {
 <main>
   <div class="card">
     <p class="merchant">${escapeHtml(view.merchantName)}</p>
-    <h1>${escapeHtml(money(side.amountMinor))}</h1>
+    <h1>${escapeHtml(money(side.transactionAmountMinor))}</h1>
     <dl>
-      <dt>Amount</dt><dd>${escapeHtml(money(side.amountMinor))}</dd>
-      <dt>Fees</dt><dd>${escapeHtml(money(side.feesMinor))}${side.supportedByAccount ? ' (paid by the merchant)' : ''}</dd>
-      <dt>${cashIn ? 'Total to pay' : 'You receive'}</dt><dd>${escapeHtml(money(side.transactionAmountMinor))}</dd>
+      ${side.supportedByAccount ? '' : `<dt>Fees</dt><dd>${escapeHtml(money(side.feesMinor))}</dd>`}
+      <dt>${cashIn ? 'To pay' : 'You receive'}</dt><dd>${escapeHtml(money(side.transactionAmountMinor))}</dd>
       <dt>Channel</dt><dd>${escapeHtml(view.channelName)} · ${escapeHtml(side.country)}</dd>
-      <dt>Phone</dt><dd>${escapeHtml(side.customer.phoneNumber)}</dd>
-      <dt>Reference</dt><dd>${escapeHtml(view.merchantReference)}</dd>
       <dt>Status</dt><dd><span class="status status-${shownStatus}">${escapeHtml(stateWords)}</span></dd>
     </dl>
     ${decision}

@@ -83,7 +83,6 @@ function pageOf(view: CheckoutView, csrf: string | undefined): string {
   return renderCheckoutPage({
     token: operation.token,
     merchantName: view.merchantName,
-    merchantReference: operation.merchantReference,
     channelName: view.channelName,
     side: view.side,
     status: operation.status,

@@ -8,6 +8,7 @@ import { receiveProviderNotification } from '../../app/notifications.ts'
  * the body is kept as text.
  */
 export async function providerNotificationRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
   )

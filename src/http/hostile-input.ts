@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify'
+import { ApiError, type FieldError, validationFailed } from '../errors.ts'
+
+/**
+ * Input that no store can hold faithfully is refused before anything reads it: a NUL
+ * (PostgreSQL's text cannot hold one) and a lone surrogate (not Unicode: SQLite stores it as
+ * invalid UTF-8, PostgreSQL as U+FFFD, so two references would become one). And a JSON body
+ * that says one key twice is refused rather than silently taking the last value.
+ */
+export function refuseHostileInput(app: FastifyInstance, bodyLimit: number): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
+    const repeated = repeatedKey(body as string)
+    if (repeated)
+      return done(
+        new ApiError('invalid_json', `The request body gives ${repeated} twice; send each key once.`),
+        undefined,
+      )
+    return parseJson(request, body as string, done)
+  })
+  app.addHook('preValidation', async (request) => {
+    const errors = [
+      ...unsafeTextIn(request.query, ''),
+      ...(typeof request.body === 'object' ? unsafeTextIn(request.body, '') : []),
+    ]
+    if (errors.length > 0) throw validationFailed(errors)
+  })
+}
+
+/** A NUL, or half of a surrogate pair without its other half. */
+const unsafeCharacter = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** Every string (and key) of a parsed body or query that holds an unsafe character, by its path. */
+function unsafeTextIn(value: unknown, path: string, found: FieldError[] = []): FieldError[] {
+  if (typeof value === 'string') {
+    if (unsafeCharacter.test(value)) found.push(unsafeText(path || 'body'))
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => unsafeTextIn(item, `${path}[${index}]`, found))
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const field = path ? `${path}.${key}` : key
+      if (unsafeCharacter.test(key)) found.push(unsafeText(field))
+      else unsafeTextIn(item, field, found)
+    }
+  }
+  return found
+}
+
+const unsafeText = (field: string): FieldError => ({
+  field: field.replace(/[\u0000\ud800-\udfff]/g, '\ufffd'),
+  code: 'invalid_characters',
+  message: `${field.replace(/[\u0000\ud800-\udfff]/g, '\ufffd')} must not contain NUL characters or unpaired UTF-16 surrogates.`,
+})
+
+type Container = { keys: Set<string>; path: string } | { path: string; keys?: undefined }
+
+/**
+ * The first key an object of this JSON text gives twice, as `"path.key"`, or undefined. One pass
+ * over the text, keeping the open objects and arrays; strings are skipped whole, so their content
+ * never counts. The text is checked before it is parsed, so it may be malformed: then the parser
+ * answers.
+ */
+export function repeatedKey(text: string): string | undefined {
+  const open: Container[] = []
+  let expectingKey = false
+  let lastKey = ''
+  const childPath = () => {
+    const parent = open.at(-1)
+    if (!parent) return ''
+    const name = parent.keys ? lastKey : '[]'
+    return parent.path ? `${parent.path}.${name}` : name
+  }
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index]
+    if (character === '"') {
+      const end = endOfString(text, index)
+      const current = open.at(-1)
+      if (expectingKey && current?.keys) {
+        const key = safeDecode(text.slice(index, end + 1))
+        if (current.keys.has(key)) return `"${current.path ? `${current.path}.` : ''}${key}"`
+        current.keys.add(key)
+        lastKey = key
+      }
+      expectingKey = false
+      index = end
+    } else if (character === '{' || character === '[') {
+      open.push(character === '{' ? { keys: new Set(), path: childPath() } : { path: childPath() })
+      expectingKey = character === '{'
+    } else if (character === '}' || character === ']') {
+      open.pop()
+    } else if (character === ',') {
+      expectingKey = open.at(-1)?.keys !== undefined
+    }
+  }
+  return undefined
+}
+
+/** The index of the quote that closes the string opening at `start`. */
+function endOfString(text: string, start: number): number {
+  let index = start + 1
+  while (index < text.length && text[index] !== '"') index += text[index] === '\\' ? 2 : 1
+  return index
+}
+
+function safeDecode(literal: string): string {
+  try {
+    return JSON.parse(literal) as string
+  } catch {
+    return literal
+  }
+}
