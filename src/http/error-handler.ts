@@ -159,8 +159,15 @@ function toApiError(error: FastifyError, context: AppContext): ApiError {
   if (mapped) return new ApiError(mapped)
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_json')
   if (context.store.isUnavailable(error)) return new ApiError('unavailable')
-  // A plugin's own refusal (the docs' static files refuse a path outside their folder with 403):
-  // nothing is there for the caller, so it is an unknown route, never a 500.
-  if (error.statusCode === 403 || error.statusCode === 404) return new ApiError('not_found')
+  // A plugin's own refusal of a path (the docs' static files: 403 outside their folder, 400 for a
+  // NUL in it): nothing is there for the caller, so it is an unknown route, never a 500.
+  const status = error.statusCode ?? 0
+  if (status === 403 || status === 404 || (status === 400 && isHttpError(error)))
+    return new ApiError('not_found')
   return new ApiError('internal_error', errorRegistry.internal_error.message)
+}
+
+/** An error made by the http-errors family (@fastify/send's), which marks what it may expose. */
+function isHttpError(error: FastifyError): boolean {
+  return typeof (error as { expose?: unknown }).expose === 'boolean'
 }

@@ -11,12 +11,8 @@ export function refuseHostileInput(app: FastifyInstance, bodyLimit: number): voi
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
-    const repeated = repeatedKey(body as string)
-    if (repeated)
-      return done(
-        new ApiError('invalid_json', `The request body gives ${repeated} twice; send each key once.`),
-        undefined,
-      )
+    const problem = jsonTextProblem(body as string)
+    if (problem) return done(new ApiError('invalid_json', problem), undefined)
     return parseJson(request, body as string, done)
   })
   app.addHook('preValidation', async (request) => {
@@ -55,13 +51,24 @@ const unsafeText = (field: string): FieldError => ({
 
 type Container = { keys: Set<string>; path: string } | { path: string; keys?: undefined }
 
+/** No request of this API nests more than a few levels; a body nesting deeper is refused before it is walked. */
+export const maxJsonDepth = 32
+
+/** Why a JSON body is refused before it is even parsed, as a sentence for the caller; undefined when it is not. */
+export function jsonTextProblem(text: string): string | undefined {
+  const problem = scanJsonText(text)
+  if (!problem) return undefined
+  return problem.kind === 'repeated'
+    ? `The request body gives ${problem.key} twice; send each key once.`
+    : `The request body nests deeper than ${maxJsonDepth} levels; no request of this API nests more than 3.`
+}
+
 /**
- * The first key an object of this JSON text gives twice, as `"path.key"`, or undefined. One pass
- * over the text, keeping the open objects and arrays; strings are skipped whole, so their content
- * never counts. The text is checked before it is parsed, so it may be malformed: then the parser
- * answers.
+ * One pass over the text, keeping the open objects and arrays; strings are skipped whole, so
+ * their content never counts. The text is checked before it is parsed, so it may be malformed:
+ * then the parser answers.
  */
-export function repeatedKey(text: string): string | undefined {
+function scanJsonText(text: string): { kind: 'repeated'; key: string } | { kind: 'too-deep' } | undefined {
   const open: Container[] = []
   let expectingKey = false
   let lastKey = ''
@@ -78,13 +85,15 @@ export function repeatedKey(text: string): string | undefined {
       const current = open.at(-1)
       if (expectingKey && current?.keys) {
         const key = safeDecode(text.slice(index, end + 1))
-        if (current.keys.has(key)) return `"${current.path ? `${current.path}.` : ''}${key}"`
+        if (current.keys.has(key))
+          return { kind: 'repeated', key: `"${current.path ? `${current.path}.` : ''}${key}"` }
         current.keys.add(key)
         lastKey = key
       }
       expectingKey = false
       index = end
     } else if (character === '{' || character === '[') {
+      if (open.length >= maxJsonDepth) return { kind: 'too-deep' }
       open.push(character === '{' ? { keys: new Set(), path: childPath() } : { path: childPath() })
       expectingKey = character === '{'
     } else if (character === '}' || character === ']') {
