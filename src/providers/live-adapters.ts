@@ -2,6 +2,7 @@ import type { MtnConnection } from './mtn-momo/client.ts'
 import { createMtnMomoAdapter } from './mtn-momo/mtn-momo-adapter.ts'
 import { type Connection, readOperatorsFile } from './operators-file.ts'
 import { createOrangeMoneyAdapter } from './orange-money/orange-money-adapter.ts'
+import { createPawapayAdapter } from './pawapay/pawapay-adapter.ts'
 import type { ProviderAdapter } from './provider.ts'
 import type { LiveConnection } from './registry.ts'
 import { createWaveAdapter } from './wave/wave-adapter.ts'
@@ -30,6 +31,16 @@ const adapterFactories: Record<string, (connection: Connection, publicBaseUrl: s
       },
       notificationUrl: `${publicBaseUrl}/providers/orange-money/notifications`,
       returnUrl: (token) => `${publicBaseUrl}/checkout/${token}/return`,
+    }),
+  pawapay: (connection, publicBaseUrl) =>
+    createPawapayAdapter({
+      baseUrl: connection.baseUrl,
+      apiToken: String(connection.settings.apiToken),
+      providers: connection.settings.providers as Record<string, string>,
+      notificationUrl: `${publicBaseUrl}/providers/pawapay/notifications`,
+      ...(typeof connection.settings.callbackPublicKey === 'string'
+        ? { callbackPublicKey: connection.settings.callbackPublicKey }
+        : {}),
     }),
 }
 

@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 
 /**
@@ -27,6 +28,41 @@ export const adapterFields: Record<string, readonly string[]> = {
   ],
   wave: ['apiKey', 'webhookSecret'],
   'orange-money': ['clientId', 'clientSecret', 'merchantKey'],
+  pawapay: ['apiToken'],
+}
+
+/**
+ * What an adapter's entry needs beyond its string fields: a problem, naming the field and never
+ * quoting a value, or undefined.
+ */
+const adapterChecks: Record<
+  string,
+  (settings: Record<string, unknown>, countries: string[]) => string | undefined
+> = {
+  // pawaPay: the provider code of every country served ({"BJ": "MOOV_BEN"}), and optionally the
+  // public key its callbacks are signed with.
+  pawapay: (settings, countries) => {
+    const providers = settings.providers
+    if (typeof providers !== 'object' || providers === null || Array.isArray(providers))
+      return 'providers is required (an object mapping each country to its pawaPay provider code)'
+    for (const country of countries) {
+      const code = (providers as Record<string, unknown>)[country]
+      if (typeof code !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(code))
+        return `providers.${country} is required (a pawaPay provider code, such as MOOV_BEN)`
+    }
+    return callbackKeyProblem(settings.callbackPublicKey)
+  },
+}
+
+function callbackKeyProblem(key: unknown): string | undefined {
+  if (key === undefined) return undefined
+  try {
+    if (typeof key === 'string') {
+      createPublicKey(key)
+      return undefined
+    }
+  } catch {}
+  return "callbackPublicKey must be a public key in PEM (pawaPay's /v2/public-key/http)"
 }
 
 export class OperatorsFileError extends Error {}
@@ -82,6 +118,8 @@ function readConnection(entry: unknown, index: number): Connection {
     if (typeof value !== 'string' || value.length === 0)
       throw new OperatorsFileError(where(`${field} is required (a non-empty string)`))
   }
+  const problem = adapterChecks[adapter]?.(settings, countries as string[])
+  if (problem) throw new OperatorsFileError(where(problem))
   return {
     channel,
     countries: countries as string[],

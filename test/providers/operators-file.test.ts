@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -25,6 +26,15 @@ const mtn = {
   targetEnvironment: 'sandbox',
   collection: { apiUser: 'u', apiKey: secret, subscriptionKey: 'k' },
   disbursement: { apiUser: 'u', apiKey: secret, subscriptionKey: 'k' },
+}
+
+const pawapay = {
+  channel: 'moov-money',
+  countries: ['BJ', 'CI'],
+  adapter: 'pawapay',
+  baseUrl: 'http://127.0.0.1:9',
+  apiToken: secret,
+  providers: { BJ: 'MOOV_BEN', CI: 'MOOV_CIV' },
 }
 
 async function startWith(contents: string): Promise<unknown> {
@@ -67,6 +77,31 @@ const refusals: { name: string; contents: unknown; message: RegExp }[] = [
     contents: { connections: [mtn, mtn] },
     message: /connections\[1\] \(mtn-momo\): CI is already served by connections\[0\]/,
   },
+  {
+    name: 'a pawaPay entry without its API token',
+    contents: { connections: [{ ...pawapay, apiToken: '' }] },
+    message: /connections\[0\] \(moov-money\): apiToken is required/,
+  },
+  {
+    name: 'a pawaPay entry without providers',
+    contents: { connections: [{ ...pawapay, providers: undefined }] },
+    message: /connections\[0\] \(moov-money\): providers is required/,
+  },
+  {
+    name: 'a pawaPay entry with no provider code for one of its countries',
+    contents: { connections: [{ ...pawapay, providers: { BJ: 'MOOV_BEN' } }] },
+    message: /connections\[0\] \(moov-money\): providers\.CI is required/,
+  },
+  {
+    name: 'a pawaPay entry whose provider code is not one',
+    contents: { connections: [{ ...pawapay, providers: { BJ: 'MOOV_BEN', CI: 42 } }] },
+    message: /connections\[0\] \(moov-money\): providers\.CI is required/,
+  },
+  {
+    name: 'a pawaPay entry whose callback key is no public key',
+    contents: { connections: [{ ...pawapay, callbackPublicKey: secret }] },
+    message: /connections\[0\] \(moov-money\): callbackPublicKey must be a public key/,
+  },
 ]
 
 for (const { name, contents, message } of refusals) {
@@ -80,4 +115,14 @@ for (const { name, contents, message } of refusals) {
 
 test('a good file starts', async () => {
   assert.equal(await startWith(JSON.stringify({ connections: [mtn] })), undefined)
+})
+
+test('a good pawaPay entry starts, with or without the key its callbacks are signed with', async () => {
+  assert.equal(await startWith(JSON.stringify({ connections: [pawapay] })), undefined)
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  const callbackPublicKey = publicKey.export({ type: 'spki', format: 'pem' }).toString()
+  assert.equal(
+    await startWith(JSON.stringify({ connections: [{ ...pawapay, callbackPublicKey }] })),
+    undefined,
+  )
 })

@@ -1,0 +1,118 @@
+import { pollDelayMs } from '../operator-polling.ts'
+import type {
+  NotificationInput,
+  ProviderAdapter,
+  ProviderNotification,
+  ProviderOutcome,
+  ProviderRequest,
+} from '../provider.ts'
+import { createPawapayClient, type PawapayAnswer } from './client.ts'
+import { createCallbackVerifier } from './signature.ts'
+import {
+  initiationBody,
+  outcomeOfInitiation,
+  outcomeOfStatus,
+  paymentIdOfCallback,
+  resourceOf,
+} from './wire.ts'
+
+export interface PawapayAdapterOptions {
+  baseUrl: string
+  apiToken: string
+  /** The pawaPay provider code of each country the connection serves, e.g. `{ BJ: 'MOOV_BEN' }`. */
+  providers: Readonly<Record<string, string>>
+  /** PUBLIC_BASE_URL/providers/pawapay/notifications: the callback URL set in pawaPay's Dashboard. */
+  notificationUrl: string
+  /** pawaPay's callback-signing public key (PEM): when given, only signed callbacks are heard. */
+  callbackPublicKey?: string
+}
+
+type Submit = (request: ProviderRequest, nowUs: number) => Promise<ProviderOutcome>
+
+/**
+ * One submission per operator reference at a time. pawaPay may call back before it answers the
+ * POST (a slow answer, then a quick settlement), and Sika's status check of that callback can hand
+ * the side, not yet marked submitted, back to `initiate`: the second call joins the one in flight.
+ */
+function joinInFlight(submit: Submit): Submit {
+  const inFlight = new Map<string, Promise<ProviderOutcome>>()
+  return (request, nowUs) => {
+    const reference = request.operatorReference
+    if (!reference) throw new Error(`side ${request.token}/${request.role} has no operator reference`)
+    const running = inFlight.get(reference)
+    if (running) return running
+    const submission = submit(request, nowUs).finally(() => inFlight.delete(reference))
+    inFlight.set(reference, submission)
+    return submission
+  }
+}
+
+/** A callback names its payment by depositId or payoutId only; what happened is asked of the status endpoint. */
+async function parseCallback(
+  input: NotificationInput,
+  verify: ((input: NotificationInput) => Promise<boolean>) | undefined,
+): Promise<ProviderNotification | undefined> {
+  if (verify && !(await verify(input))) return undefined
+  const operatorReference = paymentIdOfCallback(input.rawBody)
+  if (!operatorReference) return undefined
+  return { side: { operatorReference }, outcome: { status: 'pending' }, confirm: true }
+}
+
+/**
+ * pawaPay Merchant API v2 (CONTRACT.md, Operators). A cash-in is a deposit and a cash-out a payout
+ * whose depositId or payoutId is the side's operator reference, so a retry is never a second
+ * payment (DUPLICATE_IGNORED). A REJECTED initiation, or one refused outright (400, 401, 403),
+ * created nothing: the side ends. No answer, a timeout or a 5xx leaves it pending for polling, as
+ * money may have moved. Callbacks carry no reference of Sika's (no clientReferenceId), only the
+ * payment's id, and are only a hint: Sika asks GET /v2/{deposits|payouts}/{id} before it settles.
+ */
+export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAdapter {
+  const call = createPawapayClient(options.baseUrl, options.apiToken)
+  const verify = options.callbackPublicKey
+    ? createCallbackVerifier(options.callbackPublicKey, options.notificationUrl)
+    : undefined
+  const pending = (request: ProviderRequest, nowUs: number): ProviderOutcome => ({
+    status: 'pending',
+    pollAfterMs: pollDelayMs(request, nowUs),
+  })
+
+  async function submit(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
+    const provider = options.providers[request.country]
+    if (!provider)
+      return {
+        status: 'error',
+        reason: {
+          code: 'operator_not_connected',
+          message: `No pawaPay provider is configured for ${request.channel} in ${request.country}.`,
+        },
+      }
+    let answer: PawapayAnswer
+    try {
+      answer = await call('POST', resourceOf(request).path, initiationBody(request, provider))
+    } catch {
+      return pending(request, nowUs)
+    }
+    return outcomeOfInitiation(answer.status, answer.body, pollDelayMs(request, nowUs))
+  }
+
+  async function pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
+    if (!request.operatorReference) return pending(request, nowUs)
+    try {
+      const path = `${resourceOf(request).path}/${encodeURIComponent(request.operatorReference)}`
+      const answer = await call('GET', path)
+      // A 401 or 403 here (a revoked token) or a 5xx says nothing about the payment: ask again later.
+      if (answer.status !== 200) return pending(request, nowUs)
+      return outcomeOfStatus(answer.body, pollDelayMs(request, nowUs))
+    } catch {
+      return pending(request, nowUs)
+    }
+  }
+
+  return {
+    name: 'pawapay',
+    directions: ['cash-in', 'cash-out'],
+    initiate: joinInFlight(submit),
+    pollStatus,
+    parseNotification: (input) => parseCallback(input, verify),
+  }
+}
