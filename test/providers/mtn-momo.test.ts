@@ -5,6 +5,7 @@ import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import type { ApiClient, TestApp } from '../support/app.ts'
 import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
+import { waitFor } from '../support/wait.ts'
 
 /**
  * Live mode through the MTN MoMo adapter (issue 10), against the MTN simulator as a real server:
@@ -49,6 +50,36 @@ describeEachStore('live mode: MTN MoMo', (store) => {
         request.method === 'POST' && request.url === path && request.headers['x-reference-id'] === reference,
     )
 
+  const xofBalance = async () =>
+    (await live.get('/api/v1/balance')).body.data.balances.find(
+      (entry: { currency: string }) => entry.currency === 'XOF',
+    )
+
+  const eventTypesOf = async (token: string): Promise<string[]> =>
+    (await live.get('/api/v1/events', { token })).body.data.events.map(
+      (event: { type: string }) => event.type,
+    )
+
+  const tokenRequests = (product: string) =>
+    simulator.requests.filter((request) => request.method === 'POST' && request.url === `/${product}/token/`)
+      .length
+
+  /** The status MTN holds for a reference, read through the simulator's control path. */
+  const mtnStatusOf = async (reference: string) =>
+    (
+      (await (await fetch(`${simulator.url}/_simulator/transactions/${reference}`)).json()) as {
+        status: string
+      }[]
+    )[0]?.status
+
+  /** An unsigned notification at the X-Callback-Url Sika gave MTN, claiming what the test likes. */
+  const notify = (token: string, body: Record<string, unknown>) =>
+    fetch(`${app.url}/providers/mtn-momo/notifications?token=${token}&role=main`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+
   async function operatorReferenceOf(token: string): Promise<string> {
     const row = await app.db
       .selectFrom('operations')
@@ -83,19 +114,37 @@ describeEachStore('live mode: MTN MoMo', (store) => {
     )
     const done = await settled('collect', record.token)
     assert.equal(done.status, 'succeeded')
-    const balance = (await live.get('/api/v1/balance')).body.data.balances.find(
-      (entry: { currency: string }) => entry.currency === 'XOF',
-    )
+    const balance = await xofBalance()
     assert.equal(balance.balance, 4925, 'the live balance is credited the cashAmount')
   })
 
-  test('a decline is failed and a customer’s refusal canceled, with MTN’s reason', async () => {
+  test('the same callback twice settles once: one credit, one collect.succeeded', async () => {
+    const before = (await xofBalance()).balance
+    const record = (await collect('123')).body.data.collect
+    assert.equal((await settled('collect', record.token)).status, 'succeeded')
+    const sent = simulator.callbacks.find((callback) => callback.url.includes(record.token))
+    assert.ok(sent, 'MTN sent its callback to Sika')
+    const again = await fetch(sent.url, {
+      method: sent.method,
+      headers: { 'content-type': 'application/json' },
+      body: sent.body,
+    })
+    assert.equal(again.status, 200)
+    assert.equal((await live.get(`/api/v1/collect/${record.token}`)).body.data.collect.status, 'succeeded')
+    assert.equal((await xofBalance()).balance - before, 4925, 'credited once')
+    assert.deepEqual((await eventTypesOf(record.token)).sort(), ['collect.pending', 'collect.succeeded'])
+  })
+
+  test('a decline is failed, a customer’s refusal or an expiry canceled, with MTN’s reason', async () => {
     const declined = await settled('collect', (await collect('101')).body.data.collect.token)
     assert.equal(declined.status, 'failed')
     assert.equal(declined.failureReason.code, 'mtn_not_enough_funds')
     const refused = await settled('collect', (await collect('102')).body.data.collect.token)
     assert.equal(refused.status, 'canceled')
     assert.equal(refused.failureReason.code, 'mtn_approval_rejected')
+    const expired = await settled('collect', (await collect('103')).body.data.collect.token)
+    assert.equal(expired.status, 'canceled')
+    assert.equal(expired.failureReason.code, 'mtn_expired')
   })
 
   test('a callback that never comes: polling finds the outcome', async () => {
@@ -114,25 +163,56 @@ describeEachStore('live mode: MTN MoMo', (store) => {
     assert.equal(requestsTo('/collection/v1_0/requesttopay', reference).length, 1)
   })
 
+  test('MTN answers only after the 10 s timeout: pending, resolved by polling, never submitted twice', async () => {
+    const response = await collect('107')
+    assert.equal(response.status, 200, response.text)
+    const record = response.body.data.collect
+    assert.equal(record.status, 'pending', 'no answer is no outcome')
+    // MTN settled it and called back while its answer was still on the way: that callback's status
+    // check must not hand the side to MTN a second time.
+    const done = await settled('collect', record.token, 10_000)
+    assert.equal(done.status, 'succeeded')
+    const reference = await operatorReferenceOf(record.token)
+    assert.equal(requestsTo('/collection/v1_0/requesttopay', reference).length, 1)
+  })
+
   test('a forged callback changes nothing until MTN confirms it', async () => {
     const record = (await collect('104')).body.data.collect
-    const forged = await fetch(
-      `${app.url}/providers/mtn-momo/notifications?token=${record.token}&role=main`,
-      {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ externalId: record.token, status: 'SUCCESSFUL', financialTransactionId: '1' }),
-      },
-    )
+    const forged = await notify(record.token, {
+      externalId: record.token,
+      status: 'SUCCESSFUL',
+      financialTransactionId: '1',
+    })
     assert.equal(forged.status, 200)
     const now = (await live.get(`/api/v1/collect/${record.token}`)).body.data.collect
     assert.equal(now.status, 'pending', 'MTN says it is still pending')
   })
 
-  test('an expired access token is renewed once, and the payment goes through', async () => {
+  test('an unsigned callback only triggers a status check: MTN’s answer settles, not the body', async () => {
+    const record = (await collect('105')).body.data.collect
+    const reference = await operatorReferenceOf(record.token)
+    await waitFor('MTN to complete the payment', async () => (await mtnStatusOf(reference)) === 'SUCCESSFUL')
+    const hint = await notify(record.token, {
+      externalId: record.token,
+      status: 'FAILED',
+      reason: 'NOT_ALLOWED',
+    })
+    assert.equal(hint.status, 200)
+    const now = (await live.get(`/api/v1/collect/${record.token}`)).body.data.collect
+    assert.equal(now.status, 'succeeded', 'what MTN’s status endpoint says')
+  })
+
+  test('an access token that expires mid-run is renewed once, and the payment goes through', async () => {
+    const record = (await collect('105')).body.data.collect
+    const issued = tokenRequests('collection')
     simulator.expireAccessTokens()
-    const done = await settled('collect', (await collect('123')).body.data.collect.token)
-    assert.equal(done.status, 'succeeded')
+    const done = await settled('collect', record.token)
+    assert.equal(done.status, 'succeeded', 'the status check renewed its token and found the payment')
+    assert.equal(tokenRequests('collection'), issued + 1, 'one new token')
+    simulator.expireAccessTokens()
+    const next = await settled('collect', (await collect('123')).body.data.collect.token)
+    assert.equal(next.status, 'succeeded', 'a RequestToPay renews it too')
+    assert.equal(tokenRequests('collection'), issued + 2)
   })
 
   test('a payout is a Transfer from the live balance; one the balance cannot cover calls no operator', async () => {

@@ -19,6 +19,20 @@ const webpayPath = (request: ProviderRequest, action: 'webpayment' | 'transactio
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null
 
+/**
+ * A webpayment Orange did not answer (a timeout, a 5xx) may exist at Orange, but its payment_url
+ * never reached Sika, so no customer can have paid it; and without its pay_token transactionstatus
+ * cannot be asked. The side waits for its first poll, which ends it: nothing moved.
+ */
+const noPaymentPage: ProviderOutcome = {
+  status: 'error',
+  reason: {
+    code: 'operator_unavailable',
+    message:
+      'Orange Money did not answer the payment request, so its payment page never reached the customer.',
+  },
+}
+
 /** transactionstatus as our outcome: SUCCESS succeeded, FAILED failed, EXPIRED canceled, else pending. */
 function outcomeOfStatus(answer: OperatorAnswer, pollAfterMs: number): ProviderOutcome {
   const status = isObject(answer.body) ? answer.body.status : undefined
@@ -75,7 +89,9 @@ async function openWebPayment(
       redirectUrl: body.payment_url,
       pollAfterMs: 5_000,
     }
-  // Without a pay_token nothing can be paid or looked up: the request did not take.
+  // Orange's own failure: the payment may exist, unreachable; the first poll ends it.
+  if (answer.status >= 500) return { status: 'pending', pollAfterMs: pollDelayMs(request, nowUs) }
+  // Orange refused it: nothing was opened, so nothing can be paid or looked up.
   return {
     status: 'error',
     reason: {
@@ -98,7 +114,7 @@ export function createOrangeMoneyAdapter(options: OrangeMoneyAdapterOptions): Pr
 
   async function pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
     const delay = pollDelayMs(request, nowUs)
-    if (!request.providerReference) return { status: 'pending', pollAfterMs: delay }
+    if (!request.providerReference) return noPaymentPage
     try {
       const answer = await call(webpayPath(request, 'transactionstatus'), {
         order_id: request.token,
