@@ -87,6 +87,10 @@ async function runWork(context: AppContext, work: ScheduledWork): Promise<void> 
 
 /** Asks the side's operator where it stands, and applies the answer. */
 export async function pollSide(context: AppContext, operation: Operation, side: Side): Promise<Operation> {
+  // Not yet marked submitted: its submission is in flight (an operator may call back before it
+  // answers the POST), or a crash cut it short and the scheduled backstop will submit it. Asking
+  // now would hand the side to the operator a second time; its answer will be polled anyway.
+  if (side.submittedAtUs === undefined) return operation
   const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
   const outcome = await adapter.pollStatus(providerRequest(operation, side), context.clock.nowUs())
   return settleSide(context, operation.id, side.role, outcome, 'provider')

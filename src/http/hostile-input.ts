@@ -25,6 +25,7 @@ export function refuseHostileInput(app: FastifyInstance, bodyLimit: number): voi
 }
 
 /** A NUL, or half of a surrogate pair without its other half. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL is what is refused
 const unsafeCharacter = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 /** Every string (and key) of a parsed body or query that holds an unsafe character, by its path. */
@@ -32,7 +33,7 @@ function unsafeTextIn(value: unknown, path: string, found: FieldError[] = []): F
   if (typeof value === 'string') {
     if (unsafeCharacter.test(value)) found.push(unsafeText(path || 'body'))
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => unsafeTextIn(item, `${path}[${index}]`, found))
+    for (const [index, item] of value.entries()) unsafeTextIn(item, `${path}[${index}]`, found)
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
       const field = path ? `${path}.${key}` : key
@@ -43,10 +44,14 @@ function unsafeTextIn(value: unknown, path: string, found: FieldError[] = []): F
   return found
 }
 
+/** The field's name as it can be shown: its own unsafe characters replaced. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL is what is replaced
+const shown = (field: string) => field.replace(/[\u0000\ud800-\udfff]/g, '\ufffd')
+
 const unsafeText = (field: string): FieldError => ({
-  field: field.replace(/[\u0000\ud800-\udfff]/g, '\ufffd'),
+  field: shown(field),
   code: 'invalid_characters',
-  message: `${field.replace(/[\u0000\ud800-\udfff]/g, '\ufffd')} must not contain NUL characters or unpaired UTF-16 surrogates.`,
+  message: `${shown(field)} must not contain NUL characters or unpaired UTF-16 surrogates.`,
 })
 
 type Container = { keys: Set<string>; path: string } | { path: string; keys?: undefined }

@@ -15,27 +15,6 @@ const unknownOutcome = (request: ProviderRequest, nowUs: number): ProviderOutcom
 })
 
 /**
- * One submission per operator reference at a time. MTN may call back before it answers the POST
- * (a slow answer, then a quick settlement), and Sika's status check of that callback can hand the
- * side, not yet marked submitted, back to `initiate`: the second call joins the one in flight
- * rather than sending MTN the same payment again.
- */
-function joinInFlight(
-  submit: (request: ProviderRequest, nowUs: number) => Promise<ProviderOutcome>,
-): (request: ProviderRequest, nowUs: number) => Promise<ProviderOutcome> {
-  const inFlight = new Map<string, Promise<ProviderOutcome>>()
-  return (request, nowUs) => {
-    const reference = request.operatorReference
-    if (!reference) throw new Error(`side ${request.token}/${request.role} has no operator reference`)
-    const running = inFlight.get(reference)
-    if (running) return running
-    const submission = submit(request, nowUs).finally(() => inFlight.delete(reference))
-    inFlight.set(reference, submission)
-    return submission
-  }
-}
-
-/**
  * MTN MoMo Open API (CONTRACT.md, Operators). The side's operator reference is the X-Reference-Id,
  * so a retry is the same payment to MTN (409 RESOURCE_ALREADY_EXIST: already submitted, poll it).
  * No answer, a timeout or a 5xx leaves the side pending for polling: money may have moved. Callbacks
@@ -50,7 +29,7 @@ export function createMtnMomoAdapter(options: MtnMomoAdapterOptions): ProviderAd
     return url.toString()
   }
 
-  async function submit(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
+  async function initiate(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
     const product = productOf(request)
     const reference = request.operatorReference!
     let answer: Awaited<ReturnType<typeof client.api>>
@@ -94,7 +73,7 @@ export function createMtnMomoAdapter(options: MtnMomoAdapterOptions): ProviderAd
   return {
     name: 'mtn-momo',
     directions: ['cash-in', 'cash-out'],
-    initiate: joinInFlight(submit),
+    initiate,
     pollStatus,
     // Unsigned: which side it is about comes from the query Sika put on X-Callback-Url; what
     // happened is asked of MTN's status endpoint before anything settles.

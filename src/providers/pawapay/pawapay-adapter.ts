@@ -27,26 +27,6 @@ export interface PawapayAdapterOptions {
   callbackPublicKey?: string
 }
 
-type Submit = (request: ProviderRequest, nowUs: number) => Promise<ProviderOutcome>
-
-/**
- * One submission per operator reference at a time. pawaPay may call back before it answers the
- * POST (a slow answer, then a quick settlement), and Sika's status check of that callback can hand
- * the side, not yet marked submitted, back to `initiate`: the second call joins the one in flight.
- */
-function joinInFlight(submit: Submit): Submit {
-  const inFlight = new Map<string, Promise<ProviderOutcome>>()
-  return (request, nowUs) => {
-    const reference = request.operatorReference
-    if (!reference) throw new Error(`side ${request.token}/${request.role} has no operator reference`)
-    const running = inFlight.get(reference)
-    if (running) return running
-    const submission = submit(request, nowUs).finally(() => inFlight.delete(reference))
-    inFlight.set(reference, submission)
-    return submission
-  }
-}
-
 /** A callback names its payment by depositId or payoutId only; what happened is asked of the status endpoint. */
 async function parseCallback(
   input: NotificationInput,
@@ -76,7 +56,7 @@ export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAd
     pollAfterMs: pollDelayMs(request, nowUs),
   })
 
-  async function submit(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
+  async function initiate(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
     const provider = options.providers[request.country]
     if (!provider)
       return {
@@ -111,7 +91,7 @@ export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAd
   return {
     name: 'pawapay',
     directions: ['cash-in', 'cash-out'],
-    initiate: joinInFlight(submit),
+    initiate,
     pollStatus,
     parseNotification: (input) => parseCallback(input, verify),
   }
