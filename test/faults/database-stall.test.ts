@@ -146,6 +146,44 @@ describeEachStore('a stalled database never commits half-finished work', (store)
     await assertDatabaseClean(app, admin, databaseName)
   })
 
+  test('PostgreSQL: the link cut three times (connections reset, then refused) under retried load', {
+    timeout: 120_000,
+  }, async (t) => {
+    if (!proxy || !admin) return t.skip('the network applies to PostgreSQL only')
+    let loading = true
+    const load = runRetriedLoad({
+      url: app.url,
+      keys: merchant.sandbox,
+      clients: 12,
+      requestFor,
+      running: () => loading,
+    })
+    const restoredAt: number[] = []
+    await sleep(1500)
+    for (let cycle = 0; cycle < 3; cycle += 1) {
+      await proxy.stop()
+      await sleep(3000)
+      await proxy.start()
+      restoredAt.push(Date.now())
+      await sleep(4000)
+    }
+    loading = false
+    const report = await load
+    assertNoViolations(report, 'three cuts')
+    for (const at of restoredAt) {
+      const delay = recoveryMs(report, at)
+      assert.ok(
+        delay !== undefined && delay <= recoveryBoundMs,
+        `a 200 came ${delay} ms after the link came back`,
+      )
+    }
+    assert.ok((report.statuses.get(503) ?? 0) > 0, 'the cuts were felt: some requests answered 503')
+    await assertDatabaseClean(app, admin, databaseName)
+    t.diagnostic(
+      `three cuts: ${[...report.statuses.entries()].map(([status, count]) => `${status}: ${count}`).join(', ')}`,
+    )
+  })
+
   test('PostgreSQL: the balance row held FOR UPDATE past the timeouts', { timeout: 60_000 }, async (t) => {
     if (!proxy || !admin) return t.skip('the row lock applies to PostgreSQL only')
     const locker = new pg.Client({ connectionString: store().databaseUrl })
