@@ -21,11 +21,17 @@ export interface Config {
   readonly operationTtlMs: number
   readonly sandboxDelayMs: number
   readonly rateLimitPerSecond: number
+  /** Failed authentications allowed per api-key and per client address in 10 s (AUTH_FAILURE_LIMIT; 0: unlimited). */
+  readonly authFailureLimit: number
   readonly redisUrl: string | undefined
   /** Whether this instance runs scheduled work and callback delivery (WORKERS=off: API only). */
   readonly runWorkers: boolean
+  /** Callback deliveries in flight at once in this instance (CALLBACK_CONCURRENCY); a quarter of them at most to one endpoint. */
+  readonly callbackConcurrency: number
   /** OPERATORS_FILE: the JSON file of live operator connections, read and checked at start. */
   readonly operatorsFile: string | undefined
+  /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | undefined
 }
 
 export type DatabaseLocation =
@@ -79,11 +85,13 @@ export function loadConfig(environment: Environment = process.env): Config {
   const operationTtlMs = parseDuration('OPERATION_TTL', read('OPERATION_TTL'), 15 * 60_000, problems)
   const sandboxDelayMs = integer('SANDBOX_DELAY_MS', 3000, 0, 3_600_000)
   const rateLimitPerSecond = integer('RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000)
+  const authFailureLimit = integer('AUTH_FAILURE_LIMIT', 10, 0, 1_000_000)
   const redisUrl = read('REDIS_URL')
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
     problems.push(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`)
 
   const workers = read('WORKERS') ?? 'on'
+  const callbackConcurrency = integer('CALLBACK_CONCURRENCY', 16, 1, 1024)
   if (workers !== 'on' && workers !== 'off') problems.push(`WORKERS must be on or off, got "${workers}"`)
 
   if (problems.length > 0) throw new ConfigError(problems)
@@ -98,9 +106,12 @@ export function loadConfig(environment: Environment = process.env): Config {
     operationTtlMs,
     sandboxDelayMs,
     rateLimitPerSecond,
+    authFailureLimit,
     redisUrl,
     runWorkers: workers === 'on',
+    callbackConcurrency,
     operatorsFile: read('OPERATORS_FILE'),
+    metricsToken: read('METRICS_TOKEN'),
   })
 }
 

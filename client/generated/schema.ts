@@ -33,9 +33,29 @@ export interface paths {
         };
         /**
          * Readiness: the database answers
-         * @description Answers 200 only while the database answers a query, and 503 `unavailable` otherwise.
+         * @description Answers 200 only while the database answers a query, and 503 `unavailable` otherwise. A Redis that does not answer leaves it ready: rate limits are then counted per instance, and `detail` says so.
          */
         get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this instance
+         * @description The Prometheus text exposition format: HTTP requests by route and status with their latency, operations by kind, mode and status, the callback (outbox) and scheduled-work backlogs, operator calls by adapter, database connections, and process metrics (event-loop delay included). When the instance sets `METRICS_TOKEN`, send `Authorization: Bearer <METRICS_TOKEN>`; otherwise it answers 401 `missing_credentials` or `invalid_credentials`.
+         */
+        get: operations["metrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -499,6 +519,10 @@ export interface operations {
                     "application/json": {
                         status: string;
                         store?: string;
+                        /** @description Where rate limits are counted: redis (shared), memory (this instance) or off. */
+                        rateLimit?: string;
+                        /** @description What is degraded but does not stop the service. */
+                        detail?: string;
                     };
                 };
             };
@@ -522,6 +546,10 @@ export interface operations {
                     "application/json": {
                         status: string;
                         store?: string;
+                        /** @description Where rate limits are counted: redis (shared), memory (this instance) or off. */
+                        rateLimit?: string;
+                        /** @description What is degraded but does not stop the service. */
+                        detail?: string;
                     };
                 };
             };
@@ -536,6 +564,53 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "unavailable";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text format 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Only when METRICS_TOKEN is set. `missing_credentials`: no `Authorization: Bearer` token was sent. `invalid_credentials`: the token is not METRICS_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "missing_credentials" | "invalid_credentials";
                         message: string;
                         errors?: {
                             field: string;
@@ -670,6 +745,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -904,6 +1006,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -1327,6 +1456,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -1569,6 +1725,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -1785,6 +1968,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -2204,6 +2414,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -2443,6 +2680,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -2659,6 +2923,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -3078,6 +3369,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -3317,6 +3635,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -3533,6 +3878,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -3952,6 +4324,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -4175,6 +4574,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "not_found";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -4440,6 +4866,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -4942,6 +5395,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -5222,6 +5702,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "not_found";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -5629,6 +6136,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -5837,6 +6371,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -6077,6 +6638,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -6270,6 +6858,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -6576,6 +7191,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -6707,6 +7349,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -6928,6 +7597,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -7105,6 +7801,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "not_found";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;
@@ -7398,6 +8121,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "validation_failed";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "rate_limited";
                         message: string;
                         errors?: {
                             field: string;

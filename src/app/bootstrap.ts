@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import { type Config, ConfigError } from '../config.ts'
 import { type Clock, systemClock } from '../domain/clock.ts'
+import { createMetrics } from '../observability/metrics.ts'
 import { liveConnections } from '../providers/live-adapters.ts'
 import { OperatorsFileError } from '../providers/operators-file.ts'
 import { createProviderRegistry, type LiveConnection } from '../providers/registry.ts'
@@ -57,12 +58,14 @@ export async function createContext(
     secrets,
     providers: createProviderRegistry(sandbox, live),
     appliedMigrations,
+    metrics: createMetrics({ config, store, clock, logger }),
   }
   try {
     const issued = await issueMissingLiveSecrets(context)
     if (issued.length > 0)
       logger.info({ merchants: issued.length }, 'issued live webhook secrets to merchants that had none')
   } catch (error) {
+    context.metrics.close()
     await store.close()
     throw error
   }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import type { Clock } from '../domain/clock.ts'
+import type { Metrics } from '../observability/metrics.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Store } from '../store/store.ts'
 import type { SecretBox } from './credentials.ts'
@@ -13,6 +14,8 @@ export interface AppContext {
   readonly secrets: SecretBox
   readonly providers: ProviderRegistry
   readonly logger: Logger
+  /** This instance's Prometheus registry (GET /metrics); each context has its own. */
+  readonly metrics: Metrics
   /** The migrations this process applied when it opened the store (usually none). */
   readonly appliedMigrations: readonly string[]
 }

@@ -53,17 +53,21 @@ export async function executeWrite(
   context: AppContext,
   command: WriteCommand,
 ): Promise<Operation | EventView> {
+  // The statuses the transaction took, counted in the metrics once it has committed.
+  const taken: Operation[] = []
   try {
-    return await context.store.transaction<Operation | EventView>((tx) => {
+    const written = await context.store.transaction<Operation | EventView>((tx) => {
       switch (command.type) {
         case 'open':
-          return open(context, tx, command.draft)
+          return open(context, tx, command.draft, taken)
         case 'side-outcome':
-          return settle(context, tx, command)
+          return settle(context, tx, command, taken)
         case 'redeliver':
           return redeliver(context, tx, command)
       }
     })
+    context.metrics.countStatuses(taken)
+    return written
   } catch (error) {
     if (!(error instanceof DuplicateReference) || command.type !== 'open') throw error
     // The same request again returns what it created; the same reference for another request is a conflict.
@@ -85,7 +89,12 @@ function transitionClock(context: AppContext): TransitionClock {
 /** How long a side may wait for its submission before the scheduled backstop submits it (after a crash). */
 export const submissionGraceMs = 30_000
 
-async function open(context: AppContext, tx: Repositories, draft: Operation): Promise<Operation> {
+async function open(
+  context: AppContext,
+  tx: Repositories,
+  draft: Operation,
+  taken: Operation[],
+): Promise<Operation> {
   const position = await tx.operations.nextPosition(draft.merchantId, draft.mode, draft.kind)
   // Taken after the position's lock, so list order and date order agree.
   const clock = transitionClock(context)
@@ -106,7 +115,7 @@ async function open(context: AppContext, tx: Repositories, draft: Operation): Pr
   for (const state of [transition.operation, ...transition.statusesTaken]) state.id = id
   // A new operation has no scheduled work yet: there is nothing for a final state to close.
   const work = transition.work.filter((effect) => effect.action !== 'finish-all')
-  await applyEffects(tx, { ...transition, work }, clock.nowUs)
+  await applyEffects(tx, { ...transition, work }, clock.nowUs, taken)
   return transition.operation
 }
 
@@ -133,6 +142,7 @@ async function settle(
   context: AppContext,
   tx: Repositories,
   command: Extract<WriteCommand, { type: 'side-outcome' }>,
+  taken: Operation[],
 ): Promise<Operation> {
   const before = await tx.operations.lockById(command.operationId)
   if (!before) throw new Error(`operation ${command.operationId} does not exist`)
@@ -140,11 +150,16 @@ async function settle(
   const transition = applySideOutcome(before, command.role, command.outcome, command.source, clock)
   if (!transition.changed) return before
   await tx.operations.save(transition.operation)
-  await applyEffects(tx, transition, clock.nowUs)
+  await applyEffects(tx, transition, clock.nowUs, taken)
   return transition.operation
 }
 
-async function applyEffects(tx: Repositories, transition: Transition, nowUs: number): Promise<void> {
+async function applyEffects(
+  tx: Repositories,
+  transition: Transition,
+  nowUs: number,
+  taken: Operation[],
+): Promise<void> {
   const { operation } = transition
   for (const claim of transition.refundClaims) {
     if (!(await tx.operations.adjustRefunded(claim.refundedId, claim.deltaMinor)))
@@ -154,6 +169,7 @@ async function applyEffects(tx: Repositories, transition: Transition, nowUs: num
   if (refused) throw new InsufficientBalance(refused)
   await tx.outbox.append(operation, transition.statusesTaken.map(statusEvent))
   await tx.scheduledWork.apply(operation.id, transition.work, nowUs)
+  taken.push(...transition.statusesTaken)
 }
 
 async function redeliver(

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AppContext } from '../app/context.ts'
 import { authenticate, type Principal } from '../app/merchants.ts'
+import { ApiError } from '../errors.ts'
+import { rateLimitsOf } from './rate-limit.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -8,11 +10,25 @@ declare module 'fastify' {
   }
 }
 
-/** Registered inside the /api/v1 scope only: health, docs and unknown routes need no keys. */
+/**
+ * Registered inside the /api/v1 scope only: health, docs and unknown routes need no keys. Every
+ * request counts against its api-key's rate limit first; a key or an address that has failed
+ * authentication too often is refused before its credentials are looked up, and each failure counts.
+ */
 export function requireCredentials(app: FastifyInstance, context: AppContext): void {
+  const limits = rateLimitsOf(app)
   app.decorateRequest('principal', null as unknown as Principal)
-  app.addHook('onRequest', async (request) => {
-    request.principal = await authenticate(context, header(request, 'api-key'), header(request, 'secret-key'))
+  app.addHook('onRequest', limits.perKey)
+  app.addHook('onRequest', async (request, reply) => {
+    const apiKey = header(request, 'api-key')
+    await limits.refuseWhileFailing(request, apiKey)
+    try {
+      request.principal = await authenticate(context, apiKey, header(request, 'secret-key'))
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_credentials')
+        await limits.countFailure(request, reply, apiKey)
+      throw error
+    }
   })
 }
 

@@ -106,6 +106,7 @@ export function documentApiRoutes(app: FastifyInstance): void {
     const answers = new Map<number, readonly ErrorCode[]>([
       [401, ['missing_credentials', 'invalid_credentials']],
       [403, ['merchant_suspended']],
+      [429, ['rate_limited']],
       [500, ['internal_error']],
       [503, ['unavailable']],
     ])

@@ -11,6 +11,7 @@ import { channelRoutes } from './routes/channels.ts'
 import { checkoutRoutes } from './routes/checkout.ts'
 import { eventRoutes } from './routes/events.ts'
 import { healthRoutes } from './routes/health.ts'
+import { metricsRoutes } from './routes/metrics.ts'
 import { operationRoutes } from './routes/operations.ts'
 import { providerNotificationRoutes } from './routes/provider-notifications.ts'
 import { transactionRoutes } from './routes/transactions.ts'
@@ -25,10 +26,10 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: bodyLimitBytes,
     genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
-    // Probes are polled every few seconds; logging each would drown the real traffic.
+    // Probes and scrapes come every few seconds; logging each would drown the real traffic.
     logController: new LogController({
       requestIdLogLabel: 'requestId',
-      disableRequestLogging: (request) => request.url === '/health' || request.url === '/ready',
+      disableRequestLogging: (request) => ['/health', '/ready', '/metrics'].includes(request.url),
     }),
     return503OnClosing: true,
     // A request must arrive whole within 10 s: a body trickled a byte at a time is answered 408
@@ -56,6 +57,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
 
   await registerOpenApi(app, context)
   healthRoutes(app, context)
+  metricsRoutes(app, context)
   await app.register(
     async (api) => {
       documentApiRoutes(api)

@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel'
 import { request } from 'undici'
 
 /** One operator call never waits longer (CONTRACT.md, Operators). */
@@ -9,12 +10,58 @@ export interface OperatorAnswer {
   body: unknown
 }
 
-/** One HTTP call to an operator, bounded by the timeout; a call that gets no answer throws. */
+/**
+ * Every operator call, answered or not, is published on this node:diagnostics_channel once it
+ * ends, for /metrics. Publishing costs nothing while nobody subscribes.
+ */
+export const operatorCallsChannel = 'sika:operator-call'
+
+export interface OperatorCallRecord {
+  url: string
+  method: 'GET' | 'POST'
+  /** The adapter's name when the caller gave it; otherwise subscribers tell it by the URL. */
+  adapter: string | undefined
+  durationMs: number
+  /** The HTTP status of the answer, or undefined when none came (timeout, refused, reset). */
+  status: number | undefined
+  /** Why no answer came, when none did. */
+  error: unknown
+}
+
+const operatorCalls = channel(operatorCallsChannel)
+
+/**
+ * One HTTP call to an operator, bounded by the timeout; a call that gets no answer throws.
+ * `adapter` (optional) names the adapter in the published record.
+ */
 export async function callOperator(
   url: string,
   method: 'GET' | 'POST',
   headers: Record<string, string>,
   body?: unknown,
+  adapter?: string,
+): Promise<OperatorAnswer> {
+  const startedAt = performance.now()
+  const publish = (status: number | undefined, error: unknown) => {
+    if (!operatorCalls.hasSubscribers) return
+    const durationMs = performance.now() - startedAt
+    operatorCalls.publish({ url, method, adapter, durationMs, status, error } satisfies OperatorCallRecord)
+  }
+  try {
+    const answer = await send(url, method, headers, body)
+    publish(answer.status, undefined)
+    return answer
+  } catch (error) {
+    publish(undefined, error)
+    throw error
+  }
+}
+
+async function send(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  body: unknown,
 ): Promise<OperatorAnswer> {
   const response = await request(url, {
     method,

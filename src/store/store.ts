@@ -13,6 +13,7 @@ import { type CatalogueRepository, catalogueRepository } from './repositories/ca
 import type { RepositoryScope } from './repositories/executor.ts'
 import { type LedgerRepository, ledgerRepository } from './repositories/ledger.ts'
 import { type MerchantsRepository, merchantsRepository } from './repositories/merchants.ts'
+import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
@@ -29,6 +30,8 @@ export interface Repositories {
   readonly merchants: MerchantsRepository
   readonly apiKeys: ApiKeysRepository
   readonly webhookSecrets: WebhookSecretsRepository
+  /** What /metrics reads: the backlogs and the connections in use. */
+  readonly monitoring: MonitoringRepository
 }
 
 /**
@@ -67,6 +70,7 @@ function repositoriesOn(scope: RepositoryScope): Repositories {
     merchants: merchantsRepository(scope),
     apiKeys: apiKeysRepository(scope),
     webhookSecrets: webhookSecretsRepository(scope),
+    monitoring: monitoringRepository(scope),
   }
 }
 

@@ -76,6 +76,8 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
     PUBLIC_BASE_URL: testPublicBaseUrl,
     SECRETS_KEY: testSecretsKey,
     LOG_LEVEL: 'info',
+    // Tests of behaviour send bursts no merchant would; test/rate-limit.test.ts sets its own limits.
+    RATE_LIMIT_PER_SECOND: '0',
     ...(operators ? { OPERATORS_FILE: operators.file } : {}),
     ...options.environment,
   })

@@ -180,7 +180,15 @@ export function checkAgainst(loaded: LoadedDocument, observed: ObservedResponse)
     return 'documented'
   }
   const mediaType = Object.keys(content).find((type) => isJson(type))
-  if (!mediaType) return fail(`responses.${statusKey} documents no JSON media type (${Object.keys(content)})`)
+  if (!mediaType) {
+    // A documented non-JSON answer (the Prometheus text of /metrics): its content type must be one documented.
+    const sent = observed.contentType?.split(';')[0]?.trim()
+    if (!sent || !Object.hasOwn(content, sent))
+      fail(
+        `responses.${statusKey} is ${Object.keys(content).join(', ')}, but the content-type is ${observed.contentType ?? 'absent'}`,
+      )
+    return 'documented'
+  }
   if (!isJson(observed.contentType)) {
     fail(
       `responses.${statusKey} is ${mediaType}, but the content-type is ${observed.contentType ?? 'absent'}`,

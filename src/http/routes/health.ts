@@ -3,12 +3,22 @@ import { Type } from 'typebox'
 import type { AppContext } from '../../app/context.ts'
 import { ApiError } from '../../errors.ts'
 import { errorResponse } from '../openapi.ts'
+import { rateLimitsOf } from '../rate-limit.ts'
 
 /** A load balancer's probe must hear "not ready" quickly, even from a database that does not answer at all. */
 const readinessBoundMs = 900
 
 export function healthRoutes(app: FastifyInstance, context: AppContext): void {
-  const Probe = Type.Object({ status: Type.String(), store: Type.Optional(Type.String()) })
+  const Probe = Type.Object({
+    status: Type.String(),
+    store: Type.Optional(Type.String()),
+    rateLimit: Type.Optional(
+      Type.String({
+        description: 'Where rate limits are counted: redis (shared), memory (this instance) or off.',
+      }),
+    ),
+    detail: Type.Optional(Type.String({ description: 'What is degraded but does not stop the service.' })),
+  })
   app.get(
     '/health',
     {
@@ -26,7 +36,8 @@ export function healthRoutes(app: FastifyInstance, context: AppContext): void {
     tags: ['health'],
     operationId: 'ready',
     summary: 'Readiness: the database answers',
-    description: 'Answers 200 only while the database answers a query, and 503 `unavailable` otherwise.',
+    description:
+      'Answers 200 only while the database answers a query, and 503 `unavailable` otherwise. A Redis that does not answer leaves it ready: rate limits are then counted per instance, and `detail` says so.',
     response: { 200: Probe, 503: errorResponse(['unavailable']) },
   }
   app.get('/ready', { schema: readiness }, async () => {
@@ -35,6 +46,6 @@ export function healthRoutes(app: FastifyInstance, context: AppContext): void {
     } catch {
       throw new ApiError('unavailable', 'The database cannot be reached.')
     }
-    return { status: 'ready', store: context.store.name }
+    return { status: 'ready', store: context.store.name, ...rateLimitsOf(app).state() }
   })
 }

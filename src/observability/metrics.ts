@@ -1,0 +1,106 @@
+import type { Logger } from 'pino'
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import type { Config } from '../config.ts'
+import type { Clock } from '../domain/clock.ts'
+import { modes, operationKindNames } from '../domain/kinds.ts'
+import { statuses } from '../domain/status.ts'
+import type { Store } from '../store/store.ts'
+import { recordOperatorCalls } from './operator-calls.ts'
+import { storeGauges } from './store-gauges.ts'
+
+/**
+ * This instance's Prometheus metrics (GET /metrics), in a registry of its own: several apps in
+ * one process (the tests) never share a series. Counters and histograms are this instance's;
+ * the store's gauges (backlogs) read the shared database, so across instances take their max,
+ * not their sum.
+ */
+export interface Metrics {
+  /** The exposition format's content type. */
+  readonly contentType: string
+  /** After a commit: the statuses the operations took in it (one event each). */
+  countStatuses(states: readonly StatusTaken[]): void
+  /** After each HTTP answer: `route` is the route's pattern (/api/v1/collect/:token), never the URL. */
+  observeRequest(answer: AnsweredRequest): void
+  /** The text exposition, after reading the store's gauges. */
+  render(): Promise<string>
+  /** Stops listening to operator calls. */
+  close(): void
+}
+
+export interface StatusTaken {
+  kind: string
+  mode: string
+  status: string
+}
+
+export interface AnsweredRequest {
+  method: string
+  /** The matched route's pattern, or undefined when no route matched (404, 405). */
+  route: string | undefined
+  statusCode: number
+  durationMs: number
+}
+
+export interface MetricsOptions {
+  config: Config
+  store: Store
+  clock: Clock
+  logger: Logger
+}
+
+/** Seconds: from a cached GET to a request that waits for the database's timeout. */
+const httpBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+export function createMetrics({ config, store, clock, logger }: MetricsOptions): Metrics {
+  const registry = new Registry()
+  // Process metrics, event-loop delay included: nodejs_eventloop_lag_seconds, and the
+  // monitorEventLoopDelay histogram's nodejs_eventloop_lag_{min,mean,max,p50,p90,p99}_seconds.
+  collectDefaultMetrics({ register: registry })
+  const http = httpMetrics(registry)
+  const operations = new Counter({
+    name: 'sika_operation_statuses_total',
+    help: 'Statuses operations took, by kind, mode and status: pending counts initiations, the others completions.',
+    labelNames: ['kind', 'mode', 'status'],
+    registers: [registry],
+  })
+  // Every series exists from the start, so rate() sees the first increase.
+  for (const kind of operationKindNames)
+    for (const mode of modes) for (const status of statuses) operations.inc({ kind, mode, status }, 0)
+  const refreshStore = storeGauges(registry, store, clock, logger)
+  const stopOperatorCalls = recordOperatorCalls(registry, config.operatorsFile)
+  return {
+    contentType: registry.contentType,
+    countStatuses: (states) => {
+      for (const { kind, mode, status } of states) operations.inc({ kind, mode, status })
+    },
+    observeRequest: ({ method, route, statusCode, durationMs }) => {
+      const labels = { method, route: route ?? 'unmatched', status_code: String(statusCode) }
+      http.requests.inc(labels)
+      http.duration.observe(labels, durationMs / 1000)
+    },
+    render: async () => {
+      await refreshStore()
+      return registry.metrics()
+    },
+    close: stopOperatorCalls,
+  }
+}
+
+function httpMetrics(registry: Registry) {
+  const labelNames = ['method', 'route', 'status_code']
+  return {
+    requests: new Counter({
+      name: 'sika_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status (route="unmatched": no route).',
+      labelNames,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'sika_http_request_duration_seconds',
+      help: 'Time from the request to its answer, by method, route pattern and status.',
+      labelNames,
+      buckets: httpBuckets,
+      registers: [registry],
+    }),
+  }
+}

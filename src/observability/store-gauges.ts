@@ -1,0 +1,104 @@
+import type { Logger } from 'pino'
+import { Gauge, type Registry } from 'prom-client'
+import type { Clock } from '../domain/clock.ts'
+import type { WorkKind } from '../domain/transitions.ts'
+import type { Store } from '../store/store.ts'
+
+const workKinds = ['submit', 'poll', 'expire'] as const satisfies readonly WorkKind[]
+
+/** Seconds from a time in microseconds to now; 0 for none, or one still in the future. */
+const secondsSince = (nowUs: number, thenUs: number | null) =>
+  thenUs === null ? 0 : Math.max(0, (nowUs - thenUs) / 1e6)
+
+/** The connections as the driver sees them: no query. */
+function connectionGauges(registry: Registry, store: Store): () => void {
+  const pool = new Gauge({
+    name: 'sika_db_pool_connections',
+    help: 'Database connections by state: open, busy (held), idle, and waiting (requests waiting for one; PostgreSQL only).',
+    labelNames: ['state'],
+    registers: [registry],
+  })
+  const poolMax = new Gauge({
+    name: 'sika_db_pool_max_connections',
+    help: 'The most connections the store opens (SQLite: its one).',
+    registers: [registry],
+  })
+  return () => {
+    const use = store.monitoring.connections()
+    poolMax.set(use.max)
+    pool.set({ state: 'open' }, use.open)
+    pool.set({ state: 'busy' }, use.busy)
+    pool.set({ state: 'idle' }, use.open - use.busy)
+    if (use.waiting !== undefined) pool.set({ state: 'waiting' }, use.waiting)
+  }
+}
+
+function backlogGauges(registry: Registry) {
+  const gauge = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [registry] })
+  return {
+    up: gauge(
+      'sika_store_up',
+      '1 when the last scrape read the backlogs from the store, 0 when it could not.',
+    ),
+    undelivered: gauge(
+      'sika_outbox_undelivered_events',
+      'Events not delivered yet: due now or waiting for a retry.',
+    ),
+    due: gauge('sika_outbox_due_events', 'Undelivered events due now: the callbacks backlog.'),
+    oldest: gauge(
+      'sika_outbox_oldest_undelivered_age_seconds',
+      'Age of the oldest undelivered event (0 when there is none).',
+    ),
+    workOpen: gauge('sika_scheduled_work_open', 'Scheduled work not done yet, by kind.', ['kind']),
+    workDue: gauge('sika_scheduled_work_due', 'Scheduled work due now and not done: the backlog, by kind.', [
+      'kind',
+    ]),
+    workLate: gauge(
+      'sika_scheduled_work_oldest_due_age_seconds',
+      'How long ago the earliest scheduled work not done yet was due (0 when none is overdue).',
+    ),
+  }
+}
+
+/**
+ * The gauges read from the store at scrape time: the outbox and scheduled-work backlogs (queries
+ * over the rows still to do only), and the database connections (no query). Returns the refresh
+ * that /metrics runs before rendering; a store that does not answer leaves the backlog gauges as
+ * they were and sets sika_store_up to 0, and the scrape still answers.
+ */
+export function storeGauges(
+  registry: Registry,
+  store: Store,
+  clock: Clock,
+  logger: Logger,
+): () => Promise<void> {
+  new Gauge({
+    name: 'sika_store_info',
+    help: 'The store this instance runs on.',
+    labelNames: ['store'],
+    registers: [registry],
+  }).set({ store: store.name }, 1)
+  const readConnections = connectionGauges(registry, store)
+  const gauges = backlogGauges(registry)
+  return async () => {
+    readConnections()
+    const nowUs = clock.nowUs()
+    try {
+      const backlog = await store.monitoring.backlog(nowUs)
+      gauges.undelivered.set(backlog.outbox.undelivered)
+      gauges.due.set(backlog.outbox.due)
+      gauges.oldest.set(secondsSince(nowUs, backlog.outbox.oldestCreatedAtUs))
+      for (const kind of workKinds) {
+        const found = backlog.scheduledWork.find((entry) => entry.kind === kind)
+        gauges.workOpen.set({ kind }, found?.open ?? 0)
+        gauges.workDue.set({ kind }, found?.due ?? 0)
+      }
+      gauges.workLate.set(secondsSince(nowUs, backlog.oldestScheduledDueAtUs))
+      gauges.up.set(1)
+    } catch (error) {
+      gauges.up.set(0)
+      logger.warn({ err: error }, 'metrics: the store did not answer the backlog queries')
+    }
+  }
+}
