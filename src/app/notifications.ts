@@ -1,7 +1,7 @@
 import type { SideRole } from '../domain/kinds.ts'
 import type { Operation } from '../domain/operation.ts'
 import { ApiError } from '../errors.ts'
-import type { NotificationInput, ProviderNotification } from '../providers/provider.ts'
+import type { NotificationInput, ProviderAdapter, ProviderNotification } from '../providers/provider.ts'
 import type { AppContext } from './context.ts'
 import { pollSide, settleSide } from './lifecycle.ts'
 
@@ -16,9 +16,9 @@ export async function receiveProviderNotification(
   adapterName: string,
   input: NotificationInput,
 ): Promise<Operation> {
-  const adapter = context.providers.byName(adapterName)
-  if (!adapter) throw new ApiError('not_found', `No provider is called ${adapterName}.`)
-  const notification = await adapter.parseNotification(input)
+  const adapters = context.providers.byName(adapterName)
+  if (adapters.length === 0) throw new ApiError('not_found', `No provider is called ${adapterName}.`)
+  const notification = await firstUnderstood(adapters, input)
   if (!notification)
     throw new ApiError('invalid_credentials', 'The notification is not authentic or not understood.')
   const { operation, role } = await notifiedSide(context, notification)
@@ -26,7 +26,7 @@ export async function receiveProviderNotification(
   if (
     !operation ||
     !side ||
-    context.providers.adapterFor(operation.mode, side.channel, side.country).name !== adapter.name ||
+    context.providers.adapterFor(operation.mode, side.channel, side.country).name !== adapterName ||
     (side.providerReference !== undefined &&
       notification.outcome.providerReference !== undefined &&
       side.providerReference !== notification.outcome.providerReference)
@@ -49,4 +49,16 @@ async function notifiedSide(
     operation: (await context.store.operations.findAnyByToken(side.token))?.operation,
     role: side.role,
   }
+}
+
+/** The first connection of the adapter that verifies and understands it (each signs with its own secret). */
+async function firstUnderstood(
+  adapters: readonly ProviderAdapter[],
+  input: NotificationInput,
+): Promise<ProviderNotification | undefined> {
+  for (const adapter of adapters) {
+    const notification = await adapter.parseNotification(input)
+    if (notification) return notification
+  }
+  return undefined
 }

@@ -9,8 +9,11 @@ export interface ProviderRegistry {
    * (channel, country) whose adapter moves money that way (CONTRACT.md, Operators).
    */
   connects(mode: Mode, channel: string, country: string, direction: Direction): boolean
-  /** By adapter name, for operators' notifications (POST /providers/:name/notifications). */
-  byName(name: string): ProviderAdapter | undefined
+  /**
+   * By adapter name, for operators' notifications (POST /providers/:name/notifications): every
+   * connection of that adapter, as two Wave wallets sign with two secrets.
+   */
+  byName(name: string): readonly ProviderAdapter[]
 }
 
 const notConnected = (channel: string) => ({
@@ -42,10 +45,10 @@ export function createProviderRegistry(
   sandbox: ProviderAdapter,
   live: readonly LiveConnection[] = [],
 ): ProviderRegistry {
-  const named = new Map<string, ProviderAdapter>([[sandbox.name, sandbox]])
+  const named = new Map<string, ProviderAdapter[]>([[sandbox.name, [sandbox]]])
   const byRoute = new Map<string, ProviderAdapter>()
   for (const connection of live) {
-    named.set(connection.adapter.name, connection.adapter)
+    named.set(connection.adapter.name, [...(named.get(connection.adapter.name) ?? []), connection.adapter])
     for (const country of connection.countries)
       byRoute.set(`${connection.channel}/${country}`, connection.adapter)
   }
@@ -54,6 +57,6 @@ export function createProviderRegistry(
       mode === 'sandbox' ? sandbox : (byRoute.get(`${channel}/${country}`) ?? unconnectedOperator),
     connects: (mode, channel, country, direction) =>
       mode === 'sandbox' || (byRoute.get(`${channel}/${country}`)?.directions.includes(direction) ?? false),
-    byName: (name) => named.get(name),
+    byName: (name) => named.get(name) ?? [],
   }
 }

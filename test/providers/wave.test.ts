@@ -18,10 +18,7 @@ import { waitFor } from '../support/wait.ts'
 
 let sequence = 0
 
-/**
- * Both Wave simulators sign with one secret: Sika verifies every Wave webhook with the secret of
- * one Wave connection (the registry keeps one adapter per name), whatever wallet sent it.
- */
+/** The SN wallet's webhook secret; the CI wallet has its own, and Sika tries each connection's. */
 const webhookSecret = `wave_sn_WHS_${'s'.repeat(43)}`
 
 function signed(body: string): string {
@@ -41,7 +38,12 @@ describeEachStore('live mode: Wave', (store) => {
     running = await startLiveApp(store(), async (publicBaseUrl) => {
       const webhookUrl = `${publicBaseUrl}/providers/wave/notifications`
       wave = await startWaveSimulator({ settleDelayMs: 100, hangMs: 10_500, webhookUrl, webhookSecret })
-      shortLived = await startWaveSimulator({ checkoutLifetimeSeconds: 1, webhookUrl, webhookSecret })
+      // Another wallet signs with its own secret: webhooks of both must verify.
+      shortLived = await startWaveSimulator({
+        checkoutLifetimeSeconds: 1,
+        webhookUrl,
+        webhookSecret: `wave_ci_WHS_${'c'.repeat(43)}`,
+      })
       const mtn = await startMtnMomoSimulator({ settleDelayMs: 100 })
       return [
         { simulator: wave, channel: 'wave', countries: ['SN'] },
