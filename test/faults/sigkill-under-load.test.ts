@@ -156,7 +156,7 @@ describeEachStore('SIGKILL under retried load, with a failing callback receiver'
   })
 
   test(`${kills} SIGKILLs: nothing acknowledged is lost, nothing is doubled, no event is lost`, {
-    timeout: 240_000,
+    timeout: 180_000 + kills * 8_000,
   }, async (t) => {
     const environment = {
       DATABASE_URL: store().databaseUrl,
