@@ -1,13 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
-import { type DispatcherDependencies, deliverDueEvents } from '../events/dispatcher.ts'
+import { EndpointCircuits } from '../events/circuit.ts'
+import { DeliveryPool, perEndpointLimit } from '../events/delivery-pool.ts'
+import { type Delivery, type DispatcherDependencies, deliverDueEvents } from '../events/dispatcher.ts'
+import { WakeSignal } from '../events/wake-signal.ts'
 import type { AppContext } from './context.ts'
 import { runDueScheduledWork } from './lifecycle.ts'
 import { signingSecrets } from './webhook-secrets.ts'
 
 export interface Workers {
-  /** Runs what is due now, once; resolves with how many items were handled. */
+  /** Runs what is due now, once (scheduled work, then callbacks); resolves with how many items were handled. */
   runDue(): Promise<number>
+  /** Starts nothing more, and resolves once the work in hand is finished and recorded. */
   stop(): Promise<void>
 }
 
@@ -16,12 +20,13 @@ export function workerIdentity(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
 }
 
-/** The dispatcher's view of the app: the outbox (each attempt recorded in its own transaction), time, the log, the secrets. */
+/** The dispatcher's view of the app: the outbox (each write in its own transaction), time, the log, the secrets. */
 export function dispatcherDependencies(context: AppContext): DispatcherDependencies {
   return {
     outbox: {
       claimDue: (...args) => context.store.outbox.claimDue(...args),
       recordAttempt: (...args) => context.store.transaction((tx) => tx.outbox.recordAttempt(...args)),
+      defer: (...args) => context.store.transaction((tx) => tx.outbox.defer(...args)),
     },
     clock: context.clock,
     logger: context.logger,
@@ -30,9 +35,13 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
 }
 
 /**
- * The background loop of one instance: scheduled work, then callbacks, repeated while there is
- * work and every `idleMs` otherwise. `manual` leaves the running to the caller (tests that move
- * a clock by hand).
+ * The background work of one instance, in two loops that never wait for each other: scheduled
+ * work (submissions, polls, expiry), and callback delivery (a pool of CALLBACK_CONCURRENCY
+ * deliveries in flight, with a circuit per endpoint: `events/delivery-pool.ts`). A hanging
+ * receiver can so delay neither a settlement nor another merchant's callbacks. Each loop runs
+ * again at once while it finds work, and every `idleMs` otherwise. `manual` leaves the running to
+ * the caller (tests that move a clock by hand): `runDue` does one pass of each, deterministically,
+ * and attempts every event it claims, whatever the state of its endpoint's circuit.
  */
 export function createWorkers(
   context: AppContext,
@@ -40,37 +49,45 @@ export function createWorkers(
 ): Workers {
   const owner = workerIdentity()
   const idleMs = options.idleMs ?? 250
-  const dispatcher = dispatcherDependencies(context)
-  let stopped = false
-  let wakeUp: (() => void) | undefined
+  const concurrency = context.config.callbackConcurrency
+  const delivery: Delivery = { dependencies: dispatcherDependencies(context), owner }
   const runDue = async () =>
-    (await runDueScheduledWork(context, owner)) + (await deliverDueEvents(dispatcher, owner))
+    (await runDueScheduledWork(context, owner)) + (await deliverDueEvents(delivery, concurrency))
+  if (options.manual) return { runDue, stop: async () => {} }
 
+  const scheduled = repeatWhileBusy(context, () => runDueScheduledWork(context, owner), idleMs)
+  const pool = new DeliveryPool(
+    { ...delivery, circuits: new EndpointCircuits() },
+    { concurrency, perEndpoint: perEndpointLimit(concurrency), idleMs },
+  )
+  return {
+    runDue,
+    stop: async () => {
+      await Promise.all([scheduled.stop(), pool.stop()])
+    },
+  }
+}
+
+/** Runs `work` again at once while it handles something, and after `idleMs` otherwise, until stopped. */
+function repeatWhileBusy(context: AppContext, work: () => Promise<number>, idleMs: number) {
+  const signal = new WakeSignal()
+  let stopped = false
   const loop = async () => {
     while (!stopped) {
       let handled = 0
       try {
-        handled = await runDue()
+        handled = await work()
       } catch (error) {
-        context.logger.error({ err: error }, 'background work failed; retrying')
+        context.logger.error({ err: error }, 'scheduled work failed; retrying')
       }
-      if (handled > 0 || stopped) continue
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, idleMs)
-        wakeUp = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      wakeUp = undefined
+      if (handled === 0 && !stopped) await signal.wait(idleMs)
     }
   }
-  const running = options.manual ? Promise.resolve() : loop()
+  const running = loop()
   return {
-    runDue,
     stop: async () => {
       stopped = true
-      wakeUp?.()
+      signal.wake()
       await running
     },
   }

@@ -4,14 +4,20 @@ import { Agent, request } from 'undici'
 import type { Clock } from '../domain/clock.ts'
 import type { Mode } from '../domain/kinds.ts'
 import type { ClaimedEvent, OutboxRepository } from '../store/repositories/outbox.ts'
-import { nextRetryDelayMs } from './retry-schedule.ts'
+import {
+  type CircuitChange,
+  type EndpointCircuits,
+  type EndpointVerdict,
+  endpointOf,
+  longestHoldMs,
+} from './circuit.ts'
+import { nextRetryDelayMs, scheduledAttemptAtUs } from './retry-schedule.ts'
 import { signatureHeaders } from './signing.ts'
 import { isForbiddenAddress, publicOnlyLookup } from './ssrf.ts'
 
 export const deliveryTimeoutMs = 10_000
-/** Longer than a delivery can take, so a live claim is never taken over mid-send. */
-const leaseMs = 3 * deliveryTimeoutMs
-const batchSize = 16
+/** Longer than a delivery can take, waiting for an endpoint's probe included, so a live claim is never taken over mid-send. */
+export const leaseMs = 3 * deliveryTimeoutMs
 
 // Sandbox callbacks may target a developer's own machine; live ones reach public addresses only.
 const sandboxAgent = new Agent({ connect: { timeout: deliveryTimeoutMs } })
@@ -19,50 +25,112 @@ const liveAgent = new Agent({ connect: { timeout: deliveryTimeoutMs, lookup: pub
 
 /** What the dispatcher needs, and nothing of the app: the outbox, time, a log, and the merchant's signing secrets per mode. */
 export interface DispatcherDependencies {
-  outbox: Pick<OutboxRepository, 'claimDue' | 'recordAttempt'>
+  outbox: Pick<OutboxRepository, 'claimDue' | 'recordAttempt' | 'defer'>
   clock: Clock
   logger: Logger
   signingSecrets(merchantId: string, mode: Mode): Promise<string[]>
 }
 
+/** One instance's delivery: its dependencies, the name its leases carry, and its endpoints' circuits. */
+export interface Delivery {
+  readonly dependencies: DispatcherDependencies
+  readonly owner: string
+  /** Without them every event claimed is sent (`Workers.runDue`: everything due, once). */
+  readonly circuits?: EndpointCircuits
+  /** Hears how long each request sent to an endpoint took, and whether it was answered. */
+  readonly attempted?: (endpoint: string, durationMs: number, answered: boolean) => void
+}
+
 /**
- * Claims the events that are due and not leased, and delivers them. Instances sharing a database
- * never take the same event; an instance that dies mid-send loses its lease and another delivers
- * after it expires. One operation's events go out in the order it took its statuses: the outbox
- * lets an event be claimed only once every earlier one of its operation is done (delivered,
- * stopped or given up), and a delivery that is done claims its operation's next event at once.
- * Operations run side by side: one that waits for a retry holds no other back.
+ * Claims up to `limit` events that are due and not leased, and delivers them side by side (one
+ * pass: `Workers.runDue`). Instances sharing a database never take the same event; an instance
+ * that dies mid-send loses its lease and another delivers after it expires. One operation's
+ * events go out in the order it took its statuses: the outbox lets an event be claimed only once
+ * every earlier one of its operation is done (delivered, stopped or given up), and a delivery
+ * that is done claims its operation's next event at once. Operations run side by side: one that
+ * waits for a retry holds no other back.
  */
-export async function deliverDueEvents(dependencies: DispatcherDependencies, owner: string): Promise<number> {
-  const claimed = await dependencies.outbox.claimDue(owner, dependencies.clock.nowUs(), leaseMs, batchSize)
+export async function deliverDueEvents(delivery: Delivery, limit: number): Promise<number> {
+  const { dependencies, owner } = delivery
+  const claimed = await dependencies.outbox.claimDue(owner, dependencies.clock.nowUs(), leaseMs, limit)
   const handled = await Promise.all(
-    claimed
-      .sort((a, b) => a.position - b.position)
-      .map((event) => deliverInOrder(dependencies, event, owner)),
+    claimed.sort((a, b) => a.position - b.position).map((event) => deliverInOrder(delivery, event)),
   )
   return handled.reduce((sum, count) => sum + count, 0)
 }
 
 /** Delivers the event, then each next event of its operation that this delivery let through. */
-async function deliverInOrder(
-  dependencies: DispatcherDependencies,
-  first: ClaimedEvent,
-  owner: string,
-): Promise<number> {
+export async function deliverInOrder(delivery: Delivery, first: ClaimedEvent): Promise<number> {
+  const { dependencies, owner } = delivery
   let handled = 0
   let event: ClaimedEvent | undefined = first
   while (event) {
     handled++
-    if (!(await deliver(dependencies, event, owner))) break
+    if (!(await deliverThroughCircuit(delivery, event))) break
     const nowUs = dependencies.clock.nowUs()
     ;[event] = await dependencies.outbox.claimDue(owner, nowUs, leaseMs, 1, event.operationId)
   }
   return handled
 }
 
+/**
+ * Sends the event unless its endpoint's circuit is open (then it goes back to the outbox unsent,
+ * due when the endpoint may be tried again), or it is already held `longestHoldMs` past its
+ * scheduled time; true when the event is done with.
+ */
+async function deliverThroughCircuit(delivery: Delivery, event: ClaimedEvent): Promise<boolean> {
+  const { dependencies, circuits, owner } = delivery
+  if (!event.callbackUrl) return deliver(dependencies, event, owner, () => {})
+  const endpoint = endpointOf(event.callbackUrl)
+  const heldTooLong = dependencies.clock.nowUs() >= scheduledAttemptAtUs(event) + longestHoldMs * 1000
+  const gated = circuits && !heldTooLong
+  const deferUntilUs = gated ? await admission(circuits, dependencies.clock, endpoint, event) : undefined
+  if (deferUntilUs !== undefined) {
+    await dependencies.outbox.defer(event, owner, deferUntilUs)
+    return false
+  }
+  let verdict: EndpointVerdict = 'not-reached'
+  const started = performance.now()
+  try {
+    return await deliver(dependencies, event, owner, (answered) => {
+      verdict = answered
+      delivery.attempted?.(endpoint, performance.now() - started, answered === 'answered')
+    })
+  } finally {
+    const change = circuits?.record(endpoint, event.id, verdict, dependencies.clock.nowUs())
+    logCircuitChange(dependencies.logger, endpoint, change)
+  }
+}
+
+/** Undefined when the event may go now; otherwise when it is due again. Waits for a probe at most once. */
+async function admission(
+  circuits: EndpointCircuits,
+  clock: Clock,
+  endpoint: string,
+  event: ClaimedEvent,
+): Promise<number | undefined> {
+  let decision = circuits.admit(endpoint, event.id, clock.nowUs())
+  if (decision.kind === 'wait') {
+    await decision.probe
+    decision = circuits.admit(endpoint, event.id, clock.nowUs())
+  }
+  if (decision.kind === 'send') return undefined
+  if (decision.kind === 'defer') return decision.untilUs
+  // Another probe is out already: try again once it can have been answered.
+  return clock.nowUs() + deliveryTimeoutMs * 1000
+}
+
+function logCircuitChange(logger: Logger, endpoint: string, change: CircuitChange): void {
+  if (change === 'closed') logger.info({ endpoint }, 'callback endpoint answers again: circuit closed')
+  else if (change)
+    logger.warn({ endpoint, change }, 'callback endpoint failing: circuit open, its events wait unsent')
+}
+
 interface AttemptResult {
   statusCode: number | null
   error: string | null
+  /** What the attempt says of the endpoint, for its circuit. */
+  verdict: EndpointVerdict
 }
 
 /** What a delivery sends: the exact body, signed by the secrets of the event's mode. */
@@ -88,11 +156,15 @@ export async function signedDelivery(
   return { url: event.callbackUrl, body: event.payload, headers }
 }
 
-/** One attempt, recorded; true when the event is done with (delivered, stopped or given up). */
+/**
+ * One attempt, recorded; true when the event is done with (delivered, stopped or given up).
+ * `judged` hears what the attempt said of the endpoint as soon as it is known.
+ */
 async function deliver(
   dependencies: DispatcherDependencies,
   event: ClaimedEvent,
   owner: string,
+  judged: (verdict: EndpointVerdict) => void,
 ): Promise<boolean> {
   // Receivers compare the signature's timestamp with their own clock: it is the wall-clock time.
   const request = await signedDelivery(dependencies, event, Math.floor(Date.now() / 1000))
@@ -101,6 +173,7 @@ async function deliver(
   const started = performance.now()
   const result = await post(request.url, request.body, request.headers, event.mode === 'live')
   const durationMs = Math.round(performance.now() - started)
+  judged(result.verdict)
   return recordAttempt(dependencies, event, owner, startedAtUs, durationMs, result)
 }
 
@@ -113,7 +186,7 @@ async function post(
   try {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
     if (live && isIP(host) && isForbiddenAddress(host))
-      return { statusCode: null, error: `${host} is not a public address` }
+      return { statusCode: null, error: `${host} is not a public address`, verdict: 'not-reached' }
     // undici's request follows no redirects: a 3xx is an answer like any other non-2xx.
     const response = await request(url, {
       method: 'POST',
@@ -123,13 +196,15 @@ async function post(
       signal: AbortSignal.timeout(deliveryTimeoutMs),
     })
     await response.body.dump()
-    return { statusCode: response.statusCode, error: null }
+    const { statusCode } = response
+    const failing = statusCode >= 500 || statusCode === 429
+    return { statusCode, error: null, verdict: failing ? 'failed' : 'answered' }
   } catch (error) {
-    const reason =
-      error instanceof Error
-        ? `${(error as { code?: string }).code ?? error.name}: ${error.message}`
-        : String(error)
-    return { statusCode: null, error: reason.slice(0, 500) }
+    const code = error instanceof Error ? (error as { code?: string }).code : undefined
+    const reason = error instanceof Error ? `${code ?? error.name}: ${error.message}` : String(error)
+    // A live callback to a name that resolves to internal addresses is refused before connecting.
+    const verdict = code === 'ESSRF' ? 'not-reached' : 'failed'
+    return { statusCode: null, error: reason.slice(0, 500), verdict }
   }
 }
 

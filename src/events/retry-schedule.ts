@@ -23,3 +23,12 @@ export function nextRetryDelayMs(
   if (base === undefined) return undefined
   return Math.round(base * (1 + jitterRatio * (2 * random() - 1)))
 }
+
+/**
+ * When CONTRACT.md's schedule gives an event its next attempt, counted from its creation: its
+ * creation for the first, then each delay of the schedule after the one before (no jitter).
+ */
+export function scheduledAttemptAtUs(event: { createdAtUs: number; attempts: number }): number {
+  const delaysMs = retryDelaysMs.slice(0, event.attempts).reduce((sum, delay) => sum + delay, 0)
+  return event.createdAtUs + delaysMs * 1000
+}

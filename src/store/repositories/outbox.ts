@@ -88,6 +88,12 @@ export interface OutboxRepository {
   ): Promise<ClaimedEvent[]>
   /** Records the attempt and the event's next state, if the claim is still the owner's. */
   recordAttempt(event: ClaimedEvent, owner: string, attempt: AttemptRecord): Promise<void>
+  /**
+   * Gives a claimed event back unsent, due again at `untilUs`, if the claim is still the owner's:
+   * no attempt is recorded and its attempt count stays (an endpoint's circuit is open, or it has
+   * as many deliveries in flight as it may). Its operation's later events wait as long.
+   */
+  defer(event: ClaimedEvent, owner: string, untilUs: number): Promise<void>
   list(merchantId: string, mode: Mode, filters: EventFilters, page: PageRequest): Promise<Page<EventView>>
   find(merchantId: string, mode: Mode, id: string): Promise<EventView | undefined>
   attempts(eventId: string): Promise<AttemptView[]>
@@ -102,6 +108,7 @@ export function outboxRepository(scope: RepositoryScope): OutboxRepository {
     claimDue: (owner, nowUs, leaseMs, limit, operationId) =>
       claimDueEvents(scope, owner, nowUs, leaseMs, limit, operationId),
     recordAttempt: (event, owner, attempt) => recordAttempt(scope, event, owner, attempt),
+    defer: (event, owner, untilUs) => deferEvent(scope, event, owner, untilUs),
     list: (merchantId, mode, filters, page) => listEvents(scope, merchantId, mode, filters, page),
     async find(merchantId, mode, id) {
       const row = await eventsOf(db, merchantId, mode).where('events.id', '=', id).executeTakeFirst()
@@ -208,15 +215,37 @@ async function recordAttempt(
     .executeTakeFirst()
   const retryAtUs = attempt.deliveryStatus === 'pending' ? attempt.nextAttemptAtUs : null
   if (recorded.numUpdatedRows === 0n || retryAtUs === null) return
-  // The operation's later events wait for this one: none is due before its retry, so they leave
-  // the due events every claim reads, and the events API shows when they can go at the earliest.
+  await holdLaterEvents(db, event, retryAtUs)
+}
+
+async function deferEvent(
+  { db }: RepositoryScope,
+  event: ClaimedEvent,
+  owner: string,
+  untilUs: number,
+): Promise<void> {
+  const deferred = await db
+    .updateTable('events')
+    .set({ next_attempt_at_us: untilUs, lease_owner: null, lease_until_us: null })
+    .where('id', '=', event.id)
+    .where('lease_owner', '=', owner)
+    .where('delivery_status', '=', 'pending')
+    .executeTakeFirst()
+  if (deferred.numUpdatedRows > 0n) await holdLaterEvents(db, event, untilUs)
+}
+
+/**
+ * The operation's later events wait for this one: none is due before it, so they leave the due
+ * events every claim reads, and the events API shows when they can go at the earliest.
+ */
+async function holdLaterEvents(db: Executor, event: ClaimedEvent, untilUs: number): Promise<void> {
   await db
     .updateTable('events')
-    .set({ next_attempt_at_us: retryAtUs })
+    .set({ next_attempt_at_us: untilUs })
     .where('operation_id', '=', event.operationId)
     .where('position', '>', event.position)
     .where('delivery_status', '=', 'pending')
-    .where('next_attempt_at_us', '<', retryAtUs)
+    .where('next_attempt_at_us', '<', untilUs)
     .execute()
 }
 

@@ -1,0 +1,158 @@
+import type { ClaimedEvent } from '../store/repositories/outbox.ts'
+import { endpointOf } from './circuit.ts'
+import { type Delivery, deliverInOrder, leaseMs } from './dispatcher.ts'
+import { WakeSignal } from './wake-signal.ts'
+
+export interface PoolSettings {
+  /** Deliveries in flight at once in this instance (CALLBACK_CONCURRENCY). */
+  readonly concurrency: number
+  /** Of which to one endpoint at most: its other due events wait their turn in the outbox. */
+  readonly perEndpoint: number
+  /** How long to sleep when nothing is due (a delivery that ends wakes the pool sooner). */
+  readonly idleMs: number
+}
+
+/** A quarter of the deliveries in flight to one endpoint at most, so three quarters stay for the others. */
+export function perEndpointLimit(concurrency: number): number {
+  return Math.max(1, Math.ceil(concurrency / 4))
+}
+
+/** What the pool knows of one endpoint: its deliveries in flight, and how long one takes. */
+interface EndpointLoad {
+  inFlight: number
+  /**
+   * Moving average of the durations of its requests that were answered (one that fails feeds the
+   * circuit instead): an endpoint that hangs, then recovers, is not thought slow afterwards.
+   */
+  averageMs: number
+  /** When the last event given back for want of a free slot is due again. */
+  nextTurnUs: number
+}
+
+/** The first guess for an endpoint not heard from yet. */
+const initialAverageMs = 100
+const smoothing = 0.3
+
+/**
+ * Callback delivery, running on its own beside scheduled work: up to `concurrency` deliveries in
+ * flight, each one operation's events in order (`deliverInOrder`), claimed through the outbox's
+ * leases as free slots appear, so several instances share the outbox without double delivery.
+ * One endpoint has at most `perEndpoint` of the slots: an event due for an endpoint that has
+ * them all goes back to the outbox unsent, due again about when a slot can have freed (paced on
+ * how long its requests take), so it leaves the head of the queue to other merchants' events.
+ * With the endpoint circuits (`circuit.ts`), a hanging receiver holds at most `perEndpoint`
+ * deliveries for one timeout, then one probe now and then.
+ */
+export class DeliveryPool {
+  private inFlight = 0
+  private stopped = false
+  private readonly running = new Set<Promise<void>>()
+  private readonly loads = new Map<string, EndpointLoad>()
+  private readonly signal = new WakeSignal()
+  private readonly delivery: Delivery
+  private readonly done: Promise<void>
+
+  constructor(
+    delivery: Delivery,
+    private readonly settings: PoolSettings,
+  ) {
+    this.delivery = {
+      ...delivery,
+      attempted: (endpoint, durationMs, answered) => {
+        if (answered) this.observe(endpoint, durationMs)
+      },
+    }
+    this.done = this.loop()
+  }
+
+  /** Claims nothing more, and resolves once the deliveries in flight are recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.signal.wake()
+    await this.done
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let claimed = 0
+      try {
+        claimed = await this.fill()
+      } catch (error) {
+        this.delivery.dependencies.logger.error({ err: error }, 'callback delivery failed; retrying')
+      }
+      if (this.stopped) break
+      // A full claim may have left more due; a short one, or no free slot, waits for a slot or the next look.
+      if (claimed > 0 && this.inFlight < this.settings.concurrency) continue
+      await this.signal.wait(this.settings.idleMs)
+    }
+    while (this.running.size > 0) await Promise.all(this.running)
+  }
+
+  /** Claims as many due events as there are free slots, and starts or gives back each; how many were claimed. */
+  private async fill(): Promise<number> {
+    const free = this.settings.concurrency - this.inFlight
+    if (free <= 0) return 0
+    const { dependencies, owner } = this.delivery
+    const nowUs = dependencies.clock.nowUs()
+    const claimed = await dependencies.outbox.claimDue(owner, nowUs, leaseMs, free)
+    const givenBack: Promise<void>[] = []
+    for (const event of claimed.sort((a, b) => a.position - b.position)) {
+      const load = this.loadOf(event.callbackUrl ? endpointOf(event.callbackUrl) : '')
+      if (load.inFlight < this.settings.perEndpoint) this.start(event, load)
+      else givenBack.push(dependencies.outbox.defer(event, owner, this.nextTurn(load, nowUs)))
+    }
+    const failures = (await Promise.allSettled(givenBack)).filter((result) => result.status === 'rejected')
+    // Left leased, such an event is claimed again once its lease runs out.
+    for (const failure of failures)
+      dependencies.logger.error({ err: failure.reason }, 'could not defer a callback')
+    return claimed.length
+  }
+
+  private start(event: ClaimedEvent, load: EndpointLoad): void {
+    this.inFlight++
+    load.inFlight++
+    const run = deliverInOrder(this.delivery, event)
+      .then(
+        () => {},
+        (error) => this.delivery.dependencies.logger.error({ err: error }, 'callback delivery failed'),
+      )
+      .finally(() => {
+        this.inFlight--
+        load.inFlight--
+        this.running.delete(run)
+        this.signal.wake()
+      })
+    this.running.add(run)
+  }
+
+  /**
+   * When to try again an event whose endpoint has no free slot: one request's time (shared by
+   * its slots) after the last one given back, so a backlog is spread at the pace the endpoint
+   * answers, each event given back about once.
+   */
+  private nextTurn(load: EndpointLoad, nowUs: number): number {
+    const stepUs = Math.max(1_000, Math.round((load.averageMs * 1000) / this.settings.perEndpoint))
+    load.nextTurnUs = Math.max(load.nextTurnUs, nowUs) + stepUs
+    return load.nextTurnUs
+  }
+
+  private observe(endpoint: string, durationMs: number): void {
+    const load = this.loads.get(endpoint)
+    if (load) load.averageMs = load.averageMs * (1 - smoothing) + durationMs * smoothing
+  }
+
+  private loadOf(endpoint: string): EndpointLoad {
+    let load = this.loads.get(endpoint)
+    if (!load) {
+      if (this.loads.size >= 4 * this.settings.concurrency) this.forgetIdle()
+      load = { inFlight: 0, averageMs: initialAverageMs, nextTurnUs: 0 }
+      this.loads.set(endpoint, load)
+    }
+    return load
+  }
+
+  /** Endpoints with nothing in flight are forgotten now and then: the map stays small. */
+  private forgetIdle(): void {
+    for (const [endpoint, load] of this.loads) if (load.inFlight === 0) this.loads.delete(endpoint)
+  }
+}
