@@ -107,18 +107,29 @@ describeEachStore('a stalled database never commits half-finished work', (store)
     await admin?.end()
   })
 
-  test('PostgreSQL: the link frozen three times mid-transaction under retried load', {
-    timeout: 120_000,
-  }, async (t) => {
-    if (!proxy || !admin) return t.skip('the network applies to PostgreSQL only')
+  /** Retried load from `clients` clients until stop(), which answers with what they saw. */
+  const startLoad = (clients: number) => {
     let loading = true
     const load = runRetriedLoad({
       url: app.url,
       keys: merchant.sandbox,
-      clients: 12,
+      clients,
       requestFor,
       running: () => loading,
     })
+    return {
+      stop: () => {
+        loading = false
+        return load
+      },
+    }
+  }
+
+  test('PostgreSQL: the link frozen three times mid-transaction under retried load', {
+    timeout: 120_000,
+  }, async (t) => {
+    if (!proxy || !admin) return t.skip('the network applies to PostgreSQL only')
+    const load = startLoad(12)
     const thawedAt: number[] = []
     const readyProbes: { status: number; elapsedMs: number }[] = []
     await sleep(1500)
@@ -131,8 +142,7 @@ describeEachStore('a stalled database never commits half-finished work', (store)
       thawedAt.push(Date.now())
       await sleep(4000)
     }
-    loading = false
-    const report = await load
+    const report = await load.stop()
     assertNoViolations(report, 'three freezes')
     for (const probe of readyProbes) {
       assert.equal(probe.status, 503, '/ready says the database is not answering')
@@ -150,14 +160,7 @@ describeEachStore('a stalled database never commits half-finished work', (store)
     timeout: 120_000,
   }, async (t) => {
     if (!proxy || !admin) return t.skip('the network applies to PostgreSQL only')
-    let loading = true
-    const load = runRetriedLoad({
-      url: app.url,
-      keys: merchant.sandbox,
-      clients: 12,
-      requestFor,
-      running: () => loading,
-    })
+    const load = startLoad(12)
     const restoredAt: number[] = []
     await sleep(1500)
     for (let cycle = 0; cycle < 3; cycle += 1) {
@@ -167,8 +170,7 @@ describeEachStore('a stalled database never commits half-finished work', (store)
       restoredAt.push(Date.now())
       await sleep(4000)
     }
-    loading = false
-    const report = await load
+    const report = await load.stop()
     assertNoViolations(report, 'three cuts')
     for (const at of restoredAt) {
       const delay = recoveryMs(report, at)
@@ -229,14 +231,7 @@ describeEachStore('a stalled database never commits half-finished work', (store)
     if (store().name !== 'sqlite') return t.skip('the file lock applies to SQLite only')
     // With BEGIN IMMEDIATE the write lock is taken first, so the busy timeout can only strike at
     // BEGIN, before anything is written: a 503, and nothing half-done to commit.
-    let loading = true
-    const load = runRetriedLoad({
-      url: app.url,
-      keys: merchant.sandbox,
-      clients: 6,
-      requestFor,
-      running: () => loading,
-    })
+    const load = startLoad(6)
     await sleep(1000)
     const locker = spawn(
       process.execPath,
@@ -256,8 +251,7 @@ describeEachStore('a stalled database never commits half-finished work', (store)
     }
     const releasedAt = Date.now()
     await sleep(3000)
-    loading = false
-    const report = await load
+    const report = await load.stop()
     assertNoViolations(report, 'the write lock held for 5 s')
     assert.ok((report.statuses.get(503) ?? 0) > 0, 'writes that could not get the lock answered 503')
     const delay = recoveryMs(report, releasedAt)
