@@ -209,3 +209,26 @@ test('what the HTTP parser refuses still answers in the envelope with a requestI
     await app.close()
   }
 })
+
+test('request smuggling: Content-Length with Transfer-Encoding is refused, and the request hidden behind it never runs', async () => {
+  const app = await startApp(sqliteTarget())
+  try {
+    for (const framing of [
+      'Content-Length: 4\r\nTransfer-Encoding: chunked',
+      'Transfer-Encoding: chunked\r\nContent-Length: 4',
+      'Transfer-Encoding: chunked\r\nTransfer-Encoding: identity',
+      'Content-Length: 4\r\nContent-Length: 60',
+    ]) {
+      const answer = await rawExchange(
+        app.url,
+        `POST /api/v1/collect HTTP/1.1\r\nHost: x\r\n${framing}\r\n\r\n0\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n`,
+      )
+      assert.equal(answer.split('HTTP/1.1 ').length - 1, 1, `one answer only, for: ${framing}`)
+      const refused = envelopeOf(answer)
+      assert.equal(refused.status, 400, framing)
+      assert.equal(refused.body.code, 'bad_request')
+    }
+  } finally {
+    await app.close()
+  }
+})
