@@ -58,7 +58,7 @@ export async function createContext(
     secrets,
     providers: createProviderRegistry(sandbox, live),
     appliedMigrations,
-    metrics: createMetrics({ config, store, clock, logger }),
+    metrics: createMetrics({ connections: live, store, clock, logger }),
   }
   try {
     const issued = await issueMissingLiveSecrets(context)

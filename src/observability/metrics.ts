@@ -1,6 +1,5 @@
 import type { Logger } from 'pino'
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
-import type { Config } from '../config.ts'
 import type { Clock } from '../domain/clock.ts'
 import { modes, operationKindNames } from '../domain/kinds.ts'
 import { statuses } from '../domain/status.ts'
@@ -42,7 +41,8 @@ export interface AnsweredRequest {
 }
 
 export interface MetricsOptions {
-  config: Config
+  /** The live connections the registry was built from: operator calls are told apart by their baseUrl. */
+  connections: readonly { baseUrl: string; adapter: { name: string } }[]
   store: Store
   clock: Clock
   logger: Logger
@@ -51,7 +51,7 @@ export interface MetricsOptions {
 /** Seconds: from a cached GET to a request that waits for the database's timeout. */
 const httpBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-export function createMetrics({ config, store, clock, logger }: MetricsOptions): Metrics {
+export function createMetrics({ connections, store, clock, logger }: MetricsOptions): Metrics {
   const registry = new Registry()
   // Process metrics, event-loop delay included: nodejs_eventloop_lag_seconds, and the
   // monitorEventLoopDelay histogram's nodejs_eventloop_lag_{min,mean,max,p50,p90,p99}_seconds.
@@ -67,7 +67,7 @@ export function createMetrics({ config, store, clock, logger }: MetricsOptions):
   for (const kind of operationKindNames)
     for (const mode of modes) for (const status of statuses) operations.inc({ kind, mode, status }, 0)
   const refreshStore = storeGauges(registry, store, clock, logger)
-  const stopOperatorCalls = recordOperatorCalls(registry, config.operatorsFile)
+  const stopOperatorCalls = recordOperatorCalls(registry, connections)
   return {
     contentType: registry.contentType,
     countStatuses: (states) => {

@@ -1,20 +1,25 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { Counter, Histogram, type Registry } from 'prom-client'
 import { type OperatorCallRecord, operatorCallsChannel } from '../providers/operator-http.ts'
-import { readOperatorsFile } from '../providers/operators-file.ts'
 
 /** Seconds, up to the 10 s every operator call is bounded by. */
 const operatorBuckets = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 /**
  * Operator calls by adapter: callOperator (src/providers/operator-http.ts) publishes each call on
- * a diagnostics channel; the adapter is the one whose OPERATORS_FILE baseUrl the URL starts with
- * (the longest match), unless the caller named it. Calls to a URL of no connection of this
- * instance belong to another app in the same process (tests) and are not counted here.
+ * a diagnostics channel; the adapter is the one whose connection's baseUrl the URL starts with
+ * (the longest match). Calls to a URL of no connection of this instance belong to another app
+ * in the same process (tests) and are not counted here.
  * Returns the unsubscribe.
  */
-export function recordOperatorCalls(registry: Registry, operatorsFile: string | undefined): () => void {
-  const baseUrls = connectionsOf(operatorsFile)
+export function recordOperatorCalls(
+  registry: Registry,
+  connections: readonly { baseUrl: string; adapter: { name: string } }[],
+): () => void {
+  // Longest first, so a connection below another's path wins.
+  const baseUrls = connections
+    .map(({ baseUrl, adapter }) => ({ baseUrl, adapter: adapter.name }))
+    .sort((a, b) => b.baseUrl.length - a.baseUrl.length)
   const adapters = new Set(baseUrls.map((entry) => entry.adapter))
   const duration = new Histogram({
     name: 'sika_operator_call_duration_seconds',
@@ -33,10 +38,8 @@ export function recordOperatorCalls(registry: Registry, operatorsFile: string | 
     errors.inc({ adapter, reason: 'no_answer' }, 0)
     errors.inc({ adapter, reason: '5xx' }, 0)
   }
-  const adapterOf = (record: OperatorCallRecord) => {
-    if (record.adapter !== undefined) return adapters.has(record.adapter) ? record.adapter : undefined
-    return baseUrls.find((entry) => within(record.url, entry.baseUrl))?.adapter
-  }
+  const adapterOf = (record: OperatorCallRecord) =>
+    baseUrls.find((entry) => within(record.url, entry.baseUrl))?.adapter
   const listener = (message: unknown) => {
     const record = message as OperatorCallRecord
     const adapter = adapterOf(record)
@@ -52,15 +55,3 @@ export function recordOperatorCalls(registry: Registry, operatorsFile: string | 
 /** The URL is the base URL or below it (http://op:80 is not under http://op:8). */
 const within = (url: string, baseUrl: string) =>
   url === baseUrl || url.startsWith(`${baseUrl}/`) || url.startsWith(`${baseUrl}?`)
-
-/** The connections' base URLs, longest first; the start has already refused a bad file. */
-function connectionsOf(operatorsFile: string | undefined): { baseUrl: string; adapter: string }[] {
-  if (!operatorsFile) return []
-  try {
-    return readOperatorsFile(operatorsFile)
-      .map(({ baseUrl, adapter }) => ({ baseUrl: baseUrl.replace(/\/+$/, ''), adapter }))
-      .sort((a, b) => b.baseUrl.length - a.baseUrl.length)
-  } catch {
-    return []
-  }
-}

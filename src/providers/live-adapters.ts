@@ -50,6 +50,7 @@ export function liveConnections(operatorsFile: string | undefined, publicBaseUrl
   return readOperatorsFile(operatorsFile).map((connection) => ({
     channel: connection.channel,
     countries: connection.countries,
+    baseUrl: connection.baseUrl,
     adapter: adapterFactories[connection.adapter]!(connection, publicBaseUrl),
   }))
 }

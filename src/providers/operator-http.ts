@@ -19,8 +19,6 @@ export const operatorCallsChannel = 'sika:operator-call'
 export interface OperatorCallRecord {
   url: string
   method: 'GET' | 'POST'
-  /** The adapter's name when the caller gave it; otherwise subscribers tell it by the URL. */
-  adapter: string | undefined
   durationMs: number
   /** The HTTP status of the answer, or undefined when none came (timeout, refused, reset). */
   status: number | undefined
@@ -32,20 +30,18 @@ const operatorCalls = channel(operatorCallsChannel)
 
 /**
  * One HTTP call to an operator, bounded by the timeout; a call that gets no answer throws.
- * `adapter` (optional) names the adapter in the published record.
  */
 export async function callOperator(
   url: string,
   method: 'GET' | 'POST',
   headers: Record<string, string>,
   body?: unknown,
-  adapter?: string,
 ): Promise<OperatorAnswer> {
   const startedAt = performance.now()
   const publish = (status: number | undefined, error: unknown) => {
     if (!operatorCalls.hasSubscribers) return
     const durationMs = performance.now() - startedAt
-    operatorCalls.publish({ url, method, adapter, durationMs, status, error } satisfies OperatorCallRecord)
+    operatorCalls.publish({ url, method, durationMs, status, error } satisfies OperatorCallRecord)
   }
   try {
     const answer = await send(url, method, headers, body)

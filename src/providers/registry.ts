@@ -38,6 +38,8 @@ const unconnectedOperator: ProviderAdapter = {
 export interface LiveConnection {
   channel: string
   countries: readonly string[]
+  /** Where the adapter calls: /metrics tells each operator call's adapter by it. */
+  baseUrl: string
   adapter: ProviderAdapter
 }
 
