@@ -11,6 +11,8 @@ import { GuardedSqliteDialect } from './sqlite-driver.ts'
 export interface StoreDialect {
   readonly name: 'sqlite' | 'postgres'
   readonly kyselyDialect: Dialect
+  /** For statements outside transactions, when they need another path (SQLite: a reader connection). */
+  readonly outsideTransactionsDialect: Dialect | undefined
   /**
    * A dialect for long maintenance work (migrations) without the request path's timeouts, or
    * undefined when the request path's own will do.
@@ -22,6 +24,14 @@ export interface StoreDialect {
   readonly identityType: 'integer' | 'bigserial'
   /** Column type of 64-bit integers (money, microseconds). */
   readonly bigintType: 'integer' | 'bigint'
+  /**
+   * The durable commit of the transaction now running, when commits are grouped (SQLite): a
+   * transaction's work is acknowledged only once this resolves. Undefined when each transaction
+   * commits alone (PostgreSQL).
+   */
+  groupCommitted(): Promise<void> | undefined
+  /** Durable commits and the transactions they held, when commits are grouped. */
+  commitStatistics(): { commits: number; transactions: number } | undefined
   /** SELECT ... FOR UPDATE. SQLite has none, and needs none: a write transaction holds the whole database. */
   readonly supportsRowLocks: boolean
   isUniqueViolation(error: unknown): boolean
@@ -53,9 +63,16 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
   // A synchronous wait stops the whole process: SQLite's own is kept to a blip, and BEGIN waits
   // for another process's write lock asynchronously instead (sqlite-driver.ts).
   database.pragma('busy_timeout = 20')
+  // Reads outside transactions: a second connection sees only what has been committed.
+  const reader = path === ':memory:' ? undefined : new BetterSqlite3(path, { readonly: true })
+  reader?.pragma('busy_timeout = 20')
+  const kyselyDialect = new GuardedSqliteDialect(database, options.timeoutMs)
   return {
     name: 'sqlite',
-    kyselyDialect: new GuardedSqliteDialect(database, options.timeoutMs),
+    kyselyDialect,
+    outsideTransactionsDialect: reader && kyselyDialect.outsideTransactions(reader),
+    groupCommitted: () => kyselyDialect.groupCommitted(),
+    commitStatistics: () => kyselyDialect.commitStatistics(),
     maintenanceDialect: () => undefined,
     snapshotIsolation: undefined,
     identityType: 'integer',
@@ -69,6 +86,7 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
         errorCode(error)?.startsWith(code),
       ),
     close: async () => {
+      if (reader?.open) reader.close()
       if (database.open) database.close()
     },
   }
@@ -162,6 +180,9 @@ function postgresDialect(url: string, options: DialectOptions): StoreDialect {
   return {
     name: 'postgres',
     kyselyDialect: new GuardedPostgresDialect(pool),
+    outsideTransactionsDialect: undefined,
+    groupCommitted: () => undefined,
+    commitStatistics: () => undefined,
     maintenanceDialect: () => new GuardedPostgresDialect(postgresPool(url, options, 'maintenance')),
     snapshotIsolation: 'repeatable read',
     identityType: 'bigserial',

@@ -1,7 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import {
-  CompiledQuery,
+  type CompiledQuery,
   type DatabaseConnection,
+  type Dialect,
+  type QueryResult,
   SqliteDialect,
   SqliteDriver,
   type TransactionSettings,
@@ -18,20 +20,37 @@ import {
  * short backoff, up to `lockWaitMs`, and reads go on meanwhile; the busy timeout itself stays a
  * few milliseconds.
  *
- * The one connection is never handed on inside a transaction: better-sqlite3 knows the state
- * for certain (`inTransaction`), so whatever is left open is rolled back on release, and a
- * transaction SQLite already rolled back by itself (SQLITE_FULL, IOERR) is not rolled back twice,
- * which would hide the original error behind "no transaction is active".
+ * Group commit: a durable commit (synchronous FULL) costs an fsync, and one fsync can hold many
+ * transactions. Each transaction runs as a savepoint inside a group transaction that stays open
+ * while other transactions are waiting for the connection; the group commits once none is left
+ * waiting (or at `groupLimit`). A transaction's caller hears of success only after its group's
+ * COMMIT (`Store.transaction` awaits `groupCommitted`), so every acknowledged write is as durable
+ * as before. A transaction that fails is rolled back to its savepoint alone; the others in its
+ * group go on. If SQLite aborts the whole group (SQLITE_FULL, IOERR) or COMMIT fails, every
+ * transaction of the group fails and none was acknowledged.
+ *
+ * Reads outside a transaction go to a second, read-only connection (`OutsideTransactionDialect`),
+ * so nobody reads what a group has not committed yet, and reads do not cut groups short. Anything
+ * else outside a group (a write, a read-only snapshot) commits the open group first.
+ *
+ * Statements are prepared once per connection and reused (at most `statementCacheSize` each).
  */
 class GuardedSqliteDriver extends SqliteDriver {
   /** When the current holder of the one connection stops waiting for the write lock (read at BEGIN). */
   private giveUpAt = 0
+  private readonly writer: CachedConnection
+  /** The group transaction, while one is open: its members and the promise of its COMMIT. */
+  private group: Group | undefined
+  private flushScheduled = false
+  /** Since the store opened: group COMMITs, and the transactions they held. */
+  readonly statistics = { commits: 0, transactions: 0 }
 
   constructor(
     private readonly database: BetterSqlite3.Database,
     private readonly lockWaitMs: number,
   ) {
     super({ database })
+    this.writer = new CachedConnection(database, () => this.commitGroup())
   }
 
   /**
@@ -53,22 +72,38 @@ class GuardedSqliteDriver extends SqliteDriver {
       throw busyError(`no turn on the database connection within ${this.lockWaitMs} ms`)
     }
     this.giveUpAt = giveUpAt
-    return connection
+    return this.writer
+  }
+
+  /** The promise that the transaction now running commits durably with its group. */
+  groupCommitted(): Promise<void> | undefined {
+    return this.group?.committed.promise
   }
 
   override async beginTransaction(
-    connection: DatabaseConnection,
+    _connection: DatabaseConnection,
     settings?: TransactionSettings,
   ): Promise<void> {
     // A read-only snapshot takes no write lock: in WAL mode it reads as of its first statement while writers go on.
     if (settings?.accessMode === 'read only') {
-      await connection.executeQuery(CompiledQuery.raw('begin deferred'))
+      this.commitGroup()
+      this.database.exec('begin deferred')
+      this.writer.inSnapshot = true
       return
     }
+    if (!this.group) await this.beginGroup()
+    this.database.exec('savepoint member')
+    this.writer.inMember = true
+  }
+
+  private async beginGroup(): Promise<void> {
     const giveUpAt = this.giveUpAt
     for (let pauseMs = 2; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+      // Another transaction of this process may have opened a group while this one waited: join it.
+      if (this.group) return
       try {
-        await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+        this.database.exec('begin immediate')
+        this.group = { members: 0, committed: deferred() }
         return
       } catch (error) {
         if (!isBusy(error) || performance.now() + pauseMs > giveUpAt) throw error
@@ -81,13 +116,170 @@ class GuardedSqliteDriver extends SqliteDriver {
     }
   }
 
-  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if (this.database.inTransaction) await super.rollbackTransaction(connection)
+  override async commitTransaction(): Promise<void> {
+    if (this.writer.inSnapshot) {
+      this.writer.inSnapshot = false
+      this.database.exec('commit')
+      return
+    }
+    this.database.exec('release member')
+    this.writer.inMember = false
+    const group = this.group!
+    group.members += 1
+    if (group.members >= groupLimit) this.commitGroup()
+  }
+
+  override async rollbackTransaction(): Promise<void> {
+    if (this.writer.inSnapshot) {
+      this.writer.inSnapshot = false
+      if (this.database.inTransaction) this.database.exec('rollback')
+      return
+    }
+    this.writer.inMember = false
+    if (this.database.inTransaction) {
+      this.database.exec('rollback to member; release member')
+      return
+    }
+    // SQLite rolled the whole group back by itself: none of its transactions happened.
+    this.failGroup(new Error('the database rolled the group transaction back'))
   }
 
   override async releaseConnection(): Promise<void> {
-    if (this.database.inTransaction) this.database.exec('rollback')
+    this.writer.inSnapshot = false
+    if (this.writer.inMember) {
+      // Left open by a failure that skipped the rollback (a failed BEGIN): undo it alone.
+      this.writer.inMember = false
+      if (this.database.inTransaction) this.database.exec('rollback to member; release member')
+    }
+    if (this.database.inTransaction && !this.group) this.database.exec('rollback')
+    if (this.group && !this.flushScheduled) {
+      this.flushScheduled = true
+      // Two turns of the event loop: requests read in the next poll phase join this group too.
+      setImmediate(() => setImmediate(() => void this.flushWhenIdle()))
+    }
     await super.releaseConnection()
+  }
+
+  /** Queues behind the transactions already waiting, so they join the group, then commits it. */
+  private async flushWhenIdle(): Promise<void> {
+    await super.acquireConnection()
+    this.flushScheduled = false
+    try {
+      this.commitGroup()
+    } finally {
+      await super.releaseConnection()
+    }
+  }
+
+  private commitGroup(): void {
+    const group = this.group
+    if (!group) return
+    this.group = undefined
+    try {
+      this.database.exec('commit')
+      this.statistics.commits += 1
+      this.statistics.transactions += group.members
+      group.committed.resolve()
+    } catch (error) {
+      if (this.database.inTransaction) this.database.exec('rollback')
+      group.committed.reject(error)
+    }
+  }
+
+  private failGroup(error: Error): void {
+    const group = this.group
+    this.group = undefined
+    group?.committed.reject(Object.assign(error, { code: 'SQLITE_IOERR' }))
+  }
+
+  /** A statement outside any transaction, on the writer, in its turn, after the open group commits. */
+  async runAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const connection = await this.acquireConnection()
+    try {
+      return await connection.executeQuery<R>(query)
+    } finally {
+      await this.releaseConnection()
+    }
+  }
+
+  override async destroy(): Promise<void> {
+    this.commitGroup()
+    await super.destroy()
+  }
+}
+
+/** At most this many transactions share one commit, so a steady queue still commits regularly. */
+const groupLimit = 64
+const statementCacheSize = 500
+
+interface Group {
+  members: number
+  committed: Deferred
+}
+
+interface Deferred {
+  promise: Promise<void>
+  resolve(): void
+  reject(error: unknown): void
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void
+  let reject!: (error: unknown) => void
+  const promise = new Promise<void>((yes, no) => {
+    resolve = yes
+    reject = no
+  })
+  // Nobody may be waiting when a group fails (every member already failed alone).
+  promise.catch(() => {})
+  return { promise, resolve, reject }
+}
+
+/** A better-sqlite3 connection whose statements are prepared once and reused. */
+class CachedConnection implements DatabaseConnection {
+  /** True while a transaction's savepoint is open on this connection. */
+  inMember = false
+  /** True inside a read-only snapshot transaction. */
+  inSnapshot = false
+  private readonly statements = new Map<string, BetterSqlite3.Statement>()
+
+  constructor(
+    readonly database: BetterSqlite3.Database,
+    /** Called before a statement that runs outside any transaction (the writer commits its group). */
+    private readonly beforeStandalone: () => void,
+  ) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.inMember && !this.inSnapshot) this.beforeStandalone()
+    return Promise.resolve(this.run<R>(query, this.prepared(query.sql)))
+  }
+
+  run<R>(query: CompiledQuery, statement: BetterSqlite3.Statement): QueryResult<R> {
+    const parameters = query.parameters as unknown[]
+    if (statement.reader) return { rows: statement.all(parameters) as R[] }
+    const { changes, lastInsertRowid } = statement.run(parameters)
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] }
+  }
+
+  prepared(sql: string): BetterSqlite3.Statement {
+    const cached = this.statements.get(sql)
+    if (cached) return cached
+    const statement = this.database.prepare(sql)
+    if (this.statements.size >= statementCacheSize) {
+      const oldest = this.statements.keys().next().value
+      if (oldest !== undefined) this.statements.delete(oldest)
+    }
+    this.statements.set(sql, statement)
+    return statement
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered by this driver
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not supported by this driver')
+  }
+
+  close(): void {
+    if (this.database.open) this.database.close()
   }
 }
 
@@ -100,6 +292,8 @@ function isBusy(error: unknown): boolean {
 }
 
 export class GuardedSqliteDialect extends SqliteDialect {
+  private driver: GuardedSqliteDriver | undefined
+
   constructor(
     private readonly database: BetterSqlite3.Database,
     private readonly lockWaitMs: number,
@@ -107,6 +301,65 @@ export class GuardedSqliteDialect extends SqliteDialect {
     super({ database })
   }
   override createDriver(): SqliteDriver {
-    return new GuardedSqliteDriver(this.database, this.lockWaitMs)
+    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs)
+    return this.driver
+  }
+  /** The COMMIT the transaction now running on this dialect's connection will be part of. */
+  groupCommitted(): Promise<void> | undefined {
+    return this.driver?.groupCommitted()
+  }
+  commitStatistics(): { commits: number; transactions: number } | undefined {
+    return this.driver && { ...this.driver.statistics }
+  }
+  /** The dialect for statements outside transactions: reads on `reader`, writes in the writer's turn. */
+  outsideTransactions(reader: BetterSqlite3.Database): Dialect {
+    const writer = () => {
+      if (!this.driver) throw new Error('the writer is not initialised yet')
+      return this.driver
+    }
+    return new OutsideTransactionDialect(reader, writer)
+  }
+}
+
+/**
+ * Reads outside transactions, on a second, read-only connection: in WAL mode it sees only what
+ * has been committed, so nobody reads a group's work before its COMMIT, and reads never wait for
+ * the writer's turn (better-sqlite3 is synchronous: one statement at a time, no lock needed). A
+ * write outside a transaction goes to the writer, in its turn.
+ */
+class OutsideTransactionDialect extends SqliteDialect {
+  constructor(
+    private readonly reader: BetterSqlite3.Database,
+    private readonly writer: () => GuardedSqliteDriver,
+  ) {
+    super({ database: reader })
+  }
+  override createDriver(): SqliteDriver {
+    const connection = new RoutingConnection(new CachedConnection(this.reader, () => {}), this.writer)
+    return new (class extends SqliteDriver {
+      override async acquireConnection() {
+        return connection
+      }
+      override async releaseConnection() {}
+      override async beginTransaction(): Promise<void> {
+        throw new Error('transactions run on the writer (Store.transaction)')
+      }
+    })({ database: this.reader })
+  }
+}
+
+class RoutingConnection implements DatabaseConnection {
+  constructor(
+    private readonly reads: CachedConnection,
+    private readonly writer: () => GuardedSqliteDriver,
+  ) {}
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.reads.prepared(query.sql)
+    if (statement.readonly) return Promise.resolve(this.reads.run<R>(query, statement))
+    return this.writer().runAlone<R>(query)
+  }
+  // biome-ignore lint/correctness/useYield: streaming is not offered by this driver
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not supported by this driver')
   }
 }

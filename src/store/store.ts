@@ -42,6 +42,8 @@ export interface Store extends Repositories {
   readonly name: 'sqlite' | 'postgres'
   /** One transaction: the repositories it is given write and read inside it; it commits when `work` resolves. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>
+  /** SQLite's group commit: durable COMMITs so far and the transactions they held; undefined on PostgreSQL. */
+  commitStatistics(): { commits: number; transactions: number } | undefined
   /** True when the failure means the database cannot answer now (503), rather than a bug. */
   isUnavailable(error: unknown): boolean
   /** Resolves when the database answers a query within `withinMs`; rejects otherwise. */
@@ -78,18 +80,31 @@ export function openStore(location: DatabaseLocation, options: StoreOptions = { 
   prepareDatabaseFolder(location)
   const dialect = createDialect(location, options)
   const db = new Kysely<Database>({ dialect: dialect.kyselyDialect })
+  const outside = dialect.outsideTransactionsDialect
+  const outsideDb = outside ? new Kysely<Database>({ dialect: outside }) : db
   const clock = options.clock ?? systemClock
   let closed = false
   const store: Store = {
     name: dialect.name,
-    ...repositoriesOn({ db, dialect, clock }),
-    transaction: (work) =>
-      db.transaction().execute((trx) => work(repositoriesOn({ db: trx, dialect, clock }))),
+    ...repositoriesOn({ db: outsideDb, dialect, clock }),
+    transaction: async (work) => {
+      let committed: Promise<void> | undefined
+      const result = await db.transaction().execute(async (trx) => {
+        const done = await work(repositoriesOn({ db: trx, dialect, clock }))
+        committed = dialect.groupCommitted()
+        return done
+      })
+      // Acknowledged only once durable: with group commit, that is the group's COMMIT.
+      await committed
+      return result
+    },
+    commitStatistics: () => dialect.commitStatistics(),
     isUnavailable: (error) => dialect.isUnavailable(error),
     ping: (withinMs) => answerWithin(sql`select 1`.execute(db), withinMs),
     close: async () => {
       if (closed) return
       closed = true
+      if (outsideDb !== db) await outsideDb.destroy()
       await db.destroy()
       await dialect.close()
     },

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { IssuedMerchant } from '../src/app/merchants.ts'
+import { startApp, type TestApp } from './support/app.ts'
+import { describeEachStore } from './support/stores.ts'
+import { assertStoreConsistent } from './support/verify.ts'
+
+/**
+ * Group commit (SQLite, synchronous FULL): concurrent writes share one durable COMMIT, yet each
+ * request is answered as if it had committed alone. A command that fails fails alone; the others
+ * of its group are written. One client at a time commits each write by itself, at once.
+ * On PostgreSQL every transaction commits alone; the same requests must give the same answers.
+ */
+
+const callbackUrl = 'http://127.0.0.1:9/callback'
+const collect = (reference: string, amount = 5000, ending = '123') => ({
+  amount,
+  channel: 'orange-money',
+  country: 'CI',
+  customer: { phoneNumber: `+2250700000${ending}` },
+  merchantReference: reference,
+  callbackUrl,
+})
+const withdraw = (reference: string, amount: number) => ({
+  amount,
+  channel: 'mtn-momo',
+  country: 'CI',
+  customer: { phoneNumber: '+2250500000123' },
+  merchantReference: reference,
+  callbackUrl,
+})
+
+describeEachStore('group commit', (target) => {
+  let app: TestApp
+  let merchant: IssuedMerchant
+
+  before(async () => {
+    app = await startApp(target(), { environment: { RATE_LIMIT_PER_SECOND: '0' } })
+    merchant = await app.createMerchant('Group commit')
+  })
+  after(() => app.close())
+
+  test('40 concurrent writes with failures among them: each answered alone, the failed ones wrote nothing', async () => {
+    const client = app.client(merchant.sandbox)
+    await client.post('/api/v1/collect', collect('taken', 5000))
+    const before = app.context.store.commitStatistics()
+    const requests = Array.from({ length: 40 }, (_, i) => {
+      if (i % 10 === 3) return client.post('/api/v1/collect', collect('taken', 7000)) // same reference, other body
+      if (i % 10 === 7) return client.post('/api/v1/withdraw', withdraw(`too-much-${i}`, 40_000_000)) // over the balance
+      return client.post('/api/v1/collect', collect(`group-${i}`))
+    })
+    const answers = await Promise.all(requests)
+    const statuses = answers.map((answer) => answer.status)
+    assert.equal(statuses.filter((status) => status === 409).length, 4, JSON.stringify(statuses))
+    assert.equal(statuses.filter((status) => status === 422).length, 4, JSON.stringify(statuses))
+    const created = answers.filter((answer) => answer.status === 200)
+    assert.equal(created.length, 32)
+    for (const answer of created) {
+      const token = answer.body.data.collect.token
+      const read = await client.get(`/api/v1/collect/${token}`)
+      assert.equal(read.status, 200, `${token} was acknowledged, so it must be stored`)
+      assert.equal(read.body.data.collect.status, 'succeeded')
+    }
+    const rows = await app.db
+      .selectFrom('operations')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow()
+    const withdraws = await app.db
+      .selectFrom('operations')
+      .select('id')
+      .where('kind', '=', 'withdraw')
+      .execute()
+    assert.equal(withdraws.length, 0, 'a refused withdraw writes nothing')
+    assert.ok(Number(rows.count) >= 33)
+    const after = app.context.store.commitStatistics()
+    if (app.context.store.name === 'sqlite') {
+      assert.ok(before && after)
+      const commits = after.commits - before.commits
+      const transactions = after.transactions - before.transactions
+      assert.ok(transactions >= 32, `${transactions} transactions`)
+      assert.ok(
+        commits < transactions,
+        `${transactions} transactions in ${commits} commits: none were grouped`,
+      )
+    } else {
+      assert.equal(after, undefined)
+    }
+    await assertStoreConsistent(app)
+  })
+
+  test('one client at a time: every write commits by itself before it is answered', async () => {
+    const client = app.client(merchant.sandbox)
+    const before = app.context.store.commitStatistics()
+    for (let i = 0; i < 10; i++) {
+      const answer = await client.post('/api/v1/collect', collect(`alone-${i}`))
+      assert.equal(answer.status, 200)
+      const stats = app.context.store.commitStatistics()
+      // Each answer came after its own COMMIT: a group of one, not held back for company.
+      if (before && stats)
+        assert.deepEqual(
+          [stats.commits - before.commits, stats.transactions - before.transactions],
+          [i + 1, i + 1],
+        )
+    }
+  })
+})
