@@ -105,9 +105,11 @@ class GuardedConnection implements DatabaseConnection {
       )
     }
     try {
-      const { command, rowCount, rows } = await this.client.query(compiledQuery.sql, [
-        ...compiledQuery.parameters,
-      ])
+      const { command, rowCount, rows } = await this.client.query({
+        name: statementName(compiledQuery.sql),
+        text: compiledQuery.sql,
+        values: [...compiledQuery.parameters],
+      })
       const changes =
         command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
       return { numAffectedRows: changes ? BigInt(rowCount ?? 0) : undefined, rows: rows ?? [] }
@@ -122,6 +124,25 @@ class GuardedConnection implements DatabaseConnection {
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not supported by this driver')
   }
+}
+
+/**
+ * Named statements are parsed and planned once per connection, then only bound and executed: the
+ * same few dozen statements run on every request. Transaction control and anything past the
+ * first `preparedLimit` distinct texts go unnamed, so the server's memory per connection stays
+ * bounded.
+ */
+const statementNames = new Map<string, string>()
+const preparedLimit = 500
+
+function statementName(sql: string): string | undefined {
+  const known = statementNames.get(sql)
+  if (known !== undefined) return known
+  if (statementNames.size >= preparedLimit || !/^\s*(select|insert|update|delete|with)\b/i.test(sql))
+    return undefined
+  const name = `sika_${statementNames.size + 1}`
+  statementNames.set(sql, name)
+  return name
 }
 
 /**
