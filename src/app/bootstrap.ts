@@ -8,6 +8,7 @@ import { createProviderRegistry, type LiveConnection } from '../providers/regist
 import { createSandboxAdapter } from '../providers/sandbox/sandbox-adapter.ts'
 import { migrate, openStore } from '../store/store.ts'
 import type { AppContext } from './context.ts'
+import { createCredentialCache } from './credential-cache.ts'
 import { createSecretBox } from './credentials.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
@@ -58,6 +59,7 @@ export async function createContext(
     secrets,
     providers: createProviderRegistry(sandbox, live),
     appliedMigrations,
+    credentials: createCredentialCache(),
     metrics: createMetrics({ connections: live, store, clock, logger }),
   }
   try {

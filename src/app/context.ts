@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Store } from '../store/store.ts'
+import type { CredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
 
 /** What every use case needs, built once in main and passed down. The store offers repositories and transactions, never a database handle. */
@@ -16,6 +17,8 @@ export interface AppContext {
   readonly logger: Logger
   /** This instance's Prometheus registry (GET /metrics); each context has its own. */
   readonly metrics: Metrics
+  /** Each api-key's credential as authentication last read it, fresh for at most 500 ms. */
+  readonly credentials: CredentialCache
   /** The migrations this process applied when it opened the store (usually none). */
   readonly appliedMigrations: readonly string[]
 }

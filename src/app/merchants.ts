@@ -75,12 +75,14 @@ export function merchantExists(context: AppContext, merchantId: string): Promise
 }
 
 /** Returns false when no merchant has this id. */
-export function setMerchantStatus(
+export async function setMerchantStatus(
   context: AppContext,
   merchantId: string,
   status: MerchantStatus,
 ): Promise<boolean> {
-  return context.store.merchants.setStatus(merchantId, status)
+  const changed = await context.store.merchants.setStatus(merchantId, status)
+  context.credentials.forgetAll()
+  return changed
 }
 
 /** Issues a new pair for the mode and revokes the pairs it replaces. Undefined for an unknown merchant. */
@@ -90,16 +92,20 @@ export async function rotateKeyPair(
   mode: Mode,
 ): Promise<KeyPair | undefined> {
   const now = context.clock.nowUs()
-  return context.store.transaction(async (tx) => {
+  const issued = await context.store.transaction(async (tx) => {
     if (!(await tx.merchants.exists(merchantId))) return undefined
     await tx.apiKeys.revokeKeyPairs(merchantId, mode, now)
     return issueKeyPair(tx, merchantId, mode, now)
   })
+  context.credentials.forgetAll()
+  return issued
 }
 
 /** Returns false when the key is unknown or already revoked. */
-export function revokeApiKey(context: AppContext, apiKey: string): Promise<boolean> {
-  return context.store.apiKeys.revokeKey(apiKey, context.clock.nowUs())
+export async function revokeApiKey(context: AppContext, apiKey: string): Promise<boolean> {
+  const revoked = await context.store.apiKeys.revokeKey(apiKey, context.clock.nowUs())
+  context.credentials.forgetAll()
+  return revoked
 }
 
 /**
@@ -112,7 +118,9 @@ export async function authenticate(
   secretKey: string | undefined,
 ): Promise<Principal> {
   if (!apiKey || !secretKey) throw new ApiError('missing_credentials')
-  const credential = await context.store.apiKeys.findCredential(apiKey)
+  const credential = await context.credentials.find(apiKey, (key) =>
+    context.store.apiKeys.findCredential(key),
+  )
   if (!credential || credential.revoked || !secretMatches(secretKey, credential.secretHash)) {
     throw new ApiError('invalid_credentials')
   }
