@@ -1,0 +1,150 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { freePort } from '../../test/support/process.ts'
+import { benchJson, type LoadResult, runWrk, writeRequests } from './load.ts'
+
+const benchFolder = fileURLToPath(new URL('..', import.meta.url))
+
+/** Bare Fastify answering a fixed JSON record of the given size, under the same wrk load. */
+export async function bareFastify(
+  folder: string,
+  bodyFile: string,
+  seconds: number,
+  connections: number,
+): Promise<LoadResult> {
+  const port = await freePort()
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(benchFolder, 'baseline-fastify.ts'), String(port), bodyFile],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
+  try {
+    await readyLine(child, 'baseline ready')
+    const requestsFile = writeRequests(folder, 'baseline', [{ method: 'GET', path: '/record' }])
+    return await runWrk({
+      baseUrl: `http://127.0.0.1:${port}`,
+      requestsFile,
+      seconds,
+      connections,
+      nonce: 'b',
+    })
+  } finally {
+    child.kill('SIGKILL')
+  }
+}
+
+async function readyLine(child: ChildProcess, text: string): Promise<void> {
+  let seen = ''
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000)
+  for await (const chunk of child.stdout!) {
+    seen += chunk
+    if (seen.includes(text)) break
+  }
+  clearTimeout(deadline)
+  if (!seen.includes(text)) throw new Error(`baseline did not start: ${seen}`)
+}
+
+export interface SqliteBaseline {
+  operationsPerSecond: number
+  commitP50Us: number
+  commitP99Us: number
+}
+
+/** Raw better-sqlite3, the writes of one collect, `perCommit` of them per durable transaction. */
+export async function rawSqlite(folder: string, seconds: number, perCommit: number): Promise<SqliteBaseline> {
+  const file = join(folder, `raw-${perCommit}.db`)
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(benchFolder, 'baseline-sqlite.ts'), file, String(seconds), String(perCommit)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let output = ''
+  child.stdout.on('data', (chunk) => {
+    output += chunk
+  })
+  const [code] = await once(child, 'exit')
+  if (code !== 0) throw new Error(`baseline-sqlite exited ${code}`)
+  return benchJson<SqliteBaseline>(output)
+}
+
+export interface PgbenchResult {
+  transactionsPerSecond: number
+  latencyAverageMs: number
+}
+
+/** pgbench on its own database, initialised once per run (scale 10), with the same client count. */
+export function pgbench(
+  adminUrl: string,
+  seconds: number,
+  clients: number,
+  selectOnly: boolean,
+): PgbenchResult {
+  const url = new URL(adminUrl)
+  const args = [
+    '-h',
+    url.hostname,
+    '-p',
+    url.port || '5432',
+    '-U',
+    decodeURIComponent(url.username || 'postgres'),
+  ]
+  const output = execFileSync(
+    'pgbench',
+    [
+      ...args,
+      '-c',
+      String(clients),
+      '-j',
+      '2',
+      '-T',
+      String(seconds),
+      '-M',
+      'prepared',
+      ...(selectOnly ? ['-S'] : []),
+      'sika_bench_pgbench',
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  const tps = /tps = ([\d.]+)/.exec(output)
+  const latency = /latency average = ([\d.]+) ms/.exec(output)
+  if (!tps || !latency) throw new Error(`pgbench printed no tps:\n${output}`)
+  return { transactionsPerSecond: Number(tps[1]), latencyAverageMs: Number(latency[1]) }
+}
+
+export function initialisePgbench(adminUrl: string): void {
+  const url = new URL(adminUrl)
+  const args = [
+    '-h',
+    url.hostname,
+    '-p',
+    url.port || '5432',
+    '-U',
+    decodeURIComponent(url.username || 'postgres'),
+  ]
+  execFileSync('psql', [...args, '-d', 'postgres', '-qc', 'drop database if exists sika_bench_pgbench'], {
+    stdio: 'ignore',
+  })
+  execFileSync('psql', [...args, '-d', 'postgres', '-qc', 'create database sika_bench_pgbench'], {
+    stdio: 'ignore',
+  })
+  execFileSync('pgbench', [...args, '-i', '-q', '-s', '10', 'sika_bench_pgbench'], { stdio: 'ignore' })
+}
+
+export function dropPgbench(adminUrl: string): void {
+  const url = new URL(adminUrl)
+  const args = [
+    '-h',
+    url.hostname,
+    '-p',
+    url.port || '5432',
+    '-U',
+    decodeURIComponent(url.username || 'postgres'),
+  ]
+  execFileSync('psql', [...args, '-d', 'postgres', '-qc', 'drop database if exists sika_bench_pgbench'], {
+    stdio: 'ignore',
+  })
+}

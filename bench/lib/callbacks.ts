@@ -1,0 +1,100 @@
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { CallbackFigures } from './report.ts'
+import { collectBody } from './scenarios.ts'
+import { api, type Sika, startSika } from './sika.ts'
+
+export interface Receiver {
+  url: string
+  arrivals: number[]
+  close(): Promise<void>
+}
+
+/** A merchant's endpoint on 127.0.0.1: answers 200 at once, or (dead) never answers at all. */
+export async function receiver(dead: boolean): Promise<Receiver> {
+  const arrivals: number[] = []
+  const server: Server = createServer((request, response) => {
+    request.resume()
+    if (dead) return
+    request.on('end', () => {
+      arrivals.push(performance.now())
+      response.end('ok')
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/callbacks`,
+    arrivals,
+    close: async () => {
+      server.closeAllConnections()
+      server.close()
+    },
+  }
+}
+
+async function createOperations(sika: Sika, count: number, callbackUrl: (i: number) => string, tag: string) {
+  let next = 0
+  const worker = async () => {
+    while (next < count) {
+      const i = next++
+      await api(sika, 'POST', '/api/v1/collect', {
+        ...collectBody('123', callbackUrl(i)),
+        merchantReference: `callbacks-${tag}-${i}`,
+      })
+    }
+  }
+  await Promise.all(Array.from({ length: 16 }, worker))
+}
+
+/**
+ * The receiver answers every request the bench's writes make too, so events are counted from
+ * when the drain starts. Events are made while no instance delivers (WORKERS=off), then one instance starts and drains
+ * them: deliveries per second from the first arrival to the last. Then again with half the events
+ * addressed to an endpoint that never answers: the live endpoint's rate must not fall.
+ */
+export async function measureCallbacks(
+  sika: Sika,
+  databaseUrl: string,
+  live: Receiver,
+  options: { callbackOperations: number },
+): Promise<{ sika: Sika; figures: CallbackFigures }> {
+  const dead = await receiver(true)
+  let current = sika
+  try {
+    const drain = async (tag: string, toDead: boolean) => {
+      await current.stop()
+      current = await startSika(databaseUrl, { WORKERS: 'off' }, current)
+      await createOperations(
+        current,
+        options.callbackOperations,
+        (i) => (toDead && i % 2 === 1 ? dead.url : live.url),
+        tag,
+      )
+      const expected =
+        live.arrivals.length +
+        2 * (toDead ? Math.ceil(options.callbackOperations / 2) : options.callbackOperations)
+      const first = live.arrivals.length
+      await current.stop()
+      current = await startSika(databaseUrl, {}, current)
+      const deadline = performance.now() + 120_000
+      while (live.arrivals.length < expected && performance.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50))
+      const window = live.arrivals.slice(first)
+      const seconds = ((window.at(-1) ?? 0) - (window[0] ?? 0)) / 1000
+      return {
+        deliveries: window.length,
+        expected: expected - first,
+        seconds,
+        perSecond: window.length / Math.max(seconds, 0.001),
+      }
+    }
+    const alone = await drain('alone', false)
+    const besideDead = await drain('beside-dead', true)
+    return { sika: current, figures: { alone, besideDead } }
+  } finally {
+    await dead.close()
+  }
+}

@@ -1,0 +1,210 @@
+import { cpus, totalmem } from 'node:os'
+import type { PgbenchResult, SqliteBaseline } from './baselines.ts'
+import type { LoadResult } from './load.ts'
+import type { RunOptions } from './store-run.ts'
+
+export interface ScenarioRow {
+  scenario: string
+  load: LoadResult
+  peakRssMb: number
+  eventLoopP99Ms: number
+}
+
+export interface OverloadFigures {
+  saturatingRate: number
+  unloaded: LoadResult & { admittedP99Ms: number }
+  overloaded: LoadResult & { admittedP99Ms: number; shedWithoutRetryAfter: number }
+  peakRssMb: number
+}
+
+export interface DrainFigures {
+  deliveries: number
+  expected: number
+  seconds: number
+  perSecond: number
+}
+
+export interface CallbackFigures {
+  alone: DrainFigures
+  besideDead: DrainFigures
+}
+
+export interface SoakFigures {
+  seconds: number
+  startRssMb: number
+  endRssMb: number
+  row: ScenarioRow
+}
+
+export interface StoreReport {
+  store: 'sqlite' | 'postgres'
+  recordFile: string
+  scales: { scale: number; rows: ScenarioRow[]; overload: OverloadFigures }[]
+  callbacks?: CallbackFigures
+  soak?: SoakFigures
+}
+
+export interface Baselines {
+  sqliteSingle: SqliteBaseline
+  sqliteBatched: SqliteBaseline
+  fastify?: LoadResult
+  pgbenchTpcb?: PgbenchResult
+  pgbenchSelect?: PgbenchResult
+}
+
+const n = (value: number, digits = 0) =>
+  Number.isFinite(value)
+    ? value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '-'
+const pct = (value: number) => (Number.isFinite(value) ? `${n(value * 100, 1)} %` : '-')
+const errors = (load: LoadResult) =>
+  Object.entries(load.statuses)
+    .filter(([status]) => Number(status) >= 300)
+    .reduce((sum, [, count]) => sum + count, load.unanswered)
+const isRead = (scenario: string) => scenario === 'details' || scenario.includes('page')
+const isWrite = (scenario: string) => scenario.startsWith('POST')
+
+/** The baseline a scenario is held against, and the ratio of requests/s. */
+function against(store: string, row: ScenarioRow, b: Baselines): [string, number] {
+  const rate = row.load.perSecond
+  if (isRead(row.scenario)) {
+    if (store === 'postgres' && b.pgbenchSelect)
+      return ['pgbench select-only', rate / b.pgbenchSelect.transactionsPerSecond]
+    return b.fastify ? ['bare Fastify', rate / b.fastify.perSecond] : ['-', Number.NaN]
+  }
+  if (isWrite(row.scenario)) {
+    if (store === 'postgres' && b.pgbenchTpcb)
+      return ['pgbench TPC-B', rate / b.pgbenchTpcb.transactionsPerSecond]
+    return ['raw SQLite, 1 op/commit', rate / b.sqliteSingle.operationsPerSecond]
+  }
+  return b.fastify ? ['bare Fastify', rate / b.fastify.perSecond] : ['-', Number.NaN]
+}
+
+function scenarioTable(stores: StoreReport[], b: Baselines): string[] {
+  const lines = [
+    '| store | operations | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | loop delay p99 ms | baseline | ratio |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|',
+  ]
+  for (const report of stores)
+    for (const { scale, rows } of report.scales)
+      for (const row of rows) {
+        const [name, ratio] = against(report.store, row, b)
+        lines.push(
+          `| ${report.store} | ${n(scale)} | ${row.scenario} | ${n(row.load.perSecond)} | ${n(row.load.p50Ms, 2)} | ${n(row.load.p99Ms, 2)} | ${errors(row.load)} | ${n(row.peakRssMb)} | ${n(row.eventLoopP99Ms, 1)} | ${name} | ${pct(ratio)} |`,
+        )
+      }
+  return lines
+}
+
+function scalingTable(stores: StoreReport[]): string[] {
+  const lines = [
+    '| store | scenario | p50 small → large | p99 small → large | p50 ×, p99 × |',
+    '|---|---|---|---|---|',
+  ]
+  for (const report of stores) {
+    const small = report.scales[0]
+    const large = report.scales.at(-1)
+    if (!small || !large || small === large) continue
+    for (const row of small.rows) {
+      const other = large.rows.find((candidate) => candidate.scenario === row.scenario)
+      if (!other) continue
+      lines.push(
+        `| ${report.store} | ${row.scenario} | ${n(row.load.p50Ms, 2)} → ${n(other.load.p50Ms, 2)} ms | ${n(row.load.p99Ms, 2)} → ${n(other.load.p99Ms, 2)} ms | ${n(other.load.p50Ms / row.load.p50Ms, 2)}, ${n(other.load.p99Ms / row.load.p99Ms, 2)} |`,
+      )
+    }
+  }
+  return lines
+}
+
+function overloadTable(stores: StoreReport[]): string[] {
+  const lines = [
+    '| store | operations | saturating mix req/s | offered at 2× | answers by status | other 5xx | shed without Retry-After | admitted p99 at 0.5× → at 2× | × |',
+    '|---|---:|---:|---:|---|---:|---:|---|---:|',
+  ]
+  for (const report of stores)
+    for (const { scale, overload } of report.scales) {
+      const o = overload.overloaded
+      const statuses = Object.entries(o.statuses)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', ')
+      const other5xx = Object.entries(o.statuses)
+        .filter(([s]) => Number(s) >= 500 && s !== '503')
+        .reduce((sum, [, c]) => sum + c, 0)
+      lines.push(
+        `| ${report.store} | ${n(scale)} | ${n(overload.saturatingRate)} | ${n(overload.saturatingRate * 2)} | ${statuses}; unanswered ${o.unanswered} | ${other5xx} | ${o.shedWithoutRetryAfter} | ${n(overload.unloaded.admittedP99Ms, 1)} → ${n(o.admittedP99Ms, 1)} ms | ${n(o.admittedP99Ms / overload.unloaded.admittedP99Ms, 2)} |`,
+      )
+    }
+  return lines
+}
+
+function callbackAndSoakLines(stores: StoreReport[]): string[] {
+  const lines = [
+    '| store | callbacks alone | beside a dead endpoint | soak | RSS start → end | growth |',
+    '|---|---|---|---|---|---:|',
+  ]
+  for (const report of stores) {
+    const c = report.callbacks
+    const drain = (d?: DrainFigures) =>
+      d ? `${n(d.perSecond)}/s (${d.deliveries} of ${d.expected} in ${n(d.seconds, 2)} s)` : '-'
+    const s = report.soak
+    lines.push(
+      `| ${report.store} | ${drain(c?.alone)} | ${drain(c?.besideDead)} | ${s ? `${s.seconds} s of the mix, ${n(s.row.load.perSecond)} req/s, p99 ${n(s.row.load.p99Ms, 1)} ms, errors ${errors(s.row.load)}` : '-'} | ${s ? `${n(s.startRssMb)} → ${n(s.endRssMb)} MB` : '-'} | ${s ? pct(s.endRssMb / s.startRssMb - 1) : '-'} |`,
+    )
+  }
+  return lines
+}
+
+function baselineLines(b: Baselines, connections: number): string[] {
+  return [
+    '| baseline | rate | latency |',
+    '|---|---:|---|',
+    `| raw better-sqlite3, one collect's writes per durable commit | ${n(b.sqliteSingle.operationsPerSecond)}/s | commit p50 ${n(b.sqliteSingle.commitP50Us / 1000, 2)} ms, p99 ${n(b.sqliteSingle.commitP99Us / 1000, 2)} ms |`,
+    `| raw better-sqlite3, 50 per commit | ${n(b.sqliteBatched.operationsPerSecond)}/s | commit p99 ${n(b.sqliteBatched.commitP99Us / 1000, 2)} ms |`,
+    ...(b.fastify
+      ? [
+          `| bare Fastify, the same record, wrk ${connections} connections | ${n(b.fastify.perSecond)} req/s | p50 ${n(b.fastify.p50Ms, 2)} ms, p99 ${n(b.fastify.p99Ms, 2)} ms |`,
+        ]
+      : []),
+    ...(b.pgbenchTpcb
+      ? [
+          `| pgbench TPC-B-like, ${connections} clients | ${n(b.pgbenchTpcb.transactionsPerSecond)} TPS | average ${n(b.pgbenchTpcb.latencyAverageMs, 2)} ms |`,
+        ]
+      : []),
+    ...(b.pgbenchSelect
+      ? [
+          `| pgbench select-only, ${connections} clients | ${n(b.pgbenchSelect.transactionsPerSecond)} TPS | average ${n(b.pgbenchSelect.latencyAverageMs, 2)} ms |`,
+        ]
+      : []),
+  ]
+}
+
+export function renderReport(input: {
+  options: RunOptions
+  stores: StoreReport[]
+  baselines: Baselines
+  generator: string
+}): string {
+  const { options, stores, baselines } = input
+  const cpu = cpus()
+  return [
+    `# Bench run ${new Date().toISOString()}`,
+    '',
+    `Machine: ${cpu.length} × ${cpu[0]?.model ?? '?'}, ${n(totalmem() / 2 ** 30)} GiB, Node ${process.version}. Load: ${input.generator}, ${options.connections} connections, ${options.seconds} s per scenario.`,
+    '',
+    '## Baselines (same run)',
+    ...baselineLines(baselines, options.connections),
+    '',
+    '## Scenarios',
+    ...scenarioTable(stores, baselines),
+    '',
+    '## Scaling (smallest → largest store)',
+    ...scalingTable(stores),
+    '',
+    '## Overload (open loop)',
+    ...overloadTable(stores),
+    '',
+    '## Callbacks and soak',
+    ...callbackAndSoakLines(stores),
+    '',
+  ].join('\n')
+}

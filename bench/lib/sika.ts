@@ -1,0 +1,146 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { demoCredentials, freePort } from '../../test/support/process.ts'
+import type { Keys } from './load.ts'
+
+const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url))
+
+interface ServiceProcess {
+  readonly url: string
+  readonly child: ChildProcess
+  output(): string
+  kill(signal: NodeJS.Signals): Promise<void>
+}
+
+/**
+ * `sika serve` in its own process group, ready once /health answers. Only stdout's first start
+ * banner is kept: logs at warn, so nothing grows with the load.
+ */
+async function startService(environment: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, ['bin/sika.mjs', 'serve'], {
+    cwd: repositoryRoot,
+    detached: true,
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_BASE_URL: url,
+      SECRETS_KEY: '0f'.repeat(32),
+      ...environment,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let stdout = ''
+  child.stdout?.on('data', (chunk) => {
+    if (stdout.length < 100_000) stdout += chunk
+  })
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`sika serve exited with ${child.exitCode}:\n${stdout}`)
+    if (Date.now() > deadline) throw new Error(`sika serve did not answer /health in 60 s:\n${stdout}`)
+    const healthy = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (healthy) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return {
+    url,
+    child,
+    output: () => stdout,
+    kill: async (signal) => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = once(child, 'exit')
+      process.kill(-child.pid!, signal)
+      await exited
+    },
+  }
+}
+
+/** A running `sika serve`, as an operator starts it, with the demo merchant's sandbox keys. */
+export interface Sika {
+  readonly service: ServiceProcess
+  readonly keys: Keys
+  readonly merchantId: string
+  stop(): Promise<void>
+}
+
+/**
+ * Requests are logged at warn only (the baseline logs nothing either); the per-key rate limit is
+ * on but far above the load, so its cost is measured without refusing anything.
+ */
+export async function startSika(
+  databaseUrl: string,
+  extra: Record<string, string> = {},
+  keys?: { keys: Keys; merchantId: string },
+): Promise<Sika> {
+  const service = await startService({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    ...extra,
+  })
+  const known = keys ?? firstStartKeys(service.output())
+  return {
+    service,
+    keys: known.keys,
+    merchantId: known.merchantId,
+    stop: () => service.kill('SIGTERM'),
+  }
+}
+
+function firstStartKeys(output: string): { keys: Keys; merchantId: string } {
+  const demo = demoCredentials(output)
+  return { keys: { apiKey: demo.apiKey, secretKey: demo.secretKey }, merchantId: demo.merchantId }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the bench reads whatever record it asked for
+export async function api<T = any>(sika: Sika, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${sika.service.url}${path}`, {
+    method,
+    headers: {
+      'api-key': sika.keys.apiKey,
+      'secret-key': sika.keys.secretKey,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const json = (await response.json()) as T
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+/** Resident memory of a process, now, in MB (Linux). */
+export function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match ? Number(match[1]) / 1024 : Number.NaN
+}
+
+/** Samples resident memory every 200 ms until stopped; resolves with the peak. */
+export function watchRss(pid: number): { stop(): number } {
+  let peak = rssMb(pid)
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid))
+  }, 200)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      return Math.max(peak, rssMb(pid))
+    },
+  }
+}
+
+/**
+ * The event loop's delay p99 since the previous scrape, in ms: prom-client resets its histogram
+ * at every scrape, so a scrape before a scenario and one after bracket it.
+ */
+export async function eventLoopP99Ms(sika: Sika): Promise<number> {
+  const text = await (await fetch(`${sika.service.url}/metrics`)).text()
+  const match = /^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text)
+  return match ? Number(match[1]) * 1000 : Number.NaN
+}

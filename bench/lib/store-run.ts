@@ -1,0 +1,246 @@
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseDatabaseLocation } from '../../src/config.ts'
+import { seedCopiesOfOperation } from '../../src/store/bulk-seed.ts'
+import { openStore } from '../../src/store/store.ts'
+import { measureCallbacks, receiver } from './callbacks.ts'
+import { type LoadResult, runOpenLoop, runWrk, writeRequests } from './load.ts'
+import type { OverloadFigures, ScenarioRow, SoakFigures, StoreReport } from './report.ts'
+import { collectBody, type ScenarioName, scenarioRequests } from './scenarios.ts'
+import { api, eventLoopP99Ms, rssMb, type Sika, startSika, watchRss } from './sika.ts'
+
+export interface RunOptions {
+  seconds: number
+  connections: number
+  scales: number[]
+  soakSeconds: number
+  callbackOperations: number
+  adminUrl: string
+}
+
+const log = (text: string) => process.stderr.write(`bench: ${text}\n`)
+let runs = 0
+const nonce = () => `r${process.pid}x${runs++}x${Date.now()}`
+
+export function postgresReachable(adminUrl: string): boolean {
+  try {
+    psql(adminUrl, 'select 1')
+    return true
+  } catch {
+    return false
+  }
+}
+
+function psql(adminUrl: string, command: string): void {
+  execFileSync('psql', [adminUrl, '-qc', command], { stdio: 'ignore' })
+}
+
+/** One store, fresh: every scale's scenarios, callbacks, overload and the soak. */
+export async function benchStore(
+  store: 'sqlite' | 'postgres',
+  folder: string,
+  options: RunOptions,
+): Promise<StoreReport> {
+  const databaseName = `sika_bench_${process.pid}`
+  const databaseUrl =
+    store === 'sqlite' ? join(folder, 'sika.db') : options.adminUrl.replace(/\/[^/]*$/, `/${databaseName}`)
+  if (store === 'postgres') {
+    psql(options.adminUrl, `drop database if exists ${databaseName}`)
+    psql(options.adminUrl, `create database ${databaseName}`)
+  }
+  let sika = await startSika(databaseUrl)
+  const callbacks = await receiver(false)
+  try {
+    const templates = await prepareMerchant(sika, callbacks.url)
+    const report: StoreReport = { store, scales: [], recordFile: join(folder, 'record.json') }
+    writeFileSync(
+      report.recordFile,
+      JSON.stringify(await api(sika, 'GET', `/api/v1/collect/${templates.failed}`)),
+    )
+    let seeded = 0
+    for (const scale of options.scales) {
+      log(`${store}: seeding to ${scale.toLocaleString('en')} operations`)
+      await sika.stop()
+      seeded = await seedTo(databaseUrl, templates, scale, seeded)
+      sika = await startSika(databaseUrl, {}, sika)
+      report.scales.push(await benchScale(sika, store, folder, scale, options, callbacks.url))
+    }
+    log(`${store}: callbacks`)
+    const drained = await measureCallbacks(sika, databaseUrl, callbacks, options)
+    sika = drained.sika
+    report.callbacks = drained.figures
+    // The soak runs on SQLite only: five minutes per store would double the run.
+    if (options.soakSeconds > 0 && store === 'sqlite') report.soak = await soak(sika, folder, options, callbacks.url)
+    return report
+  } finally {
+    await sika.stop()
+    await callbacks.close()
+    if (store === 'postgres') psql(options.adminUrl, `drop database if exists ${databaseName}`)
+  }
+}
+
+interface Templates {
+  failed: string
+  error: string
+}
+
+/** Two final operations without ledger effects to copy, and a balance for the disbursements. */
+async function prepareMerchant(sika: Sika, callbackUrl: string): Promise<Templates> {
+  const create = async (ending: string) =>
+    (
+      await api(sika, 'POST', '/api/v1/collect', {
+        ...collectBody(ending, callbackUrl),
+        merchantReference: `template-${ending}`,
+      })
+    ).data.collect.token as string
+  for (let i = 0; i < 20; i++) {
+    await api(sika, 'POST', '/api/v1/recharge', {
+      amount: 50_000_000,
+      channel: 'orange-money',
+      country: 'CI',
+      customer: { phoneNumber: '+2250700000001' },
+      merchantReference: `funding-${i}`,
+      callbackUrl,
+    })
+  }
+  return { failed: await create('901'), error: await create('904') }
+}
+
+/** Adds copies until the store holds `scale` collects; half failed, half error. */
+async function seedTo(
+  databaseUrl: string,
+  templates: Templates,
+  scale: number,
+  seeded: number,
+): Promise<number> {
+  const store = openStore(parseDatabaseLocation(databaseUrl), { timeoutMs: 600_000 })
+  try {
+    const missing = Math.max(0, scale - seeded)
+    const half = Math.floor(missing / 2)
+    await seedCopiesOfOperation(store, templates.failed, half, seeded)
+    await seedCopiesOfOperation(store, templates.error, missing - half, seeded + half)
+    return seeded + missing
+  } finally {
+    await store.close()
+  }
+}
+
+/** Tokens spread over the whole list, read through the API as a merchant would. */
+async function sampleTokens(sika: Sika, total: number): Promise<string[]> {
+  const pages = Math.max(1, Math.floor(total / 100))
+  const tokens: string[] = []
+  for (let i = 0; i < 10; i++) {
+    const page = 1 + Math.floor((i * pages) / 10)
+    const body = await api(sika, 'GET', `/api/v1/collect?perPage=100&page=${page}`)
+    tokens.push(...(body.data.collects as { token: string }[]).map((record) => record.token))
+  }
+  return tokens
+}
+
+async function benchScale(
+  sika: Sika,
+  store: string,
+  folder: string,
+  scale: number,
+  options: RunOptions,
+  callbackUrl: string,
+): Promise<{ scale: number; rows: ScenarioRow[]; overload: OverloadFigures }> {
+  const total = (await api(sika, 'GET', '/api/v1/collect')).meta.pagination.total as number
+  const failed = (await api(sika, 'GET', '/api/v1/collect?status=failed')).meta.pagination.total as number
+  const requests = scenarioRequests(await sampleTokens(sika, total), total, failed, callbackUrl)
+  const rows: ScenarioRow[] = []
+  for (const [name, lines] of Object.entries(requests) as [ScenarioName, typeof requests.details][]) {
+    const requestsFile = writeRequests(folder, name.replaceAll(/\W+/g, '-'), lines)
+    log(`${store} at ${scale.toLocaleString('en')}: ${name}`)
+    rows.push(
+      await measured(sika, name, () =>
+        runWrk({
+          baseUrl: sika.service.url,
+          requestsFile,
+          seconds: options.seconds,
+          connections: options.connections,
+          keys: sika.keys,
+          nonce: nonce(),
+        }),
+      ),
+    )
+  }
+  const mixRate = rows.find((row) => row.scenario === 'mix 80/20')!.load.perSecond
+  const overload = await measureOverload(
+    sika,
+    writeRequests(folder, 'overload', requests['mix 80/20']),
+    mixRate,
+    options,
+  )
+  return { scale, rows, overload }
+}
+
+async function measured(sika: Sika, scenario: string, run: () => Promise<LoadResult>): Promise<ScenarioRow> {
+  await eventLoopP99Ms(sika)
+  const rss = watchRss(sika.service.child.pid!)
+  const load = await run()
+  const peakRssMb = rss.stop()
+  return { scenario, load, peakRssMb, eventLoopP99Ms: await eventLoopP99Ms(sika) }
+}
+
+/** The mix at half its saturating rate (the unloaded reference), then at twice it. */
+async function measureOverload(
+  sika: Sika,
+  requestsFile: string,
+  saturatingRate: number,
+  options: RunOptions,
+): Promise<OverloadFigures> {
+  const at = (factor: number) =>
+    runOpenLoop({
+      baseUrl: sika.service.url,
+      requestsFile,
+      seconds: options.seconds,
+      perSecond: saturatingRate * factor,
+      keys: sika.keys,
+      nonce: nonce(),
+    })
+  log('overload: the mix at 0.5x, then 2x, its saturating rate')
+  const unloaded = await at(0.5)
+  const rss = watchRss(sika.service.child.pid!)
+  const overloaded = await at(2)
+  return { saturatingRate, unloaded, overloaded, peakRssMb: rss.stop() }
+}
+
+async function soak(
+  sika: Sika,
+  folder: string,
+  options: RunOptions,
+  callbackUrl: string,
+): Promise<SoakFigures> {
+  log(`soak: the mix for ${options.soakSeconds} s`)
+  const total = (await api(sika, 'GET', '/api/v1/collect')).meta.pagination.total as number
+  const failed = 0
+  const requestsFile = writeRequests(
+    folder,
+    'soak',
+    scenarioRequests(await sampleTokens(sika, total), total, failed, callbackUrl)['mix 80/20'],
+  )
+  const pid = sika.service.child.pid!
+  const warmup = runWrk({
+    baseUrl: sika.service.url,
+    requestsFile,
+    seconds: Math.min(10, options.soakSeconds),
+    connections: options.connections,
+    keys: sika.keys,
+    nonce: nonce(),
+  })
+  await warmup
+  const startRssMb = rssMb(pid)
+  const row = await measured(sika, 'soak', () =>
+    runWrk({
+      baseUrl: sika.service.url,
+      requestsFile,
+      seconds: options.soakSeconds,
+      connections: options.connections,
+      keys: sika.keys,
+      nonce: nonce(),
+    }),
+  )
+  return { seconds: options.soakSeconds, startRssMb, endRssMb: rssMb(pid), row }
+}

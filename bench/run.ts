@@ -1,0 +1,91 @@
+/**
+ * npm run bench: Sika on SQLite and on PostgreSQL (when it answers), each on a fresh store, seeded,
+ * under load from separate processes on 127.0.0.1 (wrk, and an open loop for overload), beside
+ * baselines measured in the same run. Prints one Markdown report (BENCHMARKS.md holds one).
+ *
+ *   npm run bench                      the full run (about 25 minutes)
+ *   npm run bench -- --smoke           tiny durations and stores: proves the bench still works
+ *   npm run bench -- --stores sqlite --scales 10000 --seconds 5 --soak 0
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { bareFastify, dropPgbench, initialisePgbench, pgbench, rawSqlite } from './lib/baselines.ts'
+import { type Baselines, renderReport, type StoreReport } from './lib/report.ts'
+import { benchStore, postgresReachable, type RunOptions } from './lib/store-run.ts'
+
+const { values } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    seconds: { type: 'string' },
+    connections: { type: 'string' },
+    stores: { type: 'string' },
+    scales: { type: 'string' },
+    soak: { type: 'string' },
+    out: { type: 'string' },
+  },
+})
+const smoke = values.smoke === true
+const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const options: RunOptions = {
+  seconds: Number(values.seconds ?? (smoke ? 1 : 10)),
+  connections: Number(values.connections ?? (smoke ? 8 : 50)),
+  scales: (values.scales ?? (smoke ? '100,300' : '10000,1000000')).split(',').map(Number),
+  soakSeconds: Number(values.soak ?? (smoke ? 2 : 300)),
+  callbackOperations: smoke ? 20 : 1000,
+  adminUrl,
+}
+const wanted = (values.stores ?? 'sqlite,postgres').split(',')
+const folder = mkdtempSync(join(tmpdir(), 'sika-bench-'))
+
+try {
+  const withPostgres = wanted.includes('postgres') && postgresReachable(adminUrl)
+  const stores: StoreReport[] = []
+  let recordFile: string | undefined
+  for (const store of wanted) {
+    if (store === 'postgres' && !withPostgres) {
+      process.stderr.write('bench: PostgreSQL does not answer; its rows are skipped\n')
+      continue
+    }
+    const report = await benchStore(store as 'sqlite' | 'postgres', folder, options)
+    recordFile ??= report.recordFile
+    stores.push(report)
+  }
+  const baselines = await measureBaselines(recordFile, withPostgres)
+  const text = renderReport({
+    options,
+    stores,
+    baselines,
+    generator: 'wrk 4.1 (2 threads), open loop for overload',
+  })
+  process.stdout.write(text)
+  if (values.out) writeFileSync(values.out, text)
+} finally {
+  rmSync(folder, { recursive: true, force: true })
+}
+
+async function measureBaselines(recordFile: string | undefined, withPostgres: boolean): Promise<Baselines> {
+  log('baselines: raw SQLite, bare Fastify, pgbench')
+  const baselines: Baselines = {
+    sqliteSingle: await rawSqlite(folder, options.seconds, 1),
+    sqliteBatched: await rawSqlite(folder, options.seconds, 50),
+    fastify: recordFile
+      ? await bareFastify(folder, recordFile, options.seconds, options.connections)
+      : undefined,
+  }
+  if (withPostgres) {
+    initialisePgbench(adminUrl)
+    try {
+      baselines.pgbenchTpcb = pgbench(adminUrl, options.seconds, options.connections, false)
+      baselines.pgbenchSelect = pgbench(adminUrl, options.seconds, options.connections, true)
+    } finally {
+      dropPgbench(adminUrl)
+    }
+  }
+  return baselines
+}
+
+function log(text: string): void {
+  process.stderr.write(`bench: ${text}\n`)
+}

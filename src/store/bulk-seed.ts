@@ -1,0 +1,75 @@
+import { sql } from 'kysely'
+import { rawDatabase, type Store } from './store.ts'
+
+/**
+ * For benchmarks only: a store with a million operations in seconds, without a million requests.
+ * Each copy is the template operation under a new token, merchantReference and list position,
+ * initiated a microsecond after the newest operation of its kind and after the copy before it, so list order and date order still agree. The
+ * template should be final and without ledger effects (a failed or error operation), so that
+ * `sika verify` stays clean: copies have no postings and no events.
+ */
+export async function seedCopiesOfOperation(
+  store: Store,
+  templateToken: string,
+  count: number,
+  /** Distinct per call: copies are numbered offset + 1 ... offset + count. */
+  offset: number,
+): Promise<void> {
+  if (count <= 0) return
+  if (offset + count >= 900_000_000_000_000) throw new Error('seed numbers must stay below 9e14')
+  const db = rawDatabase(store)
+  await db.transaction().execute(async (trx) => {
+    const template = await trx
+      .selectFrom('operations')
+      .select(['merchant_id', 'mode', 'kind'])
+      .where('token', '=', templateToken)
+      .executeTakeFirstOrThrow()
+    const counter = await trx
+      .selectFrom('counters')
+      .select('value')
+      .where('merchant_id', '=', template.merchant_id)
+      .where('mode', '=', template.mode)
+      .where('name', '=', template.kind)
+      .executeTakeFirstOrThrow()
+    const base = counter.value
+    const newest = await trx
+      .selectFrom('operations')
+      .select((eb) => eb.fn.max('initiated_at_us').as('at'))
+      .where('merchant_id', '=', template.merchant_id)
+      .where('mode', '=', template.mode)
+      .where('kind', '=', template.kind)
+      .executeTakeFirstOrThrow()
+    const startUs = sql`cast(${Number(newest.at)} as bigint)`
+    // The number's digits become the token's middle groups: 15 digits, always.
+    const digits = sql`cast(100000000000000 + cast(${offset} as bigint) + n.i as text)`
+    await sql`
+      with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
+      insert into operations (
+        token, merchant_id, mode, kind, position, status, merchant_reference, request_hash,
+        currency, channel, country, phone_number, to_channel, to_country, to_phone_number,
+        sides, urls, redirect_url, failure_code, failure_message,
+        initiated_at_us, completed_at_us, updated_at_us, refund_of_id, refund_of_token,
+        refundable_minor, refunded_minor, metadata)
+      select
+        'bench-' || substr(${digits}, 1, 5) || '-' || substr(${digits}, 6, 5) || '-'
+          || substr(${digits}, 11, 5) || '-seeds',
+        t.merchant_id, t.mode, t.kind, cast(${base} as bigint) + n.i, t.status,
+        'seed-' || cast(cast(${offset} as bigint) + n.i as text), t.request_hash,
+        t.currency, t.channel, t.country, t.phone_number, t.to_channel, t.to_country, t.to_phone_number,
+        t.sides, t.urls, t.redirect_url, t.failure_code, t.failure_message,
+        ${startUs} + n.i, ${startUs} + n.i, ${startUs} + n.i, t.refund_of_id,
+        t.refund_of_token, t.refundable_minor, t.refunded_minor, t.metadata
+      from n cross join operations t
+      where t.token = ${templateToken}
+    `.execute(trx)
+    await trx
+      .updateTable('counters')
+      .set({ value: base + count })
+      .where('merchant_id', '=', template.merchant_id)
+      .where('mode', '=', template.mode)
+      .where('name', '=', template.kind)
+      .execute()
+  })
+  // PostgreSQL's planner would otherwise plan on the statistics of an empty table until autovacuum.
+  if (store.name === 'postgres') await sql`analyze operations`.execute(db)
+}

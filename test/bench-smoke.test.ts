@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { postgresAvailable } from './support/stores.ts'
+
+const repositoryRoot = fileURLToPath(new URL('..', import.meta.url))
+const wrkInstalled = spawnSync('wrk', ['--version']).error === undefined
+
+/**
+ * `npm run bench` never runs inside npm test; this smoke run, with tiny stores and durations,
+ * makes sure it keeps working: every scenario on every store produces a row of answered requests.
+ * The figures themselves mean nothing at this size (BENCHMARKS.md holds a full run).
+ */
+test('npm run bench -- --smoke prints every scenario for every store', {
+  timeout: 600_000,
+  skip: wrkInstalled ? false : 'wrk is not installed (apt-get install -y wrk; .ci/run does it)',
+}, () => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke'], {
+    cwd: repositoryRoot,
+    encoding: 'utf8',
+    timeout: 540_000,
+    killSignal: 'SIGKILL',
+  })
+  assert.equal(run.status, 0, `bench exited ${run.status}:\n${run.stderr}\n${run.stdout}`)
+  const report = run.stdout
+  const stores = postgresAvailable ? ['sqlite', 'postgres'] : ['sqlite']
+  for (const store of stores) {
+    for (const scenario of [
+      'details',
+      'list first page',
+      'filtered deep page',
+      'POST collect',
+      'POST disbursement',
+      'mix 80/20',
+    ]) {
+      const row = report.split('\n').find((line) => line.startsWith(`| ${store} | 300 | ${scenario} |`))
+      assert.ok(row, `no row for ${store} ${scenario}:\n${report}`)
+      const perSecond = Number(row.split('|')[4]!.replaceAll(',', ''))
+      assert.ok(perSecond > 0, row)
+    }
+  }
+  for (const heading of [
+    '## Baselines (same run)',
+    '## Scaling',
+    '## Overload (open loop)',
+    '## Callbacks and soak',
+  ])
+    assert.ok(report.includes(heading), heading)
+  assert.match(report, /raw better-sqlite3, one collect's writes per durable commit \| [\d,]+\/s/)
+  assert.match(report, /bare Fastify, the same record/)
+})
