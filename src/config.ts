@@ -21,6 +21,9 @@ export interface Config {
   readonly operationTtlMs: number
   readonly sandboxDelayMs: number
   readonly rateLimitPerSecond: number
+  /** API requests one instance works on at once (0: no limit); more wait up to admissionWaitMs, then 503. */
+  readonly maxInFlight: number
+  readonly admissionWaitMs: number
   /** Failed authentications allowed per api-key and per client address in 10 s (AUTH_FAILURE_LIMIT; 0: unlimited). */
   readonly authFailureLimit: number
   readonly redisUrl: string | undefined
@@ -85,6 +88,8 @@ export function loadConfig(environment: Environment = process.env): Config {
   const operationTtlMs = parseDuration('OPERATION_TTL', read('OPERATION_TTL'), 15 * 60_000, problems)
   const sandboxDelayMs = integer('SANDBOX_DELAY_MS', 3000, 0, 3_600_000)
   const rateLimitPerSecond = integer('RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000)
+  const maxInFlight = integer('MAX_IN_FLIGHT', 64, 0, 100_000)
+  const admissionWaitMs = integer('ADMISSION_WAIT_MS', 100, 1, 60_000)
   const authFailureLimit = integer('AUTH_FAILURE_LIMIT', 10, 0, 1_000_000)
   const redisUrl = read('REDIS_URL')
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
@@ -106,6 +111,8 @@ export function loadConfig(environment: Environment = process.env): Config {
     operationTtlMs,
     sandboxDelayMs,
     rateLimitPerSecond,
+    maxInFlight,
+    admissionWaitMs,
     authFailureLimit,
     redisUrl,
     runWorkers: workers === 'on',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
+import { admitWithinCapacity } from './admission.ts'
 import { requireCredentials } from './authentication.ts'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
 import { refuseHostileInput } from './hostile-input.ts'
@@ -61,6 +62,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(
     async (api) => {
       documentApiRoutes(api)
+      // Before the rate limit and authentication: a request beyond capacity costs nothing more.
+      admitWithinCapacity(api, context.config)
       requireCredentials(api, context)
       channelRoutes(api, context)
       operationRoutes(api, context)

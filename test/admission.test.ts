@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import BetterSqlite3 from 'better-sqlite3'
+import pg from 'pg'
+import type { IssuedMerchant } from '../src/app/merchants.ts'
+import { startApp, type TestApp } from './support/app.ts'
+import { describeEachStore, type StoreTarget } from './support/stores.ts'
+
+/**
+ * Admission control (README, MAX_IN_FLIGHT): beyond what one instance works on at once, a request
+ * waits its turn for ADMISSION_WAIT_MS, then hears 503 `unavailable` with Retry-After having done
+ * nothing; probes are never held back; a slot comes back however its request ends.
+ * Requests are held in flight for real: another connection holds the database's write lock.
+ */
+
+/** Holds what every initiation must write to: SQLite's write lock, or PostgreSQL's counters table. */
+async function holdWrites(target: StoreTarget): Promise<() => Promise<void>> {
+  if (target.name === 'sqlite') {
+    const db = new BetterSqlite3(target.databaseUrl)
+    db.exec('begin immediate')
+    return async () => {
+      db.exec('rollback')
+      db.close()
+    }
+  }
+  const client = new pg.Client({ connectionString: target.databaseUrl })
+  await client.connect()
+  await client.query('begin')
+  await client.query('lock table counters in exclusive mode')
+  return async () => {
+    await client.query('rollback')
+    await client.end()
+  }
+}
+
+const collect = (reference: string) => ({
+  amount: 5000,
+  channel: 'orange-money',
+  country: 'CI',
+  customer: { phoneNumber: '+2250700000123' },
+  merchantReference: reference,
+  callbackUrl: 'http://127.0.0.1:9/callback',
+})
+
+describeEachStore('admission control', (target) => {
+  let app: TestApp
+  let merchant: IssuedMerchant
+
+  before(async () => {
+    app = await startApp(target(), {
+      environment: { MAX_IN_FLIGHT: '2', ADMISSION_WAIT_MS: '300', DATABASE_TIMEOUT: '10s' },
+    })
+    merchant = await app.createMerchant('Admission')
+  })
+  after(() => app.close())
+
+  const post = (reference: string, signal?: AbortSignal) =>
+    fetch(`${app.url}/api/v1/collect`, {
+      method: 'POST',
+      headers: { ...headersOf(merchant), 'content-type': 'application/json' },
+      body: JSON.stringify(collect(reference)),
+      signal,
+    })
+  const list = () => fetch(`${app.url}/api/v1/collect`, { headers: headersOf(merchant) })
+
+  test('beyond capacity: 503 unavailable with Retry-After after the wait, nothing written; admitted ones finish', async () => {
+    const release = await holdWrites(target())
+    const held = [post('held-1'), post('held-2')]
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const started = performance.now()
+    const refused = await list()
+    const waitedMs = performance.now() - started
+    assert.equal(refused.status, 503)
+    assert.equal(refused.headers.get('retry-after'), '1')
+    const body = (await refused.json()) as { code: string; message: string; requestId: string }
+    assert.equal(body.code, 'unavailable')
+    assert.match(body.message, /at capacity/)
+    assert.ok(body.requestId)
+    assert.ok(waitedMs >= 250 && waitedMs < 2000, `answered after ${Math.round(waitedMs)} ms`)
+    assert.equal((await fetch(`${app.url}/health`)).status, 200, 'probes are never held back')
+    await release()
+    const answers = await Promise.all(held)
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200],
+    )
+    assert.equal((await list()).status, 200, 'the slots came back')
+    const refusedWrite = await app.db
+      .selectFrom('operations')
+      .select('id')
+      .where('merchant_reference', 'like', 'held-%')
+      .execute()
+    assert.equal(refusedWrite.length, 2)
+  })
+
+  test('a request waiting its turn gets the slot a finished one gives back', async () => {
+    const release = await holdWrites(target())
+    const held = [post('turn-1'), post('turn-2')]
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const waiting = list()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await release()
+    assert.equal((await waiting).status, 200)
+    assert.deepEqual(
+      (await Promise.all(held)).map((answer) => answer.status),
+      [200, 200],
+    )
+  })
+
+  test('clients that went away give their slots back', async () => {
+    const release = await holdWrites(target())
+    const abort = new AbortController()
+    const held = [post('gone-1', abort.signal), post('gone-2', abort.signal)]
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    abort.abort()
+    await Promise.allSettled(held)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.equal((await list()).status, 200, 'a slot was kept by a client that had gone')
+    await release()
+  })
+})
+
+function headersOf(merchant: IssuedMerchant): Record<string, string> {
+  return { 'api-key': merchant.sandbox.apiKey, 'secret-key': merchant.sandbox.secretKey }
+}
