@@ -192,14 +192,29 @@ class GuardedSqliteDriver extends SqliteDriver {
     group?.committed.reject(Object.assign(error, { code: 'SQLITE_IOERR' }))
   }
 
-  /** A statement outside any transaction, on the writer, in its turn, after the open group commits. */
+  /**
+   * A write outside any transaction: a transaction of one statement, so it shares its group's
+   * COMMIT like any other, and resolves once that COMMIT is durable.
+   */
   async runAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const connection = await this.acquireConnection()
+    let result: QueryResult<R>
+    let committed: Promise<void> | undefined
     try {
-      return await connection.executeQuery<R>(query)
+      await this.beginTransaction(connection)
+      try {
+        result = await connection.executeQuery<R>(query)
+        committed = this.groupCommitted()
+        await this.commitTransaction()
+      } catch (error) {
+        await this.rollbackTransaction()
+        throw error
+      }
     } finally {
       await this.releaseConnection()
     }
+    await committed
+    return result
   }
 
   override async destroy(): Promise<void> {
