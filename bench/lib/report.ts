@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os'
 import type { PgbenchResult, SqliteBaseline } from './baselines.ts'
+import { callbackConcurrency } from './callbacks.ts'
 import type { LoadResult } from './load.ts'
 import type { RunOptions } from './store-run.ts'
 
@@ -204,6 +205,8 @@ export function renderReport(input: {
     ...overloadTable(stores),
     '',
     '## Callbacks and soak',
+    `Callbacks: events made with no instance delivering, then drained by one instance with CALLBACK_CONCURRENCY=${callbackConcurrency} (${Math.ceil(Number(callbackConcurrency) / 4)} in flight to one endpoint); the second drain sends every other operation's events to an endpoint that never answers.`,
+    '',
     ...callbackAndSoakLines(stores),
     '',
   ].join('\n')

@@ -21,7 +21,9 @@ interface ServiceProcess {
 async function startService(environment: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, ['bin/sika.mjs', 'serve'], {
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every Sika process the bench starts.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/sika.mjs', 'serve'], {
     cwd: repositoryRoot,
     detached: true,
     env: {

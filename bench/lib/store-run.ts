@@ -71,7 +71,8 @@ export async function benchStore(
     sika = drained.sika
     report.callbacks = drained.figures
     // The soak runs on SQLite only: five minutes per store would double the run.
-    if (options.soakSeconds > 0 && store === 'sqlite') report.soak = await soak(sika, folder, options, callbacks.url)
+    if (options.soakSeconds > 0 && store === 'sqlite')
+      report.soak = await soak(sika, folder, options, callbacks.url)
     return report
   } finally {
     await sika.stop()
