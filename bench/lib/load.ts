@@ -86,7 +86,7 @@ export async function runWrk(options: {
   const output = await runToEnd(
     'wrk',
     [
-      '-t2',
+      `-t${Math.min(2, options.connections)}`,
       `-c${options.connections}`,
       `-d${options.seconds}s`,
       '--timeout',

@@ -14,6 +14,17 @@ interface ServiceProcess {
   kill(signal: NodeJS.Signals): Promise<void>
 }
 
+/** Every Sika the bench started and has not stopped: none outlives the bench, even interrupted. */
+const running = new Set<number>()
+process.once('exit', () => {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL')
+    } catch {}
+  }
+})
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+
 /**
  * `sika serve` in its own process group, ready once /health answers. Only stdout's first start
  * banner is kept: logs at warn, so nothing grows with the load.
@@ -36,6 +47,8 @@ async function startService(environment: Record<string, string>): Promise<Servic
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
+  running.add(child.pid!)
+  child.once('exit', () => running.delete(child.pid!))
   let stdout = ''
   child.stdout?.on('data', (chunk) => {
     if (stdout.length < 100_000) stdout += chunk
