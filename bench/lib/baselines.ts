@@ -83,15 +83,7 @@ export function pgbench(
   clients: number,
   selectOnly: boolean,
 ): PgbenchResult {
-  const url = new URL(adminUrl)
-  const args = [
-    '-h',
-    url.hostname,
-    '-p',
-    url.port || '5432',
-    '-U',
-    decodeURIComponent(url.username || 'postgres'),
-  ]
+  const args = connectionArgs(adminUrl)
   const output = execFileSync(
     'pgbench',
     [
@@ -115,36 +107,23 @@ export function pgbench(
   return { transactionsPerSecond: Number(tps[1]), latencyAverageMs: Number(latency[1]) }
 }
 
-export function initialisePgbench(adminUrl: string): void {
+/** psql's and pgbench's -h -p -U for a postgres:// URL. */
+function connectionArgs(adminUrl: string): string[] {
   const url = new URL(adminUrl)
-  const args = [
-    '-h',
-    url.hostname,
-    '-p',
-    url.port || '5432',
-    '-U',
-    decodeURIComponent(url.username || 'postgres'),
-  ]
-  execFileSync('psql', [...args, '-d', 'postgres', '-qc', 'drop database if exists sika_bench_pgbench'], {
-    stdio: 'ignore',
-  })
-  execFileSync('psql', [...args, '-d', 'postgres', '-qc', 'create database sika_bench_pgbench'], {
-    stdio: 'ignore',
-  })
+  return ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')]
+}
+
+const psql = (args: string[], command: string) =>
+  execFileSync('psql', [...args, '-d', 'postgres', '-qc', command], { stdio: 'ignore' })
+
+export function initialisePgbench(adminUrl: string): void {
+  const args = connectionArgs(adminUrl)
+  psql(args, 'drop database if exists sika_bench_pgbench')
+  psql(args, 'create database sika_bench_pgbench')
   execFileSync('pgbench', [...args, '-i', '-q', '-s', '10', 'sika_bench_pgbench'], { stdio: 'ignore' })
 }
 
 export function dropPgbench(adminUrl: string): void {
-  const url = new URL(adminUrl)
-  const args = [
-    '-h',
-    url.hostname,
-    '-p',
-    url.port || '5432',
-    '-U',
-    decodeURIComponent(url.username || 'postgres'),
-  ]
-  execFileSync('psql', [...args, '-d', 'postgres', '-qc', 'drop database if exists sika_bench_pgbench'], {
-    stdio: 'ignore',
-  })
+  const args = connectionArgs(adminUrl)
+  psql(args, 'drop database if exists sika_bench_pgbench')
 }
