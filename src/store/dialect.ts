@@ -60,9 +60,10 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
   database.pragma('journal_mode = WAL')
   database.pragma('synchronous = FULL')
   database.pragma('foreign_keys = ON')
-  // A synchronous wait stops the whole process: SQLite's own is kept to a blip, and BEGIN waits
-  // for another process's write lock asynchronously instead (sqlite-driver.ts).
-  database.pragma('busy_timeout = 20')
+  // A synchronous wait stops the whole process, the lock's holder included when it is another
+  // connection of this process: the writer never waits inside SQLite, and BEGIN waits for the
+  // write lock asynchronously instead (sqlite-driver.ts).
+  database.pragma('busy_timeout = 0')
   // Reads outside transactions: a second connection sees only what has been committed.
   const reader = path === ':memory:' ? undefined : new BetterSqlite3(path, { readonly: true })
   reader?.pragma('busy_timeout = 20')

@@ -16,9 +16,11 @@ import {
  * before anything was written: the request answers 503 and nothing is half done.
  *
  * better-sqlite3 is synchronous, so SQLite's own busy timeout would stop the whole process while
- * it waits for another process's lock. The wait for BEGIN is therefore asynchronous here, with a
- * short backoff, up to `lockWaitMs`, and reads go on meanwhile; the busy timeout itself stays a
- * few milliseconds.
+ * it waits for another connection's lock. When that connection belongs to this process too (two
+ * instances sharing a file, as in tests), the process then cannot commit what the lock waits for:
+ * each failed BEGIN blocked everything for the whole timeout, a dozen waiters starved the holder,
+ * and its group stayed open for seconds. The writer's busy timeout is therefore zero, and the
+ * wait for BEGIN is asynchronous, with a short backoff, up to `lockWaitMs`; reads go on meanwhile.
  *
  * Group commit: a durable commit (synchronous FULL) costs an fsync, and one fsync can hold many
  * transactions. Each transaction runs as a savepoint inside a group transaction that stays open
@@ -98,7 +100,7 @@ class GuardedSqliteDriver extends SqliteDriver {
 
   private async beginGroup(): Promise<void> {
     const giveUpAt = this.giveUpAt
-    for (let pauseMs = 2; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+    for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 20)) {
       // Another transaction of this process may have opened a group while this one waited: join it.
       if (this.group) return
       try {
