@@ -26,7 +26,7 @@ export interface VerificationReport {
  * The invariants every write must keep, checked over the whole store (`sika verify`): each
  * balance equals its postings and holds; each counter equals the rows it numbered; each operation
  * has the ledger entries its sides' states call for, one event per status it took, and, while
- * pending, the scheduled work that will end it. A half-committed write breaks at least one.
+ * pending, the scheduled work that will end it; each status count equals the rows it counts. A half-committed write breaks at least one.
  */
 export async function verifyStore(context: AppContext, batchSize = 500): Promise<VerificationReport> {
   return readConsistencyFacts(context.store, (facts) => verifyFacts(facts, batchSize))
@@ -50,6 +50,12 @@ async function verifyFacts(facts: ConsistencyFacts, batchSize: number): Promise<
       subject: `operation ${mismatch.token}`,
       problem: `records ${mismatch.recordedMinor} refunded, but its live refunds hold or posted ${mismatch.claimedMinor}`,
     })
+  for (const fact of await facts.statusCounts())
+    if (fact.recorded !== fact.rows)
+      inconsistencies.push({
+        subject: `status count ${fact.block}`,
+        problem: `records ${fact.recorded} operations, but ${fact.rows} rows are in it: lists filtered on status show wrong totals`,
+      })
   return { inconsistencies, checked: { accounts, operations, counters: counters.length } }
 }
 

@@ -149,7 +149,7 @@ async function settle(
   const clock = transitionClock(context)
   const transition = applySideOutcome(before, command.role, command.outcome, command.source, clock)
   if (!transition.changed) return before
-  await tx.operations.save(transition.operation)
+  await tx.operations.save(transition.operation, before.status)
   await applyEffects(tx, transition, clock.nowUs, taken)
   return transition.operation
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { countSeededStatuses } from './repositories/status-buckets.ts'
 import { rawDatabase, type Store } from './store.ts'
 
 /**
@@ -62,6 +63,8 @@ export async function seedCopiesOfOperation(
       from n cross join operations t
       where t.token = ${templateToken}
     `.execute(trx)
+    const key = { merchantId: template.merchant_id, mode: template.mode, kind: template.kind }
+    await countSeededStatuses(trx, key, base)
     await trx
       .updateTable('counters')
       .set({ value: base + count })
@@ -71,5 +74,5 @@ export async function seedCopiesOfOperation(
       .execute()
   })
   // PostgreSQL's planner would otherwise plan on the statistics of an empty table until autovacuum.
-  if (store.name === 'postgres') await sql`analyze operations`.execute(db)
+  if (store.name === 'postgres') await sql`analyze operations, status_buckets`.execute(db)
 }

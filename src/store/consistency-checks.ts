@@ -1,5 +1,6 @@
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Side } from '../domain/operation.ts'
+import { statusBucketSize } from './repositories/status-buckets.ts'
 import type { Database } from './schema.ts'
 import { readSnapshot, type Store } from './store.ts'
 
@@ -18,6 +19,8 @@ export interface ConsistencyFacts {
   numberedRows(): Promise<(CounterFact & { highest: number })[]>
   /** The next batch of operations after `afterId`, each with its ledger entries, events and open work. */
   operationsAfter(afterId: number, limit: number): Promise<OperationFacts[]>
+  /** Each block of status counts (what lists filtered on status read) beside the rows it counts. */
+  statusCounts(): Promise<StatusCountFact[]>
   /** Refunded operations whose recorded refund claims differ from the holds and postings of their live refunds. */
   refundClaimMismatches(): Promise<RefundClaimMismatch[]>
 }
@@ -41,6 +44,7 @@ export function readConsistencyFacts<T>(
       numberedRows: () => numberedRows(snapshot),
       operationsAfter: (afterId, limit) => operationFactsAfter(snapshot, afterId, limit),
       refundClaimMismatches: () => refundClaimMismatches(snapshot),
+      statusCounts: () => statusCounts(snapshot),
     }),
   )
 }
@@ -165,6 +169,43 @@ async function numberedRows(snapshot: Snapshot): Promise<(CounterFact & { highes
     ...entries.map((row) => fact(row, 'ledger')),
     ...events.map((row) => fact(row, 'event')),
   ]
+}
+
+export interface StatusCountFact {
+  /** merchant, mode, kind, status and block, for the operator reading the report. */
+  block: string
+  recorded: number
+  rows: number
+}
+
+async function statusCounts(snapshot: Snapshot): Promise<StatusCountFact[]> {
+  const [recorded, counted] = await Promise.all([
+    snapshot.selectFrom('status_buckets').selectAll().execute(),
+    snapshot
+      .selectFrom('operations')
+      .select(['merchant_id', 'mode', 'kind', 'status'])
+      .select((eb) => [
+        sql<number>`position / ${sql.lit(statusBucketSize)}`.as('bucket'),
+        eb.fn.countAll<number | string>().as('count'),
+      ])
+      .groupBy(['merchant_id', 'mode', 'kind', 'status', sql`position / ${sql.lit(statusBucketSize)}`])
+      .execute(),
+  ])
+  const blockOf = (row: {
+    merchant_id: string
+    mode: string
+    kind: string
+    status: string
+    bucket: unknown
+  }) => `${row.merchant_id} ${row.mode} ${row.kind} ${row.status} block ${Number(row.bucket)}`
+  const facts = new Map<string, StatusCountFact>()
+  for (const row of recorded)
+    facts.set(blockOf(row), { block: blockOf(row), recorded: Number(row.count), rows: 0 })
+  for (const row of counted) {
+    const block = blockOf(row)
+    facts.set(block, { block, recorded: facts.get(block)?.recorded ?? 0, rows: Number(row.count) })
+  }
+  return [...facts.values()]
 }
 
 export interface OperationFacts {

@@ -13,6 +13,7 @@ export interface Database {
   fee_schedule: FeeScheduleTable
   balances: BalancesTable
   counters: CountersTable
+  status_buckets: StatusBucketsTable
   operations: OperationsTable
   ledger_entries: LedgerEntriesTable
   settings: SettingsTable
@@ -81,6 +82,16 @@ export interface BalancesTable {
   posted_minor: number
   /** Sum of pending holds; the database refuses held > posted, so overdraft cannot happen. */
   held_minor: number
+}
+
+/** Operations of one status in one block of list positions (`bucket` = position / block size). */
+export interface StatusBucketsTable {
+  merchant_id: string
+  mode: string
+  kind: string
+  status: string
+  bucket: number
+  count: number
 }
 
 export interface CountersTable {

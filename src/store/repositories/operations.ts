@@ -7,6 +7,7 @@ import type { Status } from '../../domain/status.ts'
 import type { Database, OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+import { countStatusChanges, type ListKey, statusPageStart } from './status-buckets.ts'
 
 export interface OperationFilters {
   status?: Status
@@ -51,7 +52,8 @@ export interface OperationsRepository {
   findByOperatorReference(reference: string): Promise<{ operation: Operation; role: SideRole } | undefined>
   /** Reads the operation for a change: the row lock (PostgreSQL) or the write lock (SQLite) orders racing changes. */
   lockById(id: number): Promise<Operation | undefined>
-  save(operation: Operation): Promise<void>
+  /** Writes the operation's new state; `previousStatus` is the status it was read with (under its lock). */
+  save(operation: Operation, previousStatus: Status): Promise<void>
   /**
    * Changes what refunds claim on a refunded operation. A claim (positive) is refused, and false
    * returned, unless the operation succeeded and the claims stay within what it may refund: the
@@ -71,18 +73,7 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
   const selectOperations = () => db.selectFrom('operations').selectAll()
   return {
     nextPosition: (merchantId, mode, kind) => nextCounterValue(db, merchantId, mode, kind),
-    async insertIfNew(operation) {
-      const inserted = await db
-        .insertInto('operations')
-        .values(toRow(operation))
-        .onConflict((conflict) =>
-          conflict.columns(['merchant_id', 'mode', 'kind', 'merchant_reference']).doNothing(),
-        )
-        .returning('id')
-        .executeTakeFirst()
-      if (inserted) await insertOperatorReferences(db, inserted.id, operation.sides)
-      return inserted?.id
-    },
+    insertIfNew: (operation) => insertIfNew(db, operation),
     async findByReference(merchantId, mode, kind, merchantReference) {
       const row = await selectOperations()
         .where('merchant_id', '=', merchantId)
@@ -111,25 +102,49 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
       const row = await (dialect.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst()
       return row && toOperation(row)
     },
-    async save(operation) {
-      await db
-        .updateTable('operations')
-        .set({
-          status: operation.status,
-          sides: JSON.stringify(operation.sides),
-          redirect_url: operation.redirectUrl,
-          failure_code: operation.failure?.code ?? null,
-          failure_message: operation.failure?.message ?? null,
-          completed_at_us: operation.completedAtUs,
-          updated_at_us: operation.updatedAtUs,
-        })
-        .where('id', '=', operation.id)
-        .execute()
-    },
+    save: (operation, previousStatus) => save(db, operation, previousStatus),
     adjustRefunded: (refundedId, deltaMinor) => adjustRefunded(db, refundedId, deltaMinor),
     list: (merchantId, mode, kind, filters, page) =>
       listOperations(db, merchantId, mode, kind, filters, page),
   }
+}
+
+async function insertIfNew(db: Executor, operation: Operation): Promise<number | undefined> {
+  const inserted = await db
+    .insertInto('operations')
+    .values(toRow(operation))
+    .onConflict((conflict) =>
+      conflict.columns(['merchant_id', 'mode', 'kind', 'merchant_reference']).doNothing(),
+    )
+    .returning('id')
+    .executeTakeFirst()
+  if (!inserted) return undefined
+  await insertOperatorReferences(db, inserted.id, operation.sides)
+  await countStatusChanges(db, listKeyOf(operation), [
+    { status: operation.status, position: operation.position, delta: 1 },
+  ])
+  return inserted.id
+}
+
+async function save(db: Executor, operation: Operation, previousStatus: Status): Promise<void> {
+  if (operation.status !== previousStatus)
+    await countStatusChanges(db, listKeyOf(operation), [
+      { status: previousStatus, position: operation.position, delta: -1 },
+      { status: operation.status, position: operation.position, delta: 1 },
+    ])
+  await db
+    .updateTable('operations')
+    .set({
+      status: operation.status,
+      sides: JSON.stringify(operation.sides),
+      redirect_url: operation.redirectUrl,
+      failure_code: operation.failure?.code ?? null,
+      failure_message: operation.failure?.message ?? null,
+      completed_at_us: operation.completedAtUs,
+      updated_at_us: operation.updatedAtUs,
+    })
+    .where('id', '=', operation.id)
+    .execute()
 }
 
 async function findAnyByToken(db: Executor, token: string): Promise<OperationWithMerchant | undefined> {
@@ -177,7 +192,14 @@ async function adjustRefunded(db: Executor, refundedId: number, deltaMinor: numb
   return result.numUpdatedRows > 0n
 }
 
-/** Newest first: unfiltered pages seek on the dense position; filtered lists count and skip through their index. */
+function listKeyOf(operation: Operation): ListKey {
+  return { merchantId: operation.merchantId, mode: operation.mode, kind: operation.kind }
+}
+
+/**
+ * Newest first. Unfiltered pages seek on the dense position, pages filtered on status alone start
+ * from the status counts (status-buckets.ts); other filters count and skip through their index.
+ */
 async function listOperations(
   db: Executor,
   merchantId: string,
@@ -198,6 +220,21 @@ async function listOperations(
     )
     return { items: seek.items.map(toOperation), total }
   }
+  if (filtersOnlyStatus(filters)) {
+    const status = filters.status
+    const { total, start } = await statusPageStart(db, { merchantId, mode, kind }, status, page)
+    const rows = start
+      ? await base
+          .selectAll()
+          .where('status', '=', status)
+          .where('position', '<=', start.top)
+          .orderBy('position', 'desc')
+          .limit(page.perPage)
+          .offset(start.skip)
+          .execute()
+      : []
+    return { items: rows.map(toOperation), total }
+  }
   const filtered = applyFilters(base, filters)
   const [counted, rows] = await Promise.all([
     filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
@@ -209,6 +246,11 @@ async function listOperations(
       .execute(),
   ])
   return { items: rows.map(toOperation), total: Number(counted.total) }
+}
+
+function filtersOnlyStatus(filters: OperationFilters): filters is OperationFilters & { status: Status } {
+  const { status, ...others } = filters
+  return status !== undefined && isUnfiltered(others)
 }
 
 function applyFilters<O>(
