@@ -1,6 +1,6 @@
 import type { ClaimedEvent } from '../store/repositories/outbox.ts'
 import { endpointOf } from './circuit.ts'
-import { type Delivery, deliverInOrder, leaseMs } from './dispatcher.ts'
+import { type Delivery, deliverInOrder, deliveryTimeoutMs, leaseMs } from './dispatcher.ts'
 import { WakeSignal } from './wake-signal.ts'
 
 export interface PoolSettings {
@@ -20,6 +20,8 @@ export function perEndpointLimit(concurrency: number): number {
 /** What the pool knows of one endpoint: its deliveries in flight, and how long one takes. */
 interface EndpointLoad {
   inFlight: number
+  /** Claimed (leased to this instance) while its slots were all taken: each starts as one frees. */
+  waiting: Waiting[]
   /**
    * Moving average of the durations of its requests that were answered (one that fails feeds the
    * circuit instead): an endpoint that hangs, then recovers, is not thought slow afterwards.
@@ -29,6 +31,25 @@ interface EndpointLoad {
   nextTurnUs: number
 }
 
+interface Waiting {
+  event: ClaimedEvent
+  claimedAtUs: number
+}
+
+/**
+ * How long a claimed event may wait here for a slot: its lease must still cover a whole delivery
+ * and a wait for the endpoint's probe, or another instance could claim it while it is sent.
+ */
+const longestWaitUs = (leaseMs - 2 * deliveryTimeoutMs) * 1000
+
+interface Filled {
+  claimed: number
+  givenBack: number
+}
+
+/** How long the pool waits before claiming again after it had to give events back. */
+const givenBackPauseMs = 20
+
 /** The first guess for an endpoint not heard from yet. */
 const initialAverageMs = 100
 const smoothing = 0.3
@@ -37,14 +58,19 @@ const smoothing = 0.3
  * Callback delivery, running on its own beside scheduled work: up to `concurrency` deliveries in
  * flight, each one operation's events in order (`deliverInOrder`), claimed through the outbox's
  * leases as free slots appear, so several instances share the outbox without double delivery.
- * One endpoint has at most `perEndpoint` of the slots: an event due for an endpoint that has
- * them all goes back to the outbox unsent, due again about when a slot can have freed (paced on
- * how long its requests take), so it leaves the head of the queue to other merchants' events.
+ * One endpoint has at most `perEndpoint` deliveries in flight. An event claimed for an endpoint
+ * that has them all waits here, still leased, and starts as soon as one of them ends (at most
+ * `perEndpoint` wait, each for at most `longestWaitUs`): a busy endpoint's backlog flows without
+ * a write per event. Beyond that, an event goes back to the outbox unsent, due again about when a
+ * slot can have freed (paced on how long its requests take), so it leaves the head of the queue
+ * to other merchants' events. Waiting events take pool slots too: one endpoint holds at most
+ * half of them.
  * With the endpoint circuits (`circuit.ts`), a hanging receiver holds at most `perEndpoint`
  * deliveries for one timeout, then one probe now and then.
  */
 export class DeliveryPool {
-  private inFlight = 0
+  /** Pool slots taken: deliveries in flight and events waiting for their endpoint. */
+  private taken = 0
   private stopped = false
   private readonly running = new Set<Promise<void>>()
   private readonly loads = new Map<string, EndpointLoad>()
@@ -74,24 +100,28 @@ export class DeliveryPool {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      let claimed = 0
+      let filled: Filled = { claimed: 0, givenBack: 0 }
       try {
-        claimed = await this.fill()
+        filled = await this.fill()
       } catch (error) {
         this.delivery.dependencies.logger.error({ err: error }, 'callback delivery failed; retrying')
       }
       if (this.stopped) break
+      // Events given back: what is due belongs to endpoints without a free slot. Claiming again as
+      // each slot frees would give most of it back again, a write each (PostgreSQL spent its CPU on
+      // that): the next look waits a little, while their waiting events keep those slots busy.
+      if (filled.givenBack > 0) await new Promise((resolve) => setTimeout(resolve, givenBackPauseMs))
       // A full claim may have left more due; a short one, or no free slot, waits for a slot or the next look.
-      if (claimed > 0 && this.inFlight < this.settings.concurrency) continue
-      await this.signal.wait(this.settings.idleMs)
+      else if (filled.claimed === 0 || this.taken >= this.settings.concurrency)
+        await this.signal.wait(this.settings.idleMs)
     }
     while (this.running.size > 0) await Promise.all(this.running)
   }
 
-  /** Claims as many due events as there are free slots, and starts or gives back each; how many were claimed. */
-  private async fill(): Promise<number> {
-    const free = this.settings.concurrency - this.inFlight
-    if (free <= 0) return 0
+  /** Claims as many due events as there are free slots, and starts, holds or gives back each. */
+  private async fill(): Promise<Filled> {
+    const free = this.settings.concurrency - this.taken
+    if (free <= 0) return { claimed: 0, givenBack: 0 }
     const { dependencies, owner } = this.delivery
     const nowUs = dependencies.clock.nowUs()
     const claimed = await dependencies.outbox.claimDue(owner, nowUs, leaseMs, free)
@@ -99,17 +129,20 @@ export class DeliveryPool {
     for (const event of claimed.sort((a, b) => a.position - b.position)) {
       const load = this.loadOf(event.callbackUrl ? endpointOf(event.callbackUrl) : '')
       if (load.inFlight < this.settings.perEndpoint) this.start(event, load)
-      else givenBack.push(dependencies.outbox.defer(event, owner, this.nextTurn(load, nowUs)))
+      else if (load.waiting.length < this.settings.perEndpoint) {
+        this.taken++
+        load.waiting.push({ event, claimedAtUs: nowUs })
+      } else givenBack.push(dependencies.outbox.defer(event, owner, this.nextTurn(load, nowUs)))
     }
     const failures = (await Promise.allSettled(givenBack)).filter((result) => result.status === 'rejected')
     // Left leased, such an event is claimed again once its lease runs out.
     for (const failure of failures)
       dependencies.logger.error({ err: failure.reason }, 'could not defer a callback')
-    return claimed.length
+    return { claimed: claimed.length, givenBack: givenBack.length }
   }
 
   private start(event: ClaimedEvent, load: EndpointLoad): void {
-    this.inFlight++
+    this.taken++
     load.inFlight++
     const run = deliverInOrder(this.delivery, event)
       .then(
@@ -117,12 +150,34 @@ export class DeliveryPool {
         (error) => this.delivery.dependencies.logger.error({ err: error }, 'callback delivery failed'),
       )
       .finally(() => {
-        this.inFlight--
+        this.taken--
         load.inFlight--
         this.running.delete(run)
+        this.startWaiting(load)
         this.signal.wake()
       })
     this.running.add(run)
+  }
+
+  /** Starts the endpoint's waiting events while it has free slots; gives back those waited too long. */
+  private startWaiting(load: EndpointLoad): void {
+    while (load.inFlight < this.settings.perEndpoint && load.waiting.length > 0) {
+      const { event, claimedAtUs } = load.waiting.shift()!
+      this.taken--
+      const nowUs = this.delivery.dependencies.clock.nowUs()
+      if (this.stopped || nowUs - claimedAtUs > longestWaitUs) this.giveBack(event, nowUs)
+      else this.start(event, load)
+    }
+  }
+
+  /** Back to the outbox unsent, due at once: any instance may claim it. */
+  private giveBack(event: ClaimedEvent, nowUs: number): void {
+    const { dependencies, owner } = this.delivery
+    const given = dependencies.outbox
+      .defer(event, owner, nowUs)
+      .catch((error) => dependencies.logger.error({ err: error }, 'could not give a callback back'))
+      .finally(() => this.running.delete(given))
+    this.running.add(given)
   }
 
   /**
@@ -145,7 +200,7 @@ export class DeliveryPool {
     let load = this.loads.get(endpoint)
     if (!load) {
       if (this.loads.size >= 4 * this.settings.concurrency) this.forgetIdle()
-      load = { inFlight: 0, averageMs: initialAverageMs, nextTurnUs: 0 }
+      load = { inFlight: 0, waiting: [], averageMs: initialAverageMs, nextTurnUs: 0 }
       this.loads.set(endpoint, load)
     }
     return load

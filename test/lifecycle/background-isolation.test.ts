@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import pino from 'pino'
 import { EndpointCircuits } from '../../src/events/circuit.ts'
+import { DeliveryPool } from '../../src/events/delivery-pool.ts'
 import { type Delivery, deliverDueEvents } from '../../src/events/dispatcher.ts'
 import { scheduledAttemptAtUs } from '../../src/events/retry-schedule.ts'
 import type { AttemptRecord, ClaimedEvent } from '../../src/store/repositories/outbox.ts'
@@ -452,5 +453,83 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     assert.equal(scheduledAttemptAtUs({ createdAtUs: 0, attempts: 2 }), 6 * minute)
     const held = await run([event('e7', '/down', now - 10 * minute, 2)])
     assert.equal(held.deferred.length, 1, 'not yet 5 minutes past its schedule')
+  })
+
+  /** A pool of `concurrency` over the fake outbox, stopped once `until` holds. */
+  async function runPool(
+    events: ClaimedEvent[],
+    concurrency: number,
+    until: (fake: FakeOutbox) => boolean,
+    meanwhile?: (clock: ReturnType<typeof manualClock>) => Promise<void>,
+  ) {
+    const clock = manualClock(Date.now() * 1000)
+    const fake = fakeOutbox(events)
+    const pool = new DeliveryPool(
+      {
+        dependencies: {
+          outbox: fake.outbox,
+          clock,
+          logger: pino({ level: 'silent' }),
+          signingSecrets: async () => [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
+        },
+        owner: 'test',
+      },
+      { concurrency, perEndpoint: 2, idleMs: 20 },
+    )
+    try {
+      await meanwhile?.(clock)
+      await receiver.waitFor(() => until(fake), 5_000, 'the pool to be done')
+    } finally {
+      await pool.stop()
+    }
+    return { fake, clock }
+  }
+  type FakeOutbox = ReturnType<typeof fakeOutbox>
+
+  test('events claimed for an endpoint with every slot taken wait in the pool and go out as slots free, with no write', async () => {
+    receiver.script('/slow', [], { status: 200, delayMs: 30 })
+    const now = Date.now() * 1000
+    const events = ['s1', 's2', 's3', 's4'].map((id) => event(id, '/slow', now))
+    const { fake } = await runPool(events, 8, (outbox) => outbox.recorded.length === 4)
+    assert.deepEqual(fake.deferred, [], 'none given back to the outbox')
+    assert.deepEqual(fake.recorded.map((entry) => entry.attempt.outcome).sort(), Array(4).fill('delivered'))
+    const arrivals = receiver.requestsTo('/slow').map((request) => request.receivedAtMs)
+    assert.ok(arrivals[2]! - arrivals[0]! >= 25, 'the third waited for one of the first two to end')
+  })
+
+  test('an event that waited so long its lease could run out mid-send goes back to the outbox, due at once', async () => {
+    receiver.script('/stuck', [], { status: 200, delayMs: 300 })
+    const now = Date.now() * 1000
+    const events = ['w1', 'w2', 'w3'].map((id) => event(id, '/stuck', now))
+    let advancedTo = 0
+    const { fake } = await runPool(
+      events,
+      8,
+      (outbox) => outbox.recorded.length === 2 && outbox.deferred.length === 1,
+      async (clock) => {
+        await receiver.waitFor(() => receiver.requestsTo('/stuck').length === 2, 2_000, 'two sent')
+        clock.advance(11_000)
+        advancedTo = clock.nowUs()
+      },
+    )
+    assert.deepEqual(
+      fake.deferred.map((entry) => entry.id),
+      ['w3'],
+    )
+    const dueAgainUs = fake.deferred[0]!.untilUs
+    assert.ok(dueAgainUs >= advancedTo && dueAgainUs < advancedTo + 1_000_000, 'due again at once')
+    assert.equal(receiver.requestsTo('/stuck').length, 2, 'w3 was never sent')
+  })
+
+  test('beyond as many waiting as the endpoint has slots, events go back to the outbox unsent', async () => {
+    receiver.script('/busy', [], { status: 200, delayMs: 30 })
+    const now = Date.now() * 1000
+    const events = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].map((id) => event(id, '/busy', now))
+    const { fake } = await runPool(events, 8, (outbox) => outbox.recorded.length === 4)
+    assert.deepEqual(
+      fake.deferred.map((entry) => entry.id),
+      ['b5', 'b6'],
+    )
+    assert.deepEqual(fake.recorded.map((entry) => entry.id).sort(), ['b1', 'b2', 'b3', 'b4'])
   })
 })
