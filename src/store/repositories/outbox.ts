@@ -159,7 +159,10 @@ async function claimDueEvents(
   const skipLocked = dialect.supportsRowLocks ? sql`for update of due skip locked` : sql``
   const ofOperation = operationId === undefined ? sql`` : sql`and due.operation_id = ${operationId}`
   // Delivered, stopped, given up and no_callback are done: only a pending earlier event holds a
-  // later one back (events_by_operation finds an operation's few events). The earliest pending
+  // later one back (events_by_operation finds an operation's few events). "Not done" is written
+  // as the four done statuses, not as = 'pending': that would let PostgreSQL's planner, on
+  // statistics older than a burst of events, AND the due index (every pending event) into each
+  // probe, and a claim took 100 ms at 2,000 events due. The earliest pending
   // event of an operation is always claimable when due, so nothing waits for ever, a redelivered
   // old event included: it only goes before its operation's later events still pending.
   const { rows } = await sql<Selectable<EventsTable>>`
@@ -172,7 +175,7 @@ async function claimDueEvents(
         and not exists (
           select 1 from events earlier
           where earlier.operation_id = due.operation_id and earlier.position < due.position
-            and earlier.delivery_status = 'pending'
+            and earlier.delivery_status not in ('delivered', 'stopped', 'given_up', 'no_callback')
         )
       order by due.next_attempt_at_us
       limit ${limit}
