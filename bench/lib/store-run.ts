@@ -160,7 +160,7 @@ async function benchScale(
           baseUrl: sika.service.url,
           requestsFile,
           seconds: options.seconds,
-          connections: options.connections,
+          connections: name === 'POST collect, 1 client' ? 1 : options.connections,
           keys: sika.keys,
           nonce: nonce(),
         }),
