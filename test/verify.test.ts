@@ -100,6 +100,7 @@ describeEachStore('sika verify', (store) => {
       .set((eb) => ({ count: eb('count', '+', 1) }))
       .where('kind', '=', 'collect')
       .where('status', '=', 'failed')
+      .where('level', '=', 0)
       .execute()
 
     const result = await runSika(store().databaseUrl, ['verify'])
@@ -134,7 +135,7 @@ describeEachStore('sika verify', (store) => {
       ['the lost event, in its counter', /counter mer_\w+ sandbox event: is \d+ but numbers \d+ rows/],
       [
         'the status count off by one',
-        /status count mer_\w+ sandbox collect failed block 0: records 2 operations, but 1 rows are in it/,
+        /status count mer_\w+ sandbox collect failed level 0 block 0: records 2 operations, but 1 rows are in it/,
       ],
     ]
     for (const [what, pattern] of expectations) assert.match(result.stdout, pattern, `${what} is named`)

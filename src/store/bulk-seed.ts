@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { countSeededStatuses } from './repositories/status-buckets.ts'
+import { countExistingStatuses } from './repositories/status-buckets.ts'
 import { rawDatabase, type Store } from './store.ts'
 
 /**
@@ -64,7 +64,7 @@ export async function seedCopiesOfOperation(
       where t.token = ${templateToken}
     `.execute(trx)
     const key = { merchantId: template.merchant_id, mode: template.mode, kind: template.kind }
-    await countSeededStatuses(trx, key, base)
+    await countExistingStatuses(trx, key, base)
     await trx
       .updateTable('counters')
       .set({ value: base + count })

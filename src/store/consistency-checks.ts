@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely'
 import type { Side } from '../domain/operation.ts'
-import { statusBucketSize } from './repositories/status-buckets.ts'
+import { statusBlockSizes } from './repositories/status-buckets.ts'
 import type { Database } from './schema.ts'
 import { readSnapshot, type Store } from './store.ts'
 
@@ -179,31 +179,28 @@ export interface StatusCountFact {
 }
 
 async function statusCounts(snapshot: Snapshot): Promise<StatusCountFact[]> {
-  const [recorded, counted] = await Promise.all([
-    snapshot.selectFrom('status_buckets').selectAll().execute(),
-    snapshot
+  const blockOf = (
+    row: { merchant_id: string; mode: string; kind: string; status: string },
+    level: number,
+    bucket: unknown,
+  ) => `${row.merchant_id} ${row.mode} ${row.kind} ${row.status} level ${level} block ${Number(bucket)}`
+  const facts = new Map<string, StatusCountFact>()
+  for (const row of await snapshot.selectFrom('status_buckets').selectAll().execute()) {
+    const block = blockOf(row, row.level, row.bucket)
+    facts.set(block, { block, recorded: Number(row.count), rows: 0 })
+  }
+  for (const [level, size] of statusBlockSizes.entries()) {
+    const bucket = sql<number>`position / ${sql.lit(size)}`
+    const counted = await snapshot
       .selectFrom('operations')
       .select(['merchant_id', 'mode', 'kind', 'status'])
-      .select((eb) => [
-        sql<number>`position / ${sql.lit(statusBucketSize)}`.as('bucket'),
-        eb.fn.countAll<number | string>().as('count'),
-      ])
-      .groupBy(['merchant_id', 'mode', 'kind', 'status', sql`position / ${sql.lit(statusBucketSize)}`])
-      .execute(),
-  ])
-  const blockOf = (row: {
-    merchant_id: string
-    mode: string
-    kind: string
-    status: string
-    bucket: unknown
-  }) => `${row.merchant_id} ${row.mode} ${row.kind} ${row.status} block ${Number(row.bucket)}`
-  const facts = new Map<string, StatusCountFact>()
-  for (const row of recorded)
-    facts.set(blockOf(row), { block: blockOf(row), recorded: Number(row.count), rows: 0 })
-  for (const row of counted) {
-    const block = blockOf(row)
-    facts.set(block, { block, recorded: facts.get(block)?.recorded ?? 0, rows: Number(row.count) })
+      .select((eb) => [bucket.as('bucket'), eb.fn.countAll<number | string>().as('count')])
+      .groupBy(['merchant_id', 'mode', 'kind', 'status', bucket])
+      .execute()
+    for (const row of counted) {
+      const block = blockOf(row, level, row.bucket)
+      facts.set(block, { block, recorded: facts.get(block)?.recorded ?? 0, rows: Number(row.count) })
+    }
   }
   return [...facts.values()]
 }

@@ -84,12 +84,13 @@ export interface BalancesTable {
   held_minor: number
 }
 
-/** Operations of one status in one block of list positions (`bucket` = position / block size). */
+/** Operations of one status in one block of list positions (`bucket` = position / the level's block size). */
 export interface StatusBucketsTable {
   merchant_id: string
   mode: string
   kind: string
   status: string
+  level: number
   bucket: number
   count: number
 }

@@ -5,13 +5,15 @@ import type { Executor } from './executor.ts'
 /**
  * A list filtered on status must give its true total and its page N without counting or skipping
  * every matching row, which grows with the list. Operations are therefore counted per status in
- * blocks of `statusBucketSize` list positions, in the same transaction as the insert or the
- * status change: the total is the sum of one list's blocks, and page N starts in the block where
- * the running count, newest first, passes (N - 1) * perPage; inside it, at most one block's rows
- * are skipped. The cost is one pass over the blocks (a thousand at a million operations) and one
- * short seek, whatever the page.
+ * blocks of list positions, at two sizes (`statusBlockSizes`: level 0 and level 1), in the same
+ * transaction as the insert or the status change. The total is the sum of the list's large
+ * blocks; page N starts in the large block where the running count, newest first, passes
+ * (N - 1) * perPage, then in the small block inside it where it does, and skips at most one small
+ * block's rows there. A request reads a few dozen counts (16 large blocks and at most 64 small
+ * ones at a million operations) and makes one short seek, whatever the page and the list's size.
  */
-export const statusBucketSize = 1024
+export const statusBlockSizes = [1024, 65_536] as const
+const smallPerLarge = statusBlockSizes[1] / statusBlockSizes[0]
 
 export interface ListKey {
   merchantId: string
@@ -31,47 +33,59 @@ export interface StatusPageStart {
   start: { top: number; skip: number } | undefined
 }
 
-/** Records operations entering (+1) or leaving (-1) a status, in one statement. */
+/** Records operations entering (+1) or leaving (-1) a status, at both levels, in one statement. */
 export async function countStatusChanges(
   db: Executor,
   key: ListKey,
   changes: readonly StatusCountChange[],
 ): Promise<void> {
-  // One order for every transaction, so two that change the same blocks cannot deadlock (PostgreSQL).
-  const rows = changes
-    .map((change) => ({
+  const rows = changes.flatMap((change) =>
+    statusBlockSizes.map((size, level) => ({
       merchant_id: key.merchantId,
       mode: key.mode,
       kind: key.kind,
       status: change.status,
-      bucket: Math.floor(change.position / statusBucketSize),
+      level,
+      bucket: Math.floor(change.position / size),
       count: change.delta,
-    }))
-    .sort((a, b) => (a.status === b.status ? a.bucket - b.bucket : a.status < b.status ? -1 : 1))
+    })),
+  )
+  // One order for every transaction, so two that change the same blocks cannot deadlock (PostgreSQL).
+  rows.sort((a, b) =>
+    a.status !== b.status ? (a.status < b.status ? -1 : 1) : a.level - b.level || a.bucket - b.bucket,
+  )
   if (rows.length === 0) return
   await db
     .insertInto('status_buckets')
     .values(rows)
     .onConflict((conflict) =>
       conflict
-        .columns(['merchant_id', 'mode', 'kind', 'status', 'bucket'])
+        .columns(['merchant_id', 'mode', 'kind', 'status', 'level', 'bucket'])
         .doUpdateSet((eb) => ({ count: eb('status_buckets.count', '+', eb.ref('excluded.count')) })),
     )
     .execute()
 }
 
-/** Counts the operations seeded in bulk above `abovePosition` (benchmarks' seeding). */
-export async function countSeededStatuses(db: Executor, key: ListKey, abovePosition: number): Promise<void> {
-  await sql`
-    insert into status_buckets (merchant_id, mode, kind, status, bucket, count)
-    select merchant_id, mode, kind, status, position / ${sql.lit(statusBucketSize)}, count(*)
-    from operations
-    where merchant_id = ${key.merchantId} and mode = ${key.mode} and kind = ${key.kind}
-      and position > ${abovePosition}
-    group by merchant_id, mode, kind, status, position / ${sql.lit(statusBucketSize)}
-    on conflict (merchant_id, mode, kind, status, bucket)
-      do update set count = status_buckets.count + excluded.count
-  `.execute(db)
+/** Counts the operations above `abovePosition`, at both levels (a migration's fill, the bench's bulk seeding). */
+export async function countExistingStatuses(
+  db: Executor,
+  key: ListKey | undefined,
+  abovePosition = 0,
+): Promise<void> {
+  const ofList = key
+    ? sql`and merchant_id = ${key.merchantId} and mode = ${key.mode} and kind = ${key.kind}`
+    : sql``
+  for (const [level, size] of statusBlockSizes.entries()) {
+    await sql`
+      insert into status_buckets (merchant_id, mode, kind, status, level, bucket, count)
+      select merchant_id, mode, kind, status, ${sql.lit(level)}, position / ${sql.lit(size)}, count(*)
+      from operations
+      where position > ${abovePosition} ${ofList}
+      group by merchant_id, mode, kind, status, position / ${sql.lit(size)}
+      on conflict (merchant_id, mode, kind, status, level, bucket)
+        do update set count = status_buckets.count + excluded.count
+    `.execute(db)
+  }
 }
 
 export async function statusPageStart(
@@ -81,6 +95,37 @@ export async function statusPageStart(
   page: PageRequest,
 ): Promise<StatusPageStart> {
   const offset = (page.page - 1) * page.perPage
+  const large = await blockWhereCountPasses(db, key, status, 1, offset, undefined)
+  if (!large) return { total: await totalOf(db, key, status), start: undefined }
+  const first = large.bucket * smallPerLarge
+  const inLarge = offset - large.before
+  const small = await blockWhereCountPasses(db, key, status, 0, inLarge, [first, first + smallPerLarge - 1])
+  // The two levels are written together: a large block's count is the sum of its small ones.
+  if (!small) throw new Error(`status counts disagree for ${key.merchantId} ${key.kind} ${status}`)
+  return {
+    total: large.total,
+    start: { top: (small.bucket + 1) * statusBlockSizes[0] - 1, skip: inLarge - small.before },
+  }
+}
+
+interface BlockFound {
+  bucket: number
+  /** Matching operations in the newer blocks of the same range. */
+  before: number
+  /** Matching operations in every block read. */
+  total: number
+}
+
+/** Newest first, the block of `level` (within `range`) where the running count exceeds `offset`. */
+async function blockWhereCountPasses(
+  db: Executor,
+  key: ListKey,
+  status: string,
+  level: 0 | 1,
+  offset: number,
+  range: [number, number] | undefined,
+): Promise<BlockFound | undefined> {
+  const inRange = range ? sql`and bucket between ${range[0]} and ${range[1]}` : sql``
   const { rows } = await sql<{ bucket: number; before: number; total: number }>`
     select bucket, cumulative - count as before, total
     from (
@@ -90,23 +135,22 @@ export async function statusPageStart(
         cast(sum(count) over () as bigint) as total
       from status_buckets
       where merchant_id = ${key.merchantId} and mode = ${key.mode} and kind = ${key.kind}
-        and status = ${status}
+        and status = ${status} and level = ${level} ${inRange}
     ) as running
     where cumulative > ${offset}
     order by bucket desc
     limit 1
   `.execute(db)
   const found = rows[0]
-  if (found)
-    return {
-      total: Number(found.total),
-      start: { top: (Number(found.bucket) + 1) * statusBucketSize - 1, skip: offset - Number(found.before) },
-    }
-  // A page past the end: still the true total.
-  const { rows: totals } = await sql<{ total: number | null }>`
+  return found && { bucket: Number(found.bucket), before: Number(found.before), total: Number(found.total) }
+}
+
+/** A page past the end: still the true total. */
+async function totalOf(db: Executor, key: ListKey, status: string): Promise<number> {
+  const { rows } = await sql<{ total: number | null }>`
     select cast(sum(count) as bigint) as total from status_buckets
     where merchant_id = ${key.merchantId} and mode = ${key.mode} and kind = ${key.kind}
-      and status = ${status}
+      and status = ${status} and level = 1
   `.execute(db)
-  return { total: Number(totals[0]?.total ?? 0), start: undefined }
+  return Number(rows[0]?.total ?? 0)
 }
