@@ -387,6 +387,22 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     }
   }
 
+  /** The dispatcher's dependencies over a fake outbox: a silent log and one fixed signing secret. */
+  function deliveryOver(
+    fake: ReturnType<typeof fakeOutbox>,
+    clock: ReturnType<typeof manualClock>,
+  ): Delivery {
+    return {
+      dependencies: {
+        outbox: fake.outbox,
+        clock,
+        logger: pino({ level: 'silent' }),
+        signingSecrets: async () => [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
+      },
+      owner: 'test',
+    }
+  }
+
   function event(id: string, path: string, createdAtUs: number, attempts = 0): ClaimedEvent {
     return {
       id,
@@ -411,17 +427,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     const now = clock.nowUs()
     const run = async (events: ClaimedEvent[]) => {
       const fake = fakeOutbox(events)
-      const delivery: Delivery = {
-        dependencies: {
-          outbox: fake.outbox,
-          clock,
-          logger: pino({ level: 'silent' }),
-          signingSecrets: async () => [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
-        },
-        owner: 'test',
-        circuits,
-      }
-      await deliverDueEvents(delivery, 16)
+      await deliverDueEvents({ ...deliveryOver(fake, clock), circuits }, 16)
       return fake
     }
     // Three 503s in a row open the endpoint's circuit.
@@ -464,18 +470,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
   ) {
     const clock = manualClock(Date.now() * 1000)
     const fake = fakeOutbox(events)
-    const pool = new DeliveryPool(
-      {
-        dependencies: {
-          outbox: fake.outbox,
-          clock,
-          logger: pino({ level: 'silent' }),
-          signingSecrets: async () => [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
-        },
-        owner: 'test',
-      },
-      { concurrency, perEndpoint: 2, idleMs: 20 },
-    )
+    const pool = new DeliveryPool(deliveryOver(fake, clock), { concurrency, perEndpoint: 2, idleMs: 20 })
     try {
       await meanwhile?.(clock)
       await receiver.waitFor(() => until(fake), 5_000, 'the pool to be done')
