@@ -160,4 +160,32 @@ describeEachStore('lists filtered on status, across blocks of status counts', (s
     assert.deepEqual(response.body.data.collects, [])
     assert.equal(response.body.meta.pagination.total, failed.length)
   })
+
+  test('counts read while a status changes between their two reads: the page is counted from the rows instead, still 200', async () => {
+    const failed = await tokensWithStatus('failed')
+    // What a change committed between the large-block read and the small-block read leaves: the
+    // large blocks count operations the small ones no longer hold.
+    const smallBlocks = () =>
+      app.db
+        .updateTable('status_buckets')
+        .where('merchant_id', '=', merchantId)
+        .where('status', '=', 'failed')
+        .where('level', '=', 0)
+    await smallBlocks()
+      .set((eb) => ({ count: eb('count', '-', 1_000_000) }))
+      .execute()
+    try {
+      const response = await client.get('/api/v1/collect', { status: 'failed', perPage: 100, page: 3 })
+      assert.equal(response.status, 200, response.text)
+      assert.equal(response.body.meta.pagination.total, failed.length)
+      assert.deepEqual(
+        response.body.data.collects.map((item: Json) => item.token),
+        failed.slice(200, 300),
+      )
+    } finally {
+      await smallBlocks()
+        .set((eb) => ({ count: eb('count', '+', 1_000_000) }))
+        .execute()
+    }
+  })
 })

@@ -26,7 +26,8 @@ export interface VerificationReport {
  * The invariants every write must keep, checked over the whole store (`sika verify`): each
  * balance equals its postings and holds; each counter equals the rows it numbered; each operation
  * has the ledger entries its sides' states call for, one event per status it took, and, while
- * pending, the scheduled work that will end it; each status count equals the rows it counts. A half-committed write breaks at least one.
+ * pending, the scheduled work that will end it; each status count equals the rows it counts. A
+ * half-committed write breaks at least one.
  */
 export async function verifyStore(context: AppContext, batchSize = 500): Promise<VerificationReport> {
   return readConsistencyFacts(context.store, (facts) => verifyFacts(facts, batchSize))
