@@ -1,0 +1,85 @@
+// Bundles src/ into dist/sika.mjs with esbuild: plain JavaScript, one file, dependencies left
+// as imports. `bin/sika.mjs` calls ensureBuilt() on every start, so a clone, a pull or an edit
+// never runs stale code, and a running service does not carry a TypeScript loader: loading the
+// sources through tsx cost about 70 MB of RSS before anything ran (BENCHMARKS.md, Memory).
+//
+//   node scripts/build.mjs        builds now, whatever the dates
+import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const entry = join(root, 'src', 'cli', 'main.ts')
+const outputFolder = join(root, 'dist')
+export const bundlePath = join(outputFolder, 'sika.mjs')
+
+/** The bundle's path, built first when it is missing or older than a source or the lockfile. */
+export async function ensureBuilt() {
+  if (!isFresh()) await build()
+  return bundlePath
+}
+
+export async function build() {
+  const esbuild = await import('esbuild')
+  try {
+    const result = await esbuild.build({
+      entryPoints: [entry],
+      outfile: bundlePath,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'esm',
+      packages: 'external',
+      sourcemap: 'linked',
+      // Names stay readable in profiles and stack traces.
+      minify: false,
+      keepNames: true,
+      write: false,
+      logLevel: 'warning',
+    })
+    mkdirSync(outputFolder, { recursive: true })
+    // Processes started together may all find the bundle stale: each writes its own copy and
+    // renames it into place, so none ever imports a half-written file.
+    for (const file of result.outputFiles) {
+      const partial = `${file.path}.${process.pid}.partial`
+      writeFileSync(partial, file.contents)
+      renameSync(partial, file.path)
+    }
+  } finally {
+    await esbuild.stop()
+  }
+}
+
+function isFresh() {
+  let builtAt
+  try {
+    builtAt = statSync(bundlePath).mtimeMs
+  } catch {
+    return false
+  }
+  const inputs = [join(root, 'package.json'), join(root, 'package-lock.json')]
+  if (inputs.some((file) => modifiedAt(file) >= builtAt)) return false
+  return newestSource(join(root, 'src')) < builtAt
+}
+
+function newestSource(folder) {
+  let newest = statSync(folder).mtimeMs
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : modifiedAt(path))
+  }
+  return newest
+}
+
+function modifiedAt(file) {
+  try {
+    return statSync(file).mtimeMs
+  } catch {
+    return 0
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await build()
+  console.log(`built ${bundlePath}`)
+}
