@@ -2,9 +2,16 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { EndpointCircuits } from '../events/circuit.ts'
 import { DeliveryPool, perEndpointLimit } from '../events/delivery-pool.ts'
-import { type Delivery, type DispatcherDependencies, deliverDueEvents } from '../events/dispatcher.ts'
+import {
+  type Delivery,
+  type DispatcherDependencies,
+  deliverDueEvents,
+  leaseMs,
+} from '../events/dispatcher.ts'
 import { WakeSignal } from '../events/wake-signal.ts'
+import type { ClaimedEvent, EndedAttempt } from '../store/repositories/outbox.ts'
 import type { AppContext } from './context.ts'
+import { GroupedWrites } from './grouped-writes.ts'
 import { runDueScheduledWork } from './lifecycle.ts'
 import { signingSecrets } from './webhook-secrets.ts'
 
@@ -20,13 +27,27 @@ export function workerIdentity(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
 }
 
-/** The dispatcher's view of the app: the outbox (each write in its own transaction), time, the log, the secrets. */
+/**
+ * The dispatcher's view of the app: the outbox, time, the log, the secrets. The records of
+ * attempts that end while others are being committed are committed together, each with the
+ * claim of its operation's next event (`GroupedWrites`): a drain's deliveries end many at a
+ * time, and on PostgreSQL each statement's round trip was most of what a delivery cost.
+ */
 export function dispatcherDependencies(context: AppContext): DispatcherDependencies {
+  const record = (ended: readonly EndedAttempt[]) =>
+    context.store.transaction((tx) => tx.outbox.recordAttempts(ended, context.clock.nowUs(), leaseMs))
+  const attempts = new GroupedWrites<EndedAttempt, ClaimedEvent | undefined>({
+    writeGroup: async (group) => {
+      const next = await record(group)
+      return group.map(({ event }) => next.find((claimed) => claimed.operationId === event.operationId))
+    },
+    writeOne: async (ended) => (await record([ended]))[0],
+  })
   return {
     outbox: {
       claimDue: (...args) => context.store.outbox.claimDue(...args),
-      recordAttempt: (...args) => context.store.transaction((tx) => tx.outbox.recordAttempt(...args)),
-      defer: (...args) => context.store.transaction((tx) => tx.outbox.defer(...args)),
+      recordAttempt: (ended) => attempts.write(ended),
+      defer: (deferrals, owner) => context.store.transaction((tx) => tx.outbox.defer(deferrals, owner)),
     },
     clock: context.clock,
     logger: context.logger,

@@ -1,4 +1,4 @@
-import type { ClaimedEvent } from '../store/repositories/outbox.ts'
+import type { ClaimedEvent, Deferral } from '../store/repositories/outbox.ts'
 import { endpointOf } from './circuit.ts'
 import { type Delivery, deliverInOrder, deliveryTimeoutMs, leaseMs } from './dispatcher.ts'
 import { WakeSignal } from './wake-signal.ts'
@@ -125,19 +125,20 @@ export class DeliveryPool {
     const { dependencies, owner } = this.delivery
     const nowUs = dependencies.clock.nowUs()
     const claimed = await dependencies.outbox.claimDue(owner, nowUs, leaseMs, free)
-    const givenBack: Promise<void>[] = []
+    const givenBack: Deferral[] = []
     for (const event of claimed.sort((a, b) => a.position - b.position)) {
       const load = this.loadOf(event.callbackUrl ? endpointOf(event.callbackUrl) : '')
       if (load.inFlight < this.settings.perEndpoint) this.start(event, load)
       else if (load.waiting.length < this.settings.perEndpoint) {
         this.taken++
         load.waiting.push({ event, claimedAtUs: nowUs })
-      } else givenBack.push(dependencies.outbox.defer(event, owner, this.nextTurn(load, nowUs)))
+      } else givenBack.push({ event, untilUs: this.nextTurn(load, nowUs) })
     }
-    const failures = (await Promise.allSettled(givenBack)).filter((result) => result.status === 'rejected')
-    // Left leased, such an event is claimed again once its lease runs out.
-    for (const failure of failures)
-      dependencies.logger.error({ err: failure.reason }, 'could not defer a callback')
+    // In one transaction of two statements. Left leased, such events are claimed again once their leases run out.
+    if (givenBack.length > 0)
+      await dependencies.outbox
+        .defer(givenBack, owner)
+        .catch((error) => dependencies.logger.error({ err: error }, 'could not defer callbacks'))
     return { claimed: claimed.length, givenBack: givenBack.length }
   }
 
@@ -174,7 +175,7 @@ export class DeliveryPool {
   private giveBack(event: ClaimedEvent, nowUs: number): void {
     const { dependencies, owner } = this.delivery
     const given = dependencies.outbox
-      .defer(event, owner, nowUs)
+      .defer([{ event, untilUs: nowUs }], owner)
       .catch((error) => dependencies.logger.error({ err: error }, 'could not give a callback back'))
       .finally(() => this.running.delete(given))
     this.running.add(given)

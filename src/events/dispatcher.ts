@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { Agent, request } from 'undici'
 import type { Clock } from '../domain/clock.ts'
 import type { Mode } from '../domain/kinds.ts'
-import type { ClaimedEvent, OutboxRepository } from '../store/repositories/outbox.ts'
+import type { ClaimedEvent, EndedAttempt, OutboxRepository } from '../store/repositories/outbox.ts'
 import {
   type CircuitChange,
   type EndpointCircuits,
@@ -25,7 +25,10 @@ const liveAgent = new Agent({ connect: { timeout: deliveryTimeoutMs, lookup: pub
 
 /** What the dispatcher needs, and nothing of the app: the outbox, time, a log, and the merchant's signing secrets per mode. */
 export interface DispatcherDependencies {
-  outbox: Pick<OutboxRepository, 'claimDue' | 'recordAttempt' | 'defer'>
+  outbox: Pick<OutboxRepository, 'claimDue' | 'defer'> & {
+    /** Records the attempt; once its event is done, returns its operation's next event, claimed, if one is due. */
+    recordAttempt(ended: EndedAttempt): Promise<ClaimedEvent | undefined>
+  }
   clock: Clock
   logger: Logger
   signingSecrets(merchantId: string, mode: Mode): Promise<string[]>
@@ -61,14 +64,11 @@ export async function deliverDueEvents(delivery: Delivery, limit: number): Promi
 
 /** Delivers the event, then each next event of its operation that this delivery let through. */
 export async function deliverInOrder(delivery: Delivery, first: ClaimedEvent): Promise<number> {
-  const { dependencies, owner } = delivery
   let handled = 0
   let event: ClaimedEvent | undefined = first
   while (event) {
     handled++
-    if (!(await deliverThroughCircuit(delivery, event))) break
-    const nowUs = dependencies.clock.nowUs()
-    ;[event] = await dependencies.outbox.claimDue(owner, nowUs, leaseMs, 1, event.operationId)
+    event = await deliverThroughCircuit(delivery, event)
   }
   return handled
 }
@@ -76,9 +76,12 @@ export async function deliverInOrder(delivery: Delivery, first: ClaimedEvent): P
 /**
  * Sends the event unless its endpoint's circuit is open (then it goes back to the outbox unsent,
  * due when the endpoint may be tried again), or it is already held `longestHoldMs` past its
- * scheduled time; true when the event is done with.
+ * scheduled time. Once the event is done with, its operation's next event, claimed, if one is due.
  */
-async function deliverThroughCircuit(delivery: Delivery, event: ClaimedEvent): Promise<boolean> {
+async function deliverThroughCircuit(
+  delivery: Delivery,
+  event: ClaimedEvent,
+): Promise<ClaimedEvent | undefined> {
   const { dependencies, circuits, owner } = delivery
   if (!event.callbackUrl) return deliver(dependencies, event, owner, () => {})
   const endpoint = endpointOf(event.callbackUrl)
@@ -86,8 +89,8 @@ async function deliverThroughCircuit(delivery: Delivery, event: ClaimedEvent): P
   const gated = circuits && !heldTooLong
   const deferUntilUs = gated ? await admission(circuits, dependencies.clock, endpoint, event) : undefined
   if (deferUntilUs !== undefined) {
-    await dependencies.outbox.defer(event, owner, deferUntilUs)
-    return false
+    await dependencies.outbox.defer([{ event, untilUs: deferUntilUs }], owner)
+    return undefined
   }
   let verdict: EndpointVerdict = 'not-reached'
   const started = performance.now()
@@ -157,18 +160,22 @@ export async function signedDelivery(
 }
 
 /**
- * One attempt, recorded; true when the event is done with (delivered, stopped or given up).
- * `judged` hears what the attempt said of the endpoint as soon as it is known.
+ * One attempt, recorded; once the event is done with (delivered, stopped or given up), its
+ * operation's next event, claimed, if one is due. `judged` hears what the attempt said of the
+ * endpoint as soon as it is known.
  */
 async function deliver(
   dependencies: DispatcherDependencies,
   event: ClaimedEvent,
   owner: string,
   judged: (verdict: EndpointVerdict) => void,
-): Promise<boolean> {
+): Promise<ClaimedEvent | undefined> {
   // Receivers compare the signature's timestamp with their own clock: it is the wall-clock time.
   const request = await signedDelivery(dependencies, event, Math.floor(Date.now() / 1000))
-  if (!request) return true
+  if (!request) {
+    const nowUs = dependencies.clock.nowUs()
+    return (await dependencies.outbox.claimDue(owner, nowUs, leaseMs, 1, event.operationId))[0]
+  }
   const startedAtUs = dependencies.clock.nowUs()
   const started = performance.now()
   const result = await post(request.url, request.body, request.headers, event.mode === 'live')
@@ -215,23 +222,27 @@ async function recordAttempt(
   startedAtUs: number,
   durationMs: number,
   result: AttemptResult,
-): Promise<boolean> {
+): Promise<ClaimedEvent | undefined> {
   const number = event.attempts + 1
   const now = dependencies.clock.nowUs()
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
   const gone = result.statusCode === 410
   const retryInMs = delivered || gone ? undefined : nextRetryDelayMs(number)
   const outcome = delivered ? 'delivered' : gone ? 'stopped' : retryInMs === undefined ? 'given_up' : 'retry'
-  await dependencies.outbox.recordAttempt(event, owner, {
-    number,
-    startedAtUs,
-    durationMs,
-    statusCode: result.statusCode,
-    error: result.error,
-    outcome,
-    deliveryStatus: outcome === 'retry' ? 'pending' : outcome,
-    nextAttemptAtUs: retryInMs === undefined ? null : now + retryInMs * 1000,
-    deliveredAtUs: delivered ? now : null,
+  const next = await dependencies.outbox.recordAttempt({
+    event,
+    owner,
+    attempt: {
+      number,
+      startedAtUs,
+      durationMs,
+      statusCode: result.statusCode,
+      error: result.error,
+      outcome,
+      deliveryStatus: outcome === 'retry' ? 'pending' : outcome,
+      nextAttemptAtUs: retryInMs === undefined ? null : now + retryInMs * 1000,
+      deliveredAtUs: delivered ? now : null,
+    },
   })
   if (!delivered) {
     dependencies.logger.info(
@@ -239,5 +250,5 @@ async function recordAttempt(
       'callback not delivered',
     )
   }
-  return outcome !== 'retry'
+  return next
 }

@@ -7,7 +7,12 @@ import { EndpointCircuits } from '../../src/events/circuit.ts'
 import { DeliveryPool } from '../../src/events/delivery-pool.ts'
 import { type Delivery, deliverDueEvents } from '../../src/events/dispatcher.ts'
 import { scheduledAttemptAtUs } from '../../src/events/retry-schedule.ts'
-import type { AttemptRecord, ClaimedEvent } from '../../src/store/repositories/outbox.ts'
+import type {
+  AttemptRecord,
+  ClaimedEvent,
+  Deferral,
+  EndedAttempt,
+} from '../../src/store/repositories/outbox.ts'
 import { manualClock, startApp, type TestApp } from '../support/app.ts'
 import { initiate, merchantWithClient } from '../support/operations.ts'
 import { type Receiver, startReceiver } from '../support/receiver.ts'
@@ -377,11 +382,12 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
           due = due.slice(limit)
           return claimed
         },
-        recordAttempt: async (event: ClaimedEvent, _owner: string, attempt: AttemptRecord) => {
+        recordAttempt: async ({ event, attempt }: EndedAttempt): Promise<ClaimedEvent | undefined> => {
           recorded.push({ id: event.id, attempt })
+          return undefined
         },
-        defer: async (event: ClaimedEvent, _owner: string, untilUs: number) => {
-          deferred.push({ id: event.id, untilUs })
+        defer: async (deferrals: readonly Deferral[], _owner: string) => {
+          for (const { event, untilUs } of deferrals) deferred.push({ id: event.id, untilUs })
         },
       },
     }

@@ -64,6 +64,19 @@ export interface AttemptRecord extends AttemptView {
   deliveredAtUs: number | null
 }
 
+/** A delivery attempt that ended: the event as its owner claimed it, and what became of it. */
+export interface EndedAttempt {
+  event: ClaimedEvent
+  owner: string
+  attempt: AttemptRecord
+}
+
+/** A claimed event to give back unsent, and when it is due again. */
+export interface Deferral {
+  event: ClaimedEvent
+  untilUs: number
+}
+
 export interface EventFilters {
   type?: string
   token?: string
@@ -86,14 +99,20 @@ export interface OutboxRepository {
     limit: number,
     operationId?: number,
   ): Promise<ClaimedEvent[]>
-  /** Records the attempt and the event's next state, if the claim is still the owner's. */
-  recordAttempt(event: ClaimedEvent, owner: string, attempt: AttemptRecord): Promise<void>
   /**
-   * Gives a claimed event back unsent, due again at `untilUs`, if the claim is still the owner's:
-   * no attempt is recorded and its attempt count stays (an endpoint's circuit is open, or it has
-   * as many deliveries in flight as it may). Its operation's later events wait as long.
+   * Records each attempt, and its event's next state if the claim is still its owner's; then
+   * claims for that owner the next event of each operation whose event is now done, if it is due
+   * (returned, at most one per operation). A fixed handful of statements whatever the number of
+   * attempts: deliveries that end together are recorded together, in one transaction.
    */
-  defer(event: ClaimedEvent, owner: string, untilUs: number): Promise<void>
+  recordAttempts(ended: readonly EndedAttempt[], nowUs: number, leaseMs: number): Promise<ClaimedEvent[]>
+  /**
+   * Gives claimed events back unsent, each due again at its `untilUs`, where the claim is still
+   * the owner's: no attempt is recorded and attempt counts stay (an endpoint's circuit is open,
+   * or it has as many deliveries in flight as it may). Their operations' later events wait as
+   * long. Two statements whatever their number: run it in a transaction.
+   */
+  defer(deferrals: readonly Deferral[], owner: string): Promise<void>
   list(merchantId: string, mode: Mode, filters: EventFilters, page: PageRequest): Promise<Page<EventView>>
   find(merchantId: string, mode: Mode, id: string): Promise<EventView | undefined>
   attempts(eventId: string): Promise<AttemptView[]>
@@ -106,9 +125,16 @@ export function outboxRepository(scope: RepositoryScope): OutboxRepository {
   return {
     append: (subject, events) => appendEvents(scope, subject, events),
     claimDue: (owner, nowUs, leaseMs, limit, operationId) =>
-      claimDueEvents(scope, owner, nowUs, leaseMs, limit, operationId),
-    recordAttempt: (event, owner, attempt) => recordAttempt(scope, event, owner, attempt),
-    defer: (event, owner, untilUs) => deferEvent(scope, event, owner, untilUs),
+      claimDueEvents(
+        scope,
+        owner,
+        nowUs,
+        leaseMs,
+        limit,
+        operationId === undefined ? undefined : [operationId],
+      ),
+    recordAttempts: (ended, nowUs, leaseMs) => recordAttempts(scope, ended, nowUs, leaseMs),
+    defer: (deferrals, owner) => deferEvents(db, deferrals, owner),
     list: (merchantId, mode, filters, page) => listEvents(scope, merchantId, mode, filters, page),
     async find(merchantId, mode, id) {
       const row = await eventsOf(db, merchantId, mode).where('events.id', '=', id).executeTakeFirst()
@@ -154,10 +180,11 @@ async function claimDueEvents(
   nowUs: number,
   leaseMs: number,
   limit: number,
-  operationId: number | undefined,
+  operationIds: readonly number[] | undefined,
 ): Promise<ClaimedEvent[]> {
   const skipLocked = dialect.supportsRowLocks ? sql`for update of due skip locked` : sql``
-  const ofOperation = operationId === undefined ? sql`` : sql`and due.operation_id = ${operationId}`
+  const ofOperation =
+    operationIds === undefined ? sql`` : sql`and due.operation_id in (${sql.join(operationIds)})`
   // Delivered, stopped, given up and no_callback are done: only a pending earlier event holds a
   // later one back (events_by_operation finds an operation's few events). "Not done" is written
   // as the four done statuses, not as = 'pending': that would let PostgreSQL's planner, on
@@ -185,71 +212,107 @@ async function claimDueEvents(
   return rows.map(toClaimed)
 }
 
-async function recordAttempt(
-  { db }: RepositoryScope,
-  event: ClaimedEvent,
-  owner: string,
-  attempt: AttemptRecord,
-): Promise<void> {
+async function recordAttempts(
+  scope: RepositoryScope,
+  ended: readonly EndedAttempt[],
+  nowUs: number,
+  leaseMs: number,
+): Promise<ClaimedEvent[]> {
+  if (ended.length === 0) return []
+  const { db } = scope
   await db
     .insertInto('event_attempts')
-    .values({
-      event_id: event.id,
-      number: attempt.number,
-      started_at_us: attempt.startedAtUs,
-      duration_ms: attempt.durationMs,
-      status_code: attempt.statusCode,
-      error: attempt.error,
-      outcome: attempt.outcome,
-    })
+    .values(
+      ended.map(({ event, attempt }) => ({
+        event_id: event.id,
+        number: attempt.number,
+        started_at_us: attempt.startedAtUs,
+        duration_ms: attempt.durationMs,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+        outcome: attempt.outcome,
+      })),
+    )
     .execute()
-  const recorded = await db
-    .updateTable('events')
-    .set({
-      attempts: attempt.number,
-      delivery_status: attempt.deliveryStatus,
-      next_attempt_at_us: attempt.nextAttemptAtUs,
-      delivered_at_us: attempt.deliveredAtUs,
-      lease_owner: null,
-      lease_until_us: null,
-    })
-    .where('id', '=', event.id)
-    .where('lease_owner', '=', owner)
-    .executeTakeFirst()
-  const retryAtUs = attempt.deliveryStatus === 'pending' ? attempt.nextAttemptAtUs : null
-  if (recorded.numUpdatedRows === 0n || retryAtUs === null) return
-  await holdLaterEvents(db, event, retryAtUs)
-}
-
-async function deferEvent(
-  { db }: RepositoryScope,
-  event: ClaimedEvent,
-  owner: string,
-  untilUs: number,
-): Promise<void> {
-  const deferred = await db
-    .updateTable('events')
-    .set({ next_attempt_at_us: untilUs, lease_owner: null, lease_until_us: null })
-    .where('id', '=', event.id)
-    .where('lease_owner', '=', owner)
-    .where('delivery_status', '=', 'pending')
-    .executeTakeFirst()
-  if (deferred.numUpdatedRows > 0n) await holdLaterEvents(db, event, untilUs)
+  const recorded = new Set(await recordEventStates(db, ended))
+  const done: number[] = []
+  const retried: Deferral[] = []
+  for (const { event, attempt } of ended) {
+    if (!recorded.has(event.id)) continue
+    if (attempt.deliveryStatus !== 'pending') done.push(event.operationId)
+    else if (attempt.nextAttemptAtUs !== null) retried.push({ event, untilUs: attempt.nextAttemptAtUs })
+  }
+  await holdLaterEvents(db, retried)
+  if (done.length === 0) return []
+  // The owners of one group are one instance's; an operation's next event goes to its event's owner.
+  const owner = ended[0]!.owner
+  const sameOwner = ended.every((entry) => entry.owner === owner)
+  if (sameOwner) return claimDueEvents(scope, owner, nowUs, leaseMs, done.length, done)
+  const claimed: ClaimedEvent[] = []
+  for (const { event, owner: its } of ended.filter((entry) => done.includes(entry.event.operationId)))
+    claimed.push(...(await claimDueEvents(scope, its, nowUs, leaseMs, 1, [event.operationId])))
+  return claimed
 }
 
 /**
- * The operation's later events wait for this one: none is due before it, so they leave the due
- * events every claim reads, and the events API shows when they can go at the earliest.
+ * Every attempt's event takes its next state in one statement, if its claim is still its
+ * owner's; returns the ids of those that did. The values are cast so that PostgreSQL knows their
+ * types, and named apart from the events' columns so that `returning id` is the event's.
  */
-async function holdLaterEvents(db: Executor, event: ClaimedEvent, untilUs: number): Promise<void> {
-  await db
-    .updateTable('events')
-    .set({ next_attempt_at_us: untilUs })
-    .where('operation_id', '=', event.operationId)
-    .where('position', '>', event.position)
-    .where('delivery_status', '=', 'pending')
-    .where('next_attempt_at_us', '<', untilUs)
-    .execute()
+async function recordEventStates(db: Executor, ended: readonly EndedAttempt[]): Promise<string[]> {
+  const states = ended.map(
+    ({ event, owner, attempt }) =>
+      sql`select cast(${event.id} as text) as event_id, cast(${owner} as text) as owner,
+        cast(${attempt.number} as integer) as attempt_count,
+        cast(${attempt.deliveryStatus} as text) as status,
+        cast(${attempt.nextAttemptAtUs} as bigint) as next_at_us,
+        cast(${attempt.deliveredAtUs} as bigint) as delivered_us`,
+  )
+  const { rows } = await sql<{ id: string }>`
+    update events set attempts = v.attempt_count, delivery_status = v.status,
+      next_attempt_at_us = v.next_at_us, delivered_at_us = v.delivered_us,
+      lease_owner = null, lease_until_us = null
+    from (${sql.join(states, sql` union all `)}) as v
+    where events.id = v.event_id and events.lease_owner = v.owner
+    returning id`.execute(db)
+  return rows.map((row) => row.id)
+}
+
+async function deferEvents(db: Executor, deferrals: readonly Deferral[], owner: string): Promise<void> {
+  if (deferrals.length === 0) return
+  const values = deferrals.map(
+    ({ event, untilUs }) =>
+      sql`select cast(${event.id} as text) as event_id, cast(${untilUs} as bigint) as until_us`,
+  )
+  const { rows } = await sql<{ id: string }>`
+    update events set next_attempt_at_us = v.until_us, lease_owner = null, lease_until_us = null
+    from (${sql.join(values, sql` union all `)}) as v
+    where events.id = v.event_id and events.lease_owner = ${owner} and events.delivery_status = 'pending'
+    returning id`.execute(db)
+  const deferred = new Set(rows.map((row) => row.id))
+  await holdLaterEvents(
+    db,
+    deferrals.filter(({ event }) => deferred.has(event.id)),
+  )
+}
+
+/**
+ * The operations' later events wait for these: none is due before its earlier one, so they leave
+ * the due events every claim reads, and the events API shows when they can go at the earliest.
+ * One statement for all of them.
+ */
+async function holdLaterEvents(db: Executor, held: readonly Deferral[]): Promise<void> {
+  if (held.length === 0) return
+  const values = held.map(
+    ({ event, untilUs }) =>
+      sql`select cast(${event.operationId} as bigint) as held_operation,
+        cast(${event.position} as bigint) as held_position, cast(${untilUs} as bigint) as until_us`,
+  )
+  await sql`
+    update events set next_attempt_at_us = v.until_us
+    from (${sql.join(values, sql` union all `)}) as v
+    where events.operation_id = v.held_operation and events.position > v.held_position
+      and events.delivery_status = 'pending' and events.next_attempt_at_us < v.until_us`.execute(db)
 }
 
 /** Newest first; unfiltered pages seek on the dense per-merchant position, like every list. */
