@@ -11,6 +11,7 @@ import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import { createSecretBox } from './credentials.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
+import { createSigningSecretCache } from './signing-secret-cache.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
 
 /**
@@ -60,6 +61,7 @@ export async function createContext(
     providers: createProviderRegistry(sandbox, live),
     appliedMigrations,
     credentials: createCredentialCache(),
+    signingSecrets: createSigningSecretCache(),
     metrics: createMetrics({ connections: live, store, clock, logger }),
   }
   try {

@@ -8,10 +8,17 @@ export const rotationOverlapMs = 24 * 3_600_000
 /**
  * The secrets of the mode that sign now: the current one, and during a rotation the one it
  * replaced. Each mode has its own, so a sandbox event never verifies under the live secret.
+ * Read through `context.signingSecrets`: a delivery does not read the store every time.
  */
 export async function signingSecrets(context: AppContext, merchantId: string, mode: Mode): Promise<string[]> {
-  const sealed = await context.store.webhookSecrets.signing(merchantId, mode, context.clock.nowUs())
-  return sealed.map((secret) => context.secrets.open(secret))
+  const kept = await context.signingSecrets.read(merchantId, mode, async () => {
+    const sealed = await context.store.webhookSecrets.signing(merchantId, mode, context.clock.nowUs())
+    return sealed.map(({ sealed, expiresAtUs }) => ({ secret: context.secrets.open(sealed), expiresAtUs }))
+  })
+  const nowUs = context.clock.nowUs()
+  return kept
+    .filter(({ expiresAtUs }) => expiresAtUs === null || expiresAtUs > nowUs)
+    .map(({ secret }) => secret)
 }
 
 /** Issues a new secret for the mode; its current ones keep signing for 24 hours. Undefined for an unknown merchant. */
@@ -22,12 +29,14 @@ export async function rotateWebhookSecret(
 ): Promise<string | undefined> {
   const now = context.clock.nowUs()
   const secret = newWebhookSecret()
-  return context.store.transaction(async (tx) => {
-    if (!(await tx.merchants.exists(merchantId))) return undefined
-    await tx.webhookSecrets.retire(merchantId, mode, now + rotationOverlapMs * 1000)
-    await tx.webhookSecrets.insert(merchantId, mode, context.secrets.seal(secret), now)
-    return secret
-  })
+  return context.store
+    .transaction(async (tx) => {
+      if (!(await tx.merchants.exists(merchantId))) return undefined
+      await tx.webhookSecrets.retire(merchantId, mode, now + rotationOverlapMs * 1000)
+      await tx.webhookSecrets.insert(merchantId, mode, context.secrets.seal(secret), now)
+      return secret
+    })
+    .finally(() => context.signingSecrets.forget(merchantId, mode))
 }
 
 /**

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { signingSecretsFreshForMs } from '../../src/app/signing-secret-cache.ts'
 import { rotateWebhookSecret, signingSecrets } from '../../src/app/webhook-secrets.ts'
 import { manualClock, startApp, type TestApp } from '../support/app.ts'
 import { type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver.ts'
@@ -114,6 +115,22 @@ describeEachStore('webhook secret rotation', (store) => {
       [rotated],
       'the old live secret stops signing after 24 hours',
     )
+  })
+
+  test('a rotation made by another instance signs there too within half a second', async () => {
+    const merchant = await app.createMerchant('Rotated elsewhere')
+    assert.equal(signatureCount(await callbackNow(merchant.sandbox)), 1)
+    const other = await startApp(store(), { clock, workers: 'manual' })
+    try {
+      const rotated = await rotateWebhookSecret(other.context, merchant.id, 'sandbox')
+      assert.ok(rotated)
+      await new Promise((resolve) => setTimeout(resolve, signingSecretsFreshForMs + 50))
+      const after = await callbackNow(merchant.sandbox)
+      assert.equal(signatureCount(after), 2)
+      assert.ok(isSignedBy(rotated, after), 'the new secret signs on this instance too')
+    } finally {
+      await other.close()
+    }
   })
 
   test('an unknown merchant gets no secret', async () => {

@@ -6,12 +6,18 @@ import type { Executor, RepositoryScope } from './executor.ts'
  * Each mode has its own: a sandbox event never verifies under the live secret.
  */
 
+export interface SealedSigningSecret {
+  sealed: string
+  /** Null while it is the mode's current secret. */
+  expiresAtUs: number | null
+}
+
 export interface WebhookSecretsRepository {
   insert(merchantId: string, mode: Mode, sealed: string, nowUs: number): Promise<void>
   /** The mode's current secret keeps signing until `untilUs`, beside the one that replaces it. */
   retire(merchantId: string, mode: Mode, untilUs: number): Promise<void>
-  /** The sealed secrets of the mode that sign at `nowUs`, newest first. */
-  signing(merchantId: string, mode: Mode, nowUs: number): Promise<string[]>
+  /** The sealed secrets of the mode that sign at `nowUs`, newest first, with when each stops. */
+  signing(merchantId: string, mode: Mode, nowUs: number): Promise<SealedSigningSecret[]>
   /** The merchants that have never had a secret of this mode. */
   merchantsLacking(mode: Mode): Promise<string[]>
   /**
@@ -42,13 +48,13 @@ export function webhookSecretsRepository({ db, dialect }: RepositoryScope): Webh
     async signing(merchantId, mode, nowUs) {
       const rows = await db
         .selectFrom('webhook_secrets')
-        .select('secret_encrypted')
+        .select(['secret_encrypted', 'expires_at_us'])
         .where('merchant_id', '=', merchantId)
         .where('mode', '=', mode)
         .where((eb) => eb.or([eb('expires_at_us', 'is', null), eb('expires_at_us', '>', nowUs)]))
         .orderBy('id', 'desc')
         .execute()
-      return rows.map((row) => row.secret_encrypted)
+      return rows.map((row) => ({ sealed: row.secret_encrypted, expiresAtUs: row.expires_at_us }))
     },
     merchantsLacking: (mode) => merchantsLacking(db, mode),
     async insertFirst(merchantId, mode, sealed, nowUs) {
