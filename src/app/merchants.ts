@@ -118,8 +118,8 @@ export async function authenticate(
   secretKey: string | undefined,
 ): Promise<Principal> {
   if (!apiKey || !secretKey) throw new ApiError('missing_credentials')
-  const credential = await context.credentials.find(apiKey, (key) =>
-    context.store.apiKeys.findCredential(key),
+  const credential = await context.credentials.read(apiKey, () =>
+    context.store.apiKeys.findCredential(apiKey),
   )
   if (!credential || credential.revoked || !secretMatches(secretKey, credential.secretHash)) {
     throw new ApiError('invalid_credentials')

@@ -5,13 +5,16 @@ import type { AppContext } from './context.ts'
 /** How long a replaced webhook secret keeps signing, so receivers can switch without losing events. */
 export const rotationOverlapMs = 24 * 3_600_000
 
+/** The key a mode's secrets are kept under in `context.signingSecrets`. */
+const keptAs = (merchantId: string, mode: Mode) => `${mode}:${merchantId}`
+
 /**
  * The secrets of the mode that sign now: the current one, and during a rotation the one it
  * replaced. Each mode has its own, so a sandbox event never verifies under the live secret.
  * Read through `context.signingSecrets`: a delivery does not read the store every time.
  */
 export async function signingSecrets(context: AppContext, merchantId: string, mode: Mode): Promise<string[]> {
-  const kept = await context.signingSecrets.read(merchantId, mode, async () => {
+  const kept = await context.signingSecrets.read(keptAs(merchantId, mode), async () => {
     const sealed = await context.store.webhookSecrets.signing(merchantId, mode, context.clock.nowUs())
     return sealed.map(({ sealed, expiresAtUs }) => ({ secret: context.secrets.open(sealed), expiresAtUs }))
   })
@@ -36,7 +39,7 @@ export async function rotateWebhookSecret(
       await tx.webhookSecrets.insert(merchantId, mode, context.secrets.seal(secret), now)
       return secret
     })
-    .finally(() => context.signingSecrets.forget(merchantId, mode))
+    .finally(() => context.signingSecrets.forget(keptAs(merchantId, mode)))
 }
 
 /**

@@ -221,8 +221,23 @@ async function listOperations(
     return { items: seek.items.map(toOperation), total }
   }
   if (filtersOnlyStatus(filters)) {
-    const fromCounts = await pageFromStatusCounts(db, { merchantId, mode, kind }, filters.status, page)
-    if (fromCounts) return fromCounts
+    const { status } = filters
+    // Undefined when the counts changed between their two reads: this page is counted below instead.
+    const counted = await statusPageStart(db, { merchantId, mode, kind }, status, page)
+    if (counted) {
+      const { total, start } = counted
+      const rows = start
+        ? await base
+            .selectAll()
+            .where('status', '=', status)
+            .where('position', '<=', start.top)
+            .orderBy('position', 'desc')
+            .limit(page.perPage)
+            .offset(start.skip)
+            .execute()
+        : []
+      return { items: rows.map(toOperation), total }
+    }
   }
   const filtered = applyFilters(base, filters)
   const [counted, rows] = await Promise.all([
@@ -235,33 +250,6 @@ async function listOperations(
       .execute(),
   ])
   return { items: rows.map(toOperation), total: Number(counted.total) }
-}
-
-/** A page filtered on status alone, from the status counts; undefined when they disagree (read while changing). */
-async function pageFromStatusCounts(
-  db: Executor,
-  key: ListKey,
-  status: Status,
-  page: PageRequest,
-): Promise<Page<Operation> | undefined> {
-  const counted = await statusPageStart(db, key, status, page)
-  if (!counted) return undefined
-  const { total, start } = counted
-  const rows = start
-    ? await db
-        .selectFrom('operations')
-        .selectAll()
-        .where('merchant_id', '=', key.merchantId)
-        .where('mode', '=', key.mode)
-        .where('kind', '=', key.kind)
-        .where('status', '=', status)
-        .where('position', '<=', start.top)
-        .orderBy('position', 'desc')
-        .limit(page.perPage)
-        .offset(start.skip)
-        .execute()
-    : []
-  return { items: rows.map(toOperation), total }
 }
 
 function filtersOnlyStatus(filters: OperationFilters): filters is OperationFilters & { status: Status } {

@@ -235,22 +235,19 @@ async function recordAttempts(
     )
     .execute()
   const recorded = new Set(await recordEventStates(db, ended))
-  const done: number[] = []
+  // An operation's next event goes to its event's owner (one owner per group, in practice).
+  const doneByOwner = new Map<string, number[]>()
   const retried: Deferral[] = []
-  for (const { event, attempt } of ended) {
+  for (const { event, owner, attempt } of ended) {
     if (!recorded.has(event.id)) continue
-    if (attempt.deliveryStatus !== 'pending') done.push(event.operationId)
+    if (attempt.deliveryStatus !== 'pending')
+      doneByOwner.set(owner, [...(doneByOwner.get(owner) ?? []), event.operationId])
     else if (attempt.nextAttemptAtUs !== null) retried.push({ event, untilUs: attempt.nextAttemptAtUs })
   }
   await holdLaterEvents(db, retried)
-  if (done.length === 0) return []
-  // The owners of one group are one instance's; an operation's next event goes to its event's owner.
-  const owner = ended[0]!.owner
-  const sameOwner = ended.every((entry) => entry.owner === owner)
-  if (sameOwner) return claimDueEvents(scope, owner, nowUs, leaseMs, done.length, done)
   const claimed: ClaimedEvent[] = []
-  for (const { event, owner: its } of ended.filter((entry) => done.includes(entry.event.operationId)))
-    claimed.push(...(await claimDueEvents(scope, its, nowUs, leaseMs, 1, [event.operationId])))
+  for (const [owner, operationIds] of doneByOwner)
+    claimed.push(...(await claimDueEvents(scope, owner, nowUs, leaseMs, operationIds.length, operationIds)))
   return claimed
 }
 
