@@ -15,28 +15,52 @@ import { bareFastify, dropPgbench, initialisePgbench, pgbench, rawSqlite } from 
 import { type Baselines, renderReport, type StoreReport } from './lib/report.ts'
 import { benchStore, postgresReachable, type RunOptions } from './lib/store-run.ts'
 
-const { values } = parseArgs({
-  options: {
-    smoke: { type: 'boolean', default: false },
-    seconds: { type: 'string' },
-    connections: { type: 'string' },
-    stores: { type: 'string' },
-    scales: { type: 'string' },
-    soak: { type: 'string' },
-    out: { type: 'string' },
-  },
-})
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        smoke: { type: 'boolean', default: false },
+        seconds: { type: 'string' },
+        connections: { type: 'string' },
+        stores: { type: 'string' },
+        scales: { type: 'string' },
+        soak: { type: 'string' },
+        out: { type: 'string' },
+      },
+    })
+  } catch (error) {
+    return refuse((error as Error).message)
+  }
+})()
 const smoke = values.smoke === true
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const options: RunOptions = {
-  seconds: Number(values.seconds ?? (smoke ? 1 : 10)),
-  connections: Number(values.connections ?? (smoke ? 8 : 50)),
-  scales: (values.scales ?? (smoke ? '100,300' : '10000,1000000')).split(',').map(Number),
-  soakSeconds: Number(values.soak ?? (smoke ? 2 : 300)),
+  seconds: whole('--seconds', values.seconds ?? (smoke ? '1' : '10'), 1),
+  connections: whole('--connections', values.connections ?? (smoke ? '8' : '50'), 1),
+  scales: (values.scales ?? (smoke ? '100,300' : '10000,1000000'))
+    .split(',')
+    .map((scale) => whole('--scales', scale, 1)),
+  soakSeconds: whole('--soak', values.soak ?? (smoke ? '2' : '300'), 0),
   callbackOperations: smoke ? 20 : 1000,
   adminUrl,
 }
 const wanted = (values.stores ?? 'sqlite,postgres').split(',')
+for (const store of wanted)
+  if (store !== 'sqlite' && store !== 'postgres')
+    refuse(`--stores takes sqlite, postgres or both, comma-separated; got "${store}"`)
+
+/** Bad options stop the bench before it starts anything, with what to write instead. */
+function refuse(problem: string): never {
+  process.stderr.write(`bench: ${problem}\n(the options are listed at the top of bench/run.ts)\n`)
+  process.exit(2)
+}
+
+function whole(option: string, text: string, least: number): number {
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < least)
+    refuse(`${option} takes a whole number of at least ${least}; got "${text}"`)
+  return value
+}
 const folder = mkdtempSync(join(tmpdir(), 'sika-bench-'))
 
 try {

@@ -50,3 +50,22 @@ test('npm run bench -- --smoke prints every scenario for every store', {
   assert.match(report, /raw better-sqlite3, one collect's writes per durable commit \| [\d,]+\/s/)
   assert.match(report, /bare Fastify, the same record/)
 })
+
+test('npm run bench refuses bad options at once, saying what it takes', () => {
+  for (const [args, says] of [
+    [['--seconds', 'abc'], /--seconds takes a whole number of at least 1; got "abc"/],
+    [['--stores', 'mysql'], /--stores takes sqlite, postgres or both/],
+    [['--scales', '10000,lots'], /--scales takes a whole number of at least 1; got "lots"/],
+    [['--soak=-5'], /--soak takes a whole number of at least 0; got "-5"/],
+    [['--bogus'], /Unknown option '--bogus'/],
+  ] as const) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {
+      cwd: repositoryRoot,
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`)
+    assert.match(run.stderr, says)
+    assert.equal(run.stdout, '', 'nothing was measured')
+  }
+})
