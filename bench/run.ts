@@ -6,6 +6,7 @@
  *   npm run bench                      the full run (about 25 minutes)
  *   npm run bench -- --smoke           tiny durations and stores: proves the bench still works
  *   npm run bench -- --stores sqlite --scales 10000 --seconds 5 --soak 0
+ *   --warmup N: seconds of unmeasured load before each measured scenario (default 3)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,6 +22,7 @@ const { values } = (() => {
       options: {
         smoke: { type: 'boolean', default: false },
         seconds: { type: 'string' },
+        warmup: { type: 'string' },
         connections: { type: 'string' },
         stores: { type: 'string' },
         scales: { type: 'string' },
@@ -36,12 +38,15 @@ const smoke = values.smoke === true
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const options: RunOptions = {
   seconds: whole('--seconds', values.seconds ?? (smoke ? '1' : '10'), 1),
+  warmupSeconds: whole('--warmup', values.warmup ?? (smoke ? '0' : '3'), 0),
   connections: whole('--connections', values.connections ?? (smoke ? '8' : '50'), 1),
   scales: (values.scales ?? (smoke ? '100,300' : '10000,1000000'))
     .split(',')
     .map((scale) => whole('--scales', scale, 1)),
   soakSeconds: whole('--soak', values.soak ?? (smoke ? '2' : '300'), 0),
-  callbackOperations: smoke ? 20 : 1000,
+  // 10,000 events: long enough that the draining instance's first seconds (its code not yet
+  // optimised) are not most of the measurement.
+  callbackOperations: smoke ? 20 : 5000,
   adminUrl,
 }
 const wanted = (values.stores ?? 'sqlite,postgres').split(',')
@@ -95,7 +100,7 @@ async function measureBaselines(recordFile: string | undefined, withPostgres: bo
     sqliteSingle: await rawSqlite(folder, options.seconds, 1),
     sqliteBatched: await rawSqlite(folder, options.seconds, 50),
     fastify: recordFile
-      ? await bareFastify(folder, recordFile, options.seconds, options.connections)
+      ? await bareFastify(folder, recordFile, options.seconds, options.connections, options.warmupSeconds)
       : undefined,
   }
   if (withPostgres) {

@@ -49,6 +49,7 @@ test('npm run bench -- --smoke prints every scenario for every store', {
     assert.ok(report.includes(heading), heading)
   assert.match(report, /raw better-sqlite3, one collect's writes per durable commit \| [\d,]+\/s/)
   assert.match(report, /bare Fastify, the same record/)
+  assert.match(report, /each after 0 s of the same load unmeasured/, 'the warm-up is stated')
 })
 
 test('npm run bench refuses bad options at once, saying what it takes', () => {
@@ -57,6 +58,7 @@ test('npm run bench refuses bad options at once, saying what it takes', () => {
     [['--stores', 'mysql'], /--stores takes sqlite, postgres or both/],
     [['--scales', '10000,lots'], /--scales takes a whole number of at least 1; got "lots"/],
     [['--soak=-5'], /--soak takes a whole number of at least 0; got "-5"/],
+    [['--warmup', 'soon'], /--warmup takes a whole number of at least 0; got "soon"/],
     [['--bogus'], /Unknown option '--bogus'/],
   ] as const) {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {

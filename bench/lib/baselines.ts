@@ -13,6 +13,7 @@ export async function bareFastify(
   bodyFile: string,
   seconds: number,
   connections: number,
+  warmupSeconds: number,
 ): Promise<LoadResult> {
   const port = await freePort()
   const child = spawn(
@@ -25,13 +26,17 @@ export async function bareFastify(
   try {
     await readyLine(child, 'baseline ready')
     const requestsFile = writeRequests(folder, 'baseline', [{ method: 'GET', path: '/record' }])
-    return await runWrk({
-      baseUrl: `http://127.0.0.1:${port}`,
-      requestsFile,
-      seconds,
-      connections,
-      nonce: 'b',
-    })
+    const load = (duration: number) =>
+      runWrk({
+        baseUrl: `http://127.0.0.1:${port}`,
+        requestsFile,
+        seconds: duration,
+        connections,
+        nonce: 'b',
+      })
+    // Warmed up as Sika's scenarios are.
+    if (warmupSeconds > 0) await load(warmupSeconds)
+    return await load(seconds)
   } finally {
     child.kill('SIGKILL')
   }

@@ -2,6 +2,7 @@ import { cpus, totalmem } from 'node:os'
 import type { PgbenchResult, SqliteBaseline } from './baselines.ts'
 import { callbackConcurrency } from './callbacks.ts'
 import type { LoadResult } from './load.ts'
+import { eventLoopResolutionMs } from './sika.ts'
 import type { RunOptions } from './store-run.ts'
 
 export interface ScenarioRow {
@@ -190,7 +191,7 @@ export function renderReport(input: {
   return [
     `# Bench run ${new Date().toISOString()}`,
     '',
-    `Machine: ${cpu.length} × ${cpu[0]?.model ?? '?'}, ${n(totalmem() / 2 ** 30)} GiB, Node ${process.version}. Load: ${input.generator}, ${options.connections} connections, ${options.seconds} s per scenario.`,
+    `Machine: ${cpu.length} × ${cpu[0]?.model ?? '?'}, ${n(totalmem() / 2 ** 30)} GiB, Node ${process.version}. Load: ${input.generator}, ${options.connections} connections, ${options.seconds} s per scenario, each after ${options.warmupSeconds} s of the same load unmeasured (bare Fastify too). Loop delay: prom-client's monitorEventLoopDelay p99 less its ${eventLoopResolutionMs} ms timer interval.`,
     '',
     '## Baselines (same run)',
     ...baselineLines(baselines, options.connections),

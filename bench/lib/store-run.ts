@@ -12,6 +12,8 @@ import { api, eventLoopP99Ms, rssMb, type Sika, startSika, watchRss } from './si
 
 export interface RunOptions {
   seconds: number
+  /** Unmeasured load before each measured one, so V8's compiled code, not its first runs, is measured. */
+  warmupSeconds: number
   connections: number
   scales: number[]
   soakSeconds: number
@@ -154,18 +156,17 @@ async function benchScale(
   for (const [name, lines] of Object.entries(requests) as [ScenarioName, typeof requests.details][]) {
     const requestsFile = writeRequests(folder, name.replaceAll(/\W+/g, '-'), lines)
     log(`${store} at ${scale.toLocaleString('en')}: ${name}`)
-    rows.push(
-      await measured(sika, name, () =>
-        runWrk({
-          baseUrl: sika.service.url,
-          requestsFile,
-          seconds: options.seconds,
-          connections: name === 'POST collect, 1 client' ? 1 : options.connections,
-          keys: sika.keys,
-          nonce: nonce(),
-        }),
-      ),
-    )
+    const load = (seconds: number) =>
+      runWrk({
+        baseUrl: sika.service.url,
+        requestsFile,
+        seconds,
+        connections: name === 'POST collect, 1 client' ? 1 : options.connections,
+        keys: sika.keys,
+        nonce: nonce(),
+      })
+    if (options.warmupSeconds > 0) await load(options.warmupSeconds)
+    rows.push(await measured(sika, name, () => load(options.seconds)))
   }
   const mixRate = rows.find((row) => row.scenario === 'mix 80/20')!.load.perSecond
   const overload = await measureOverload(
