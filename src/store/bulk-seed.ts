@@ -1,6 +1,7 @@
-import { sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { countExistingStatuses } from './repositories/status-buckets.ts'
-import { rawDatabase, type Store } from './store.ts'
+import type { Database } from './schema.ts'
+import { type Store, withMaintenanceDatabase } from './store.ts'
 
 /**
  * For benchmarks only: a store with a million operations in seconds, without a million requests.
@@ -18,7 +19,22 @@ export async function seedCopiesOfOperation(
 ): Promise<void> {
   if (count <= 0) return
   if (offset + count >= 900_000_000_000_000) throw new Error('seed numbers must stay below 9e14')
-  const db = rawDatabase(store)
+  // Without the request path's statement timeout: a million copies take longer than a request may.
+  await withMaintenanceDatabase(store, async (db) => {
+    await seedInOneTransaction(db, templateToken, count, offset)
+    // PostgreSQL: statistics for the planner, and the pages' visibility settled once here. Otherwise
+    // autovacuum would run during the measurements that follow, and the first read of each new page
+    // would write it again (hint bits): costs a store that grew over months does not have.
+    if (store.name === 'postgres') await sql`vacuum (analyze) operations, status_buckets`.execute(db)
+  })
+}
+
+async function seedInOneTransaction(
+  db: Kysely<Database>,
+  templateToken: string,
+  count: number,
+  offset: number,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const template = await trx
       .selectFrom('operations')
@@ -73,8 +89,4 @@ export async function seedCopiesOfOperation(
       .where('name', '=', template.kind)
       .execute()
   })
-  // PostgreSQL: statistics for the planner, and the pages' visibility settled once here. Otherwise
-  // autovacuum would run during the measurements that follow, and the first read of each new page
-  // would write it again (hint bits): costs a store that grew over months does not have.
-  if (store.name === 'postgres') await sql`vacuum (analyze) operations, status_buckets`.execute(db)
 }

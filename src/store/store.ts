@@ -133,15 +133,29 @@ export async function readSnapshot<T>(
   store: Store,
   work: (snapshot: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
+  const isolation = internalsOf(store).dialect.snapshotIsolation
+  return withMaintenanceDatabase(store, (reader) => {
+    const snapshot = reader.transaction().setAccessMode('read only')
+    return (isolation ? snapshot.setIsolationLevel(isolation) : snapshot).execute(work)
+  })
+}
+
+/**
+ * Work on a connection of its own without the request path's bounds (PostgreSQL), closed after:
+ * migrations, whole-store reads and bulk seeding may take minutes. SQLite has no such bounds and
+ * one writer, so the store's own handle serves.
+ */
+export async function withMaintenanceDatabase<T>(
+  store: Store,
+  work: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
   const { db, dialect } = internalsOf(store)
   const maintenance = dialect.maintenanceDialect()
-  const reader = maintenance ? new Kysely<Database>({ dialect: maintenance }) : db
+  const own = maintenance ? new Kysely<Database>({ dialect: maintenance }) : db
   try {
-    const snapshot = reader.transaction().setAccessMode('read only')
-    const isolation = dialect.snapshotIsolation
-    return await (isolation ? snapshot.setIsolationLevel(isolation) : snapshot).execute(work)
+    return await work(own)
   } finally {
-    if (maintenance) await reader.destroy()
+    if (maintenance) await own.destroy()
   }
 }
 
@@ -180,15 +194,9 @@ async function answerWithin(query: Promise<unknown>, withinMs: number): Promise<
  * Kysely's lock table. It runs on its own connection without the request path's timeouts: an
  * index over a large table may take minutes.
  */
-export async function migrate(store: Store): Promise<string[]> {
-  const { db: requestDb, dialect } = internalsOf(store)
-  const maintenance = dialect.maintenanceDialect()
-  const db = maintenance ? new Kysely<Database>({ dialect: maintenance }) : requestDb
-  try {
-    return await applyMigrations(db, dialect)
-  } finally {
-    if (maintenance) await db.destroy()
-  }
+export function migrate(store: Store): Promise<string[]> {
+  const { dialect } = internalsOf(store)
+  return withMaintenanceDatabase(store, (db) => applyMigrations(db, dialect))
 }
 
 async function applyMigrations(db: Kysely<Database>, dialect: StoreDialect): Promise<string[]> {
