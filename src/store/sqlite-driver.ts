@@ -252,13 +252,36 @@ function deferred(): Deferred {
   return { promise, resolve, reject }
 }
 
+interface PreparedStatement {
+  readonly statement: BetterSqlite3.Statement
+  /** For a statement that returns rows: its row, from the values better-sqlite3 returns in raw mode. */
+  readonly rowOf: RowOf | undefined
+}
+
+type RowOf = (values: unknown[]) => Record<string, unknown>
+
+/**
+ * better-sqlite3 builds each row object through V8's API, a property at a time: past about
+ * sixteen columns (an operation has 29) V8 turns such an object into a slow dictionary, and every
+ * read of it afterwards is a hash lookup. Rows are read as arrays instead and built by a function
+ * made once per statement whose object literal names every column: one hidden class, fields in
+ * the object. A details request's store read went from about 53 to about 17 µs of CPU.
+ * Later columns of the same name win, as they do in better-sqlite3's own rows.
+ */
+function rowBuilder(statement: BetterSqlite3.Statement): RowOf {
+  // A literal "__proto__" key would set the prototype; as a computed key it is an own field.
+  const key = (name: string) => (name === '__proto__' ? `["__proto__"]` : JSON.stringify(name))
+  const fields = statement.columns().map((column, index) => `${key(column.name)}: values[${index}]`)
+  return new Function('values', `return { ${fields.join(', ')} }`) as RowOf
+}
+
 /** A better-sqlite3 connection whose statements are prepared once and reused. */
 class CachedConnection implements DatabaseConnection {
   /** True while a transaction's savepoint is open on this connection. */
   inMember = false
   /** True inside a read-only snapshot transaction. */
   inSnapshot = false
-  private readonly statements = new Map<string, BetterSqlite3.Statement>()
+  private readonly statements = new Map<string, PreparedStatement>()
 
   constructor(
     readonly database: BetterSqlite3.Database,
@@ -271,23 +294,25 @@ class CachedConnection implements DatabaseConnection {
     return Promise.resolve(this.run<R>(query, this.prepared(query.sql)))
   }
 
-  run<R>(query: CompiledQuery, statement: BetterSqlite3.Statement): QueryResult<R> {
+  run<R>(query: CompiledQuery, prepared: PreparedStatement): QueryResult<R> {
     const parameters = query.parameters as unknown[]
-    if (statement.reader) return { rows: statement.all(parameters) as R[] }
+    const { statement, rowOf } = prepared
+    if (rowOf) return { rows: (statement.all(parameters) as unknown[][]).map(rowOf) as R[] }
     const { changes, lastInsertRowid } = statement.run(parameters)
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] }
   }
 
-  prepared(sql: string): BetterSqlite3.Statement {
+  prepared(sql: string): PreparedStatement {
     const cached = this.statements.get(sql)
     if (cached) return cached
     const statement = this.database.prepare(sql)
+    const prepared = { statement, rowOf: statement.reader ? rowBuilder(statement.raw(true)) : undefined }
     if (this.statements.size >= statementCacheSize) {
       const oldest = this.statements.keys().next().value
       if (oldest !== undefined) this.statements.delete(oldest)
     }
-    this.statements.set(sql, statement)
-    return statement
+    this.statements.set(sql, prepared)
+    return prepared
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not offered by this driver
@@ -371,8 +396,8 @@ class RoutingConnection implements DatabaseConnection {
     private readonly writer: () => GuardedSqliteDriver,
   ) {}
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const statement = this.reads.prepared(query.sql)
-    if (statement.readonly) return Promise.resolve(this.reads.run<R>(query, statement))
+    const prepared = this.reads.prepared(query.sql)
+    if (prepared.statement.readonly) return Promise.resolve(this.reads.run<R>(query, prepared))
     return this.writer().runAlone<R>(query)
   }
   // biome-ignore lint/correctness/useYield: streaming is not offered by this driver
