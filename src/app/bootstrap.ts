@@ -11,6 +11,7 @@ import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import { createSecretBox } from './credentials.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
+import { createPricingRulesCache } from './pricing-rules-cache.ts'
 import { createSigningSecretCache } from './signing-secret-cache.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
 
@@ -62,6 +63,7 @@ export async function createContext(
     appliedMigrations,
     credentials: createCredentialCache(),
     signingSecrets: createSigningSecretCache(),
+    pricingRules: createPricingRulesCache(),
     metrics: createMetrics({ connections: live, store, clock, logger }),
   }
   try {

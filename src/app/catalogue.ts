@@ -101,5 +101,6 @@ export function listFeeRows(context: AppContext, merchantId?: string): Promise<F
 export async function setFeeRow(context: AppContext, row: FeeRow): Promise<boolean> {
   if (!(await context.store.merchants.exists(row.merchantId))) return false
   await context.store.catalogue.setFeeRow(row)
+  context.pricingRules.forgetAll()
   return true
 }

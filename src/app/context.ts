@@ -6,6 +6,7 @@ import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Store } from '../store/store.ts'
 import type { CredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
+import type { PricingRulesCache } from './pricing-rules-cache.ts'
 import type { SigningSecretCache } from './signing-secret-cache.ts'
 
 /** What every use case needs, built once in main and passed down. The store offers repositories and transactions, never a database handle. */
@@ -22,6 +23,8 @@ export interface AppContext {
   readonly credentials: CredentialCache
   /** Each merchant's signing secrets per mode as a delivery last read them, fresh for at most 500 ms. */
   readonly signingSecrets: SigningSecretCache
+  /** The route and fee rule of each side priced, fresh for at most 500 ms. */
+  readonly pricingRules: PricingRulesCache
   /** The migrations this process applied when it opened the store (usually none). */
   readonly appliedMigrations: readonly string[]
 }

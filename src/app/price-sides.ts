@@ -18,6 +18,7 @@ import { readPhoneNumber } from '../domain/phone-numbers.ts'
 import { price } from '../domain/pricing.ts'
 import { type ErrorCode, type FieldError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
+import type { PricingRules } from './pricing-rules-cache.ts'
 import type { Principal } from './principal.ts'
 
 export interface CustomerInput {
@@ -144,11 +145,8 @@ async function priceSide(
   const { currency, amountMinor } = money
   // Reported beside any problem of the channel or the amount below; the side is refused either way.
   const customer = customerOf(input, reject)
-  const { catalogue } = context.store
-  const route = await catalogue.findRoute(input.channel, input.country, kind)
-  const rule =
-    route && (await catalogue.findFeeRule(principal.merchantId, kind, input.channel, input.country))
-  if (!route || !rule) {
+  const rules = await pricingRulesOf(context, principal.merchantId, kind, input)
+  if (!rules) {
     return reject(
       'channel_unavailable',
       'channel',
@@ -156,6 +154,7 @@ async function priceSide(
       `Channel ${input.channel} does not serve ${kind} in ${input.country}; GET /api/v1/channels lists what does.`,
     )
   }
+  const { route, rule } = rules
   if (!context.providers.connects(principal.mode, input.channel, input.country, sideKinds[kind].direction)) {
     return reject(
       'channel_unavailable',
@@ -194,4 +193,20 @@ async function priceSide(
     customer,
     status: 'pending',
   }
+}
+
+/** The side's route and the merchant's fee rule for it, read through the short-lived cache. */
+function pricingRulesOf(
+  context: AppContext,
+  merchantId: string,
+  kind: SideKind,
+  input: SideInput,
+): Promise<PricingRules | undefined> {
+  const { channel, country } = input
+  return context.pricingRules.read(JSON.stringify([merchantId, kind, channel, country]), async () => {
+    const { catalogue } = context.store
+    const route = await catalogue.findRoute(channel, country, kind)
+    const rule = route && (await catalogue.findFeeRule(merchantId, kind, channel, country))
+    return route && rule ? { route, rule } : undefined
+  })
 }

@@ -1,11 +1,13 @@
-import { sql } from 'kysely'
+import { type Insertable, sql } from 'kysely'
 import type { Mode, SideRole } from '../../domain/kinds.ts'
 import type { EntryStatus, EntryType } from '../../domain/ledger-rules.ts'
 import type { Operation } from '../../domain/operation.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { LedgerEffect } from '../../domain/transitions.ts'
+import type { LedgerEntriesTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+import { statementTemplate } from './statement-template.ts'
 
 /**
  * Two-phase money movement on a merchant's balance, in the style of TigerBeetle: a hold reserves
@@ -130,25 +132,30 @@ async function hold(
 }
 
 async function credit(scope: RepositoryScope, operation: Operation, amountMinor: number): Promise<void> {
-  // One statement: the first credit in a currency opens its balance row.
-  const balance = await scope.db
-    .insertInto('balances')
-    .values({
-      merchant_id: operation.merchantId,
-      mode: operation.mode,
-      currency: operation.currency,
-      posted_minor: amountMinor,
-      held_minor: 0,
-    })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['merchant_id', 'mode', 'currency'])
-        .doUpdateSet({ posted_minor: sql`balances.posted_minor + ${amountMinor}` }),
-    )
-    .returning('posted_minor')
-    .executeTakeFirstOrThrow()
-  await insertEntry(scope, operation, 'cash-in', amountMinor, 'succeeded', balance.posted_minor)
+  const { merchantId, mode, currency } = operation
+  const [balance] = (await creditBalance(scope.db, { merchantId, mode, currency, amountMinor })).rows
+  await insertEntry(scope, operation, 'cash-in', amountMinor, 'succeeded', balance!.posted_minor)
 }
+
+// One statement: the first credit in a currency opens its balance row.
+const creditBalance = statementTemplate(
+  (db, credit: { merchantId: string; mode: string; currency: string; amountMinor: number }) =>
+    db
+      .insertInto('balances')
+      .values({
+        merchant_id: credit.merchantId,
+        mode: credit.mode,
+        currency: credit.currency,
+        posted_minor: credit.amountMinor,
+        held_minor: 0,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['merchant_id', 'mode', 'currency'])
+          .doUpdateSet({ posted_minor: sql`balances.posted_minor + ${credit.amountMinor}` }),
+      )
+      .returning('posted_minor'),
+)
 
 /** Posts or releases the operation's pending hold of this type; the entry's own status guards it, so at most once. */
 async function resolve(
@@ -195,25 +202,26 @@ async function insertEntry(
   const sequence = await nextCounterValue(db, operation.merchantId, operation.mode, 'ledger')
   // Read after the counter's lock is held, so sequence order and date order agree under concurrency.
   const atUs = clock.nowUs()
-  await db
-    .insertInto('ledger_entries')
-    .values({
-      merchant_id: operation.merchantId,
-      mode: operation.mode,
-      sequence,
-      reference: transactionReference(atUs, operation.token, sequence),
-      operation_id: operation.id,
-      operation_kind: operation.kind,
-      type,
-      currency: operation.currency,
-      amount_minor: amountMinor,
-      status,
-      created_at_us: atUs,
-      updated_at_us: atUs,
-      balance_after_minor: balanceAfterMinor,
-    })
-    .execute()
+  await insertEntryRow(db, {
+    merchant_id: operation.merchantId,
+    mode: operation.mode,
+    sequence,
+    reference: transactionReference(atUs, operation.token, sequence),
+    operation_id: operation.id,
+    operation_kind: operation.kind,
+    type,
+    currency: operation.currency,
+    amount_minor: amountMinor,
+    status,
+    created_at_us: atUs,
+    updated_at_us: atUs,
+    balance_after_minor: balanceAfterMinor,
+  })
 }
+
+const insertEntryRow = statementTemplate((db, row: Insertable<LedgerEntriesTable>) =>
+  db.insertInto('ledger_entries').values(row),
+)
 
 /** TX<yyyymmdd>.<first token group>.<8-digit sequence>, e.g. TX20261121.k3v9q.00000042 */
 export function transactionReference(atUs: number, token: string, sequence: number): string {

@@ -7,6 +7,7 @@ import type { Status } from '../../domain/status.ts'
 import type { Database, OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+import { statementTemplate } from './statement-template.ts'
 import { countStatusChanges, type ListKey, statusPageStart } from './status-buckets.ts'
 
 export interface OperationFilters {
@@ -84,11 +85,7 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
       return row && toOperation(row)
     },
     async findByToken(merchantId, mode, token) {
-      const row = await selectOperations()
-        .where('token', '=', token)
-        .where('merchant_id', '=', merchantId)
-        .where('mode', '=', mode)
-        .executeTakeFirst()
+      const [row] = (await selectByToken(db, { merchantId, mode, token })).rows
       return row && toOperation(row)
     },
     async findById(id) {
@@ -109,15 +106,27 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
   }
 }
 
-async function insertIfNew(db: Executor, operation: Operation): Promise<number | undefined> {
-  const inserted = await db
+const selectByToken = statementTemplate((db, key: { merchantId: string; mode: Mode; token: string }) =>
+  db
+    .selectFrom('operations')
+    .selectAll()
+    .where('token', '=', key.token)
+    .where('merchant_id', '=', key.merchantId)
+    .where('mode', '=', key.mode),
+)
+
+const insertUnlessReferenced = statementTemplate((db, row: ReturnType<typeof toRow>) =>
+  db
     .insertInto('operations')
-    .values(toRow(operation))
+    .values(row)
     .onConflict((conflict) =>
       conflict.columns(['merchant_id', 'mode', 'kind', 'merchant_reference']).doNothing(),
     )
-    .returning('id')
-    .executeTakeFirst()
+    .returning('id'),
+)
+
+async function insertIfNew(db: Executor, operation: Operation): Promise<number | undefined> {
+  const [inserted] = (await insertUnlessReferenced(db, toRow(operation))).rows
   if (!inserted) return undefined
   await insertOperatorReferences(db, inserted.id, operation.sides)
   await countStatusChanges(db, listKeyOf(operation), [

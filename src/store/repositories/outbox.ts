@@ -1,10 +1,11 @@
-import { type Selectable, sql } from 'kysely'
+import { type Insertable, type Selectable, sql } from 'kysely'
 import { newEventId } from '../../domain/identifiers.ts'
 import type { Mode } from '../../domain/kinds.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { DeliveryStatus, EventAttemptsTable, EventsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+import { statementTemplate } from './statement-template.ts'
 
 /**
  * The outbox: one row per status an operation takes, written in the transaction that took it,
@@ -374,8 +375,12 @@ async function appendEvents(
       delivered_at_us: null,
     }
   })
-  await db.insertInto('events').values(rows).execute()
+  await insertEvents(db, { rows })
 }
+
+const insertEvents = statementTemplate((db, events: { rows: Insertable<EventsTable>[] }) =>
+  db.insertInto('events').values(events.rows),
+)
 
 function toClaimed(row: Selectable<EventsTable>): ClaimedEvent {
   return {

@@ -1,5 +1,6 @@
 import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { Executor } from './executor.ts'
+import { statementTemplate } from './statement-template.ts'
 
 export function isUnfiltered(filters: object): boolean {
   return Object.values(filters).every((value) => value === undefined)
@@ -43,15 +44,19 @@ export async function nextCounterValue(
   name: string,
   by = 1,
 ): Promise<number> {
-  const row = await db
-    .insertInto('counters')
-    .values({ merchant_id: merchantId, mode, name, value: by })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['merchant_id', 'mode', 'name'])
-        .doUpdateSet((eb) => ({ value: eb('counters.value', '+', by) })),
-    )
-    .returning('value')
-    .executeTakeFirstOrThrow()
-  return row.value
+  const { rows } = await advanceCounter(db, { merchantId, mode, name, by })
+  return rows[0]!.value
 }
+
+const advanceCounter = statementTemplate(
+  (db, counter: { merchantId: string; mode: string; name: string; by: number }) =>
+    db
+      .insertInto('counters')
+      .values({ merchant_id: counter.merchantId, mode: counter.mode, name: counter.name, value: counter.by })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['merchant_id', 'mode', 'name'])
+          .doUpdateSet((eb) => ({ value: eb('counters.value', '+', counter.by) })),
+      )
+      .returning('value'),
+)

@@ -1,6 +1,8 @@
-import { sql } from 'kysely'
+import { type Insertable, sql } from 'kysely'
 import type { PageRequest } from '../../domain/pages.ts'
+import type { StatusBucketsTable } from '../schema.ts'
 import type { Executor } from './executor.ts'
+import { statementTemplate } from './statement-template.ts'
 
 /**
  * A list filtered on status must give its true total and its page N without counting or skipping
@@ -58,16 +60,21 @@ export async function countStatusChanges(
     a.status !== b.status ? (a.status < b.status ? -1 : 1) : a.level - b.level || a.bucket - b.bucket,
   )
   if (rows.length === 0) return
-  await db
+  await addToCounts(db, { rows })
+}
+
+type BucketRow = Insertable<StatusBucketsTable>
+
+const addToCounts = statementTemplate((db, change: { rows: BucketRow[] }) =>
+  db
     .insertInto('status_buckets')
-    .values(rows)
+    .values(change.rows)
     .onConflict((conflict) =>
       conflict
         .columns(['merchant_id', 'mode', 'kind', 'status', 'level', 'bucket'])
         .doUpdateSet((eb) => ({ count: eb('status_buckets.count', '+', eb.ref('excluded.count')) })),
-    )
-    .execute()
-}
+    ),
+)
 
 /** Counts the operations above `abovePosition`, at both levels (a migration's fill, the bench's bulk seeding). */
 export async function countExistingStatuses(
