@@ -8,6 +8,7 @@ import {
   SqliteDriver,
   type TransactionSettings,
 } from 'kysely'
+import type { WalSync } from './wal-sync.ts'
 
 /**
  * Transactions take the write lock at BEGIN. With a deferred BEGIN, two processes that both
@@ -50,6 +51,8 @@ class GuardedSqliteDriver extends SqliteDriver {
   constructor(
     private readonly database: BetterSqlite3.Database,
     private readonly lockWaitMs: number,
+    /** Makes each COMMIT durable off the event loop; absent for a database in memory. */
+    private readonly walSync: WalSync | undefined,
   ) {
     super({ database })
     this.writer = new CachedConnection(database, () => this.commitGroup())
@@ -122,6 +125,8 @@ class GuardedSqliteDriver extends SqliteDriver {
     if (this.writer.inSnapshot) {
       this.writer.inSnapshot = false
       this.database.exec('commit')
+      // What the snapshot read is on disk before anyone hears of it.
+      await this.walSync?.durable()
       return
     }
     this.database.exec('release member')
@@ -181,7 +186,8 @@ class GuardedSqliteDriver extends SqliteDriver {
       this.database.exec('commit')
       this.statistics.commits += 1
       this.statistics.transactions += group.members
-      group.committed.resolve()
+      if (this.walSync) this.walSync.cover(group.committed)
+      else group.committed.resolve()
     } catch (error) {
       if (this.database.inTransaction) this.database.exec('rollback')
       group.committed.reject(error)
@@ -221,6 +227,8 @@ class GuardedSqliteDriver extends SqliteDriver {
 
   override async destroy(): Promise<void> {
     this.commitGroup()
+    await this.walSync?.durable().catch(() => {})
+    this.walSync?.close()
     await super.destroy()
   }
 }
@@ -339,19 +347,20 @@ export class GuardedSqliteDialect extends SqliteDialect {
   constructor(
     private readonly database: BetterSqlite3.Database,
     private readonly lockWaitMs: number,
+    private readonly walSync: WalSync | undefined,
   ) {
     super({ database })
   }
   override createDriver(): SqliteDriver {
-    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs)
+    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync)
     return this.driver
   }
   /** The COMMIT the transaction now running on this dialect's connection will be part of. */
   groupCommitted(): Promise<void> | undefined {
     return this.driver?.groupCommitted()
   }
-  commitStatistics(): { commits: number; transactions: number } | undefined {
-    return this.driver && { ...this.driver.statistics }
+  commitStatistics(): CommitStatistics | undefined {
+    return this.driver && { ...this.driver.statistics, syncs: this.walSync?.syncs ?? 0 }
   }
   /** The dialect for statements outside transactions: reads on `reader`, writes in the writer's turn. */
   outsideTransactions(reader: BetterSqlite3.Database): Dialect {
@@ -359,8 +368,15 @@ export class GuardedSqliteDialect extends SqliteDialect {
       if (!this.driver) throw new Error('the writer is not initialised yet')
       return this.driver
     }
-    return new OutsideTransactionDialect(reader, writer)
+    return new OutsideTransactionDialect(reader, writer, this.walSync)
   }
+}
+
+/** Group COMMITs, the transactions they held, and the syncs that made them durable. */
+export interface CommitStatistics {
+  commits: number
+  transactions: number
+  syncs: number
 }
 
 /**
@@ -373,11 +389,13 @@ class OutsideTransactionDialect extends SqliteDialect {
   constructor(
     private readonly reader: BetterSqlite3.Database,
     private readonly writer: () => GuardedSqliteDriver,
+    private readonly walSync: WalSync | undefined,
   ) {
     super({ database: reader })
   }
   override createDriver(): SqliteDriver {
-    const connection = new RoutingConnection(new CachedConnection(this.reader, () => {}), this.writer)
+    const reads = new CachedConnection(this.reader, () => {})
+    const connection = new RoutingConnection(reads, this.writer, this.walSync)
     return new (class extends SqliteDriver {
       override async acquireConnection() {
         return connection
@@ -394,11 +412,15 @@ class RoutingConnection implements DatabaseConnection {
   constructor(
     private readonly reads: CachedConnection,
     private readonly writer: () => GuardedSqliteDriver,
+    private readonly walSync: WalSync | undefined,
   ) {}
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const prepared = this.reads.prepared(query.sql)
-    if (prepared.statement.readonly) return Promise.resolve(this.reads.run<R>(query, prepared))
-    return this.writer().runAlone<R>(query)
+    if (!prepared.statement.readonly) return this.writer().runAlone<R>(query)
+    const result = this.reads.run<R>(query, prepared)
+    // A commit is visible before its sync ends: nobody hears what it wrote until it is on disk.
+    if (this.walSync?.pending) return this.walSync.durable().then(() => result)
+    return Promise.resolve(result)
   }
   // biome-ignore lint/correctness/useYield: streaming is not offered by this driver
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {

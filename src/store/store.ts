@@ -20,6 +20,7 @@ import { type OutboxRepository, outboxRepository } from './repositories/outbox.t
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type WebhookSecretsRepository, webhookSecretsRepository } from './repositories/webhook-secrets.ts'
 import type { Database } from './schema.ts'
+import type { CommitStatistics } from './sqlite-driver.ts'
 
 /** Every repository, on the database or inside one transaction. */
 export interface Repositories {
@@ -44,7 +45,7 @@ export interface Store extends Repositories {
   /** One transaction: the repositories it is given write and read inside it; it commits when `work` resolves. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>
   /** SQLite's group commit: durable COMMITs so far and the transactions they held; undefined on PostgreSQL. */
-  commitStatistics(): { commits: number; transactions: number } | undefined
+  commitStatistics(): CommitStatistics | undefined
   /** True when the failure means the database cannot answer now (503), rather than a bug. */
   isUnavailable(error: unknown): boolean
   /** Resolves when the database answers a query within `withinMs`; rejects otherwise. */
