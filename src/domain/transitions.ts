@@ -1,6 +1,7 @@
 import type { SideRole } from './kinds.ts'
 import { type LedgerEffect, ledgerEffectsBetween } from './ledger-rules.ts'
 import {
+  cloneOperation,
   compositeStatus,
   failureOf,
   type Operation,
@@ -98,7 +99,7 @@ const usOf = (milliseconds: number) => Math.ceil(milliseconds * 1000)
  * submission that follows the commit be lost to a crash, to be submitted.
  */
 export function openOperation(draft: Operation, clock: TransitionClock): Transition {
-  const operation = structuredClone(draft)
+  const operation = cloneOperation(draft)
   const ledger = ledgerEffectsBetween([], operation.sides)
   const first = operation.sides[0]
   if (!first) throw new Error('an operation has at least one side')
@@ -106,7 +107,7 @@ export function openOperation(draft: Operation, clock: TransitionClock): Transit
     operation,
     changed: true,
     ledger,
-    statusesTaken: [structuredClone(operation)],
+    statusesTaken: [cloneOperation(operation)],
     refundClaims: refundClaimsBetween(undefined, operation),
     work: [
       {
@@ -136,7 +137,7 @@ export function applySideOutcome(
   source: OutcomeSource,
   clock: TransitionClock,
 ): Transition {
-  const operation = structuredClone(current)
+  const operation = cloneOperation(current)
   const unchanged: Transition = {
     operation: current,
     changed: false,
@@ -238,7 +239,7 @@ function concludeTransition(transition: Transition, before: Operation, clock: Tr
     operation.status = next
     operation.failure = failureOf(operation.sides, next)
     operation.completedAtUs = isFinal(next) ? clock.nowUs : null
-    transition.statusesTaken.push(structuredClone(operation))
+    transition.statusesTaken.push(cloneOperation(operation))
     if (isFinal(next)) transition.work = [{ action: 'finish-all' }]
   }
   return transition

@@ -12,7 +12,7 @@ import {
   expectedLedgerEntries,
   type LedgerEntryShape,
 } from '../../src/domain/ledger-rules.ts'
-import type { Operation, Side } from '../../src/domain/operation.ts'
+import { cloneOperation, type Operation, type Side } from '../../src/domain/operation.ts'
 import {
   applySideOutcome,
   chainTransitions,
@@ -355,5 +355,38 @@ describe('every life of every kind', () => {
       }),
       { numRuns: 2000 },
     )
+  })
+})
+
+describe('cloneOperation: a transition never changes the state it was given', () => {
+  const full: Operation = {
+    ...draft('transfer'),
+    failure: { code: 'declined', message: 'No.' },
+    metadata: { order: '42' },
+    refundOf: { id: 3, token: 'zzzzz-zzzzz-zzzzz-zzzzz-zzzzz' },
+    refunds: { refundableMinor: 1000, refundedMinor: 200 },
+    urls: { callbackUrl: 'https://merchant.example/callbacks', failedUrl: 'https://merchant.example/failed' },
+  }
+  full.sides[0]!.failure = { code: 'declined', message: 'No.' }
+  full.sides[1]!.operatorReference = 'op-ref'
+
+  test('the copy equals the operation, field by field (as structuredClone would give it)', () => {
+    for (const operation of [full, ...operationKindNames.map(draft)])
+      assert.deepStrictEqual(cloneOperation(operation), structuredClone(operation))
+  })
+
+  test('no object of the copy is shared with the operation: changing the copy leaves it as it was', () => {
+    const before = structuredClone(full)
+    const copy = cloneOperation(full)
+    copy.sides[0]!.customer.phoneNumber = '+2250000000000'
+    copy.sides[0]!.failure!.code = 'changed'
+    copy.sides[1]!.status = 'succeeded'
+    copy.sides.push(copy.sides[0]!)
+    copy.urls.callbackUrl = null
+    copy.failure!.message = 'changed'
+    copy.metadata!.order = 'changed'
+    copy.refundOf!.id = 9
+    copy.refunds!.refundedMinor = 0
+    assert.deepStrictEqual(full, before)
   })
 })
