@@ -32,6 +32,8 @@ export interface StoreDialect {
    * commits alone (PostgreSQL).
    */
   groupCommitted(): Promise<void> | undefined
+  /** Resolves once every commit made so far is durable (SQLite makes commits durable after them). */
+  durable(): Promise<void>
   /** Durable commits, the transactions they held and the syncs that made them durable, when commits are grouped. */
   commitStatistics(): CommitStatistics | undefined
   /** SELECT ... FOR UPDATE. SQLite has none, and needs none: a write transaction holds the whole database. */
@@ -85,6 +87,7 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
     kyselyDialect,
     outsideTransactionsDialect: reader && kyselyDialect.outsideTransactions(reader),
     groupCommitted: () => kyselyDialect.groupCommitted(),
+    durable: () => walSync?.durable() ?? Promise.resolve(),
     commitStatistics: () => kyselyDialect.commitStatistics(),
     maintenanceDialect: () => undefined,
     snapshotIsolation: undefined,
@@ -196,6 +199,7 @@ function postgresDialect(url: string, options: DialectOptions): StoreDialect {
     kyselyDialect: new GuardedPostgresDialect(pool),
     outsideTransactionsDialect: undefined,
     groupCommitted: () => undefined,
+    durable: () => Promise.resolve(),
     commitStatistics: () => undefined,
     maintenanceDialect: () => new GuardedPostgresDialect(postgresPool(url, options, 'maintenance')),
     snapshotIsolation: 'repeatable read',

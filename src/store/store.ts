@@ -18,6 +18,7 @@ import { type MonitoringRepository, monitoringRepository } from './repositories/
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
+import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
 import { type WebhookSecretsRepository, webhookSecretsRepository } from './repositories/webhook-secrets.ts'
 import type { Database } from './schema.ts'
 import type { CommitStatistics } from './sqlite-driver.ts'
@@ -28,6 +29,7 @@ export interface Repositories {
   readonly ledger: LedgerRepository
   readonly outbox: OutboxRepository
   readonly scheduledWork: ScheduledWorkRepository
+  readonly sequences: SequencesRepository
   readonly catalogue: CatalogueRepository
   readonly merchants: MerchantsRepository
   readonly apiKeys: ApiKeysRepository
@@ -70,6 +72,7 @@ function repositoriesOn(scope: RepositoryScope): Repositories {
     ledger: ledgerRepository(scope),
     outbox: outboxRepository(scope),
     scheduledWork: scheduledWorkRepository(scope),
+    sequences: sequencesRepository(scope),
     catalogue: catalogueRepository(scope),
     merchants: merchantsRepository(scope),
     apiKeys: apiKeysRepository(scope),
@@ -91,11 +94,19 @@ export function openStore(location: DatabaseLocation, options: StoreOptions = { 
     ...repositoriesOn({ db: outsideDb, dialect, clock }),
     transaction: async (work) => {
       let committed: Promise<void> | undefined
-      const result = await db.transaction().execute(async (trx) => {
-        const done = await work(repositoriesOn({ db: trx, dialect, clock }))
-        committed = dialect.groupCommitted()
-        return done
-      })
+      let result: Awaited<ReturnType<typeof work>>
+      try {
+        result = await db.transaction().execute(async (trx) => {
+          const done = await work(repositoriesOn({ db: trx, dialect, clock }))
+          committed = dialect.groupCommitted()
+          return done
+        })
+      } catch (error) {
+        // A refusal may carry what it read (the operation a merchantReference already names):
+        // heard only once that is durable too.
+        await dialect.durable().catch(() => {})
+        throw error
+      }
       // Acknowledged only once durable: with group commit, that is the group's COMMIT.
       await committed
       return result
