@@ -1,4 +1,5 @@
 import type { SideRole } from '../domain/kinds.ts'
+import { entriesAddedBy } from '../domain/ledger-rules.ts'
 import { type Operation, sideAwaitingSubmission } from '../domain/operation.ts'
 import {
   applySideOutcome,
@@ -165,9 +166,14 @@ async function applyEffects(
     if (!(await tx.operations.adjustRefunded(claim.refundedId, claim.deltaMinor)))
       throw new RefundRefused(claim.refundedId, claim.deltaMinor)
   }
-  const refused = await tx.ledger.apply(operation, transition.ledger)
+  const events = transition.statusesTaken.map(statusEvent)
+  const first = await tx.sequences.reserve(operation.merchantId, operation.mode, {
+    ledgerEntries: entriesAddedBy(transition.ledger),
+    events: events.length,
+  })
+  const refused = await tx.ledger.apply(operation, transition.ledger, first.ledgerEntries)
   if (refused) throw new InsufficientBalance(refused)
-  await tx.outbox.append(operation, transition.statusesTaken.map(statusEvent))
+  await tx.outbox.append(operation, events, first.events)
   await tx.scheduledWork.apply(operation.id, transition.work, nowUs)
   taken.push(...transition.statusesTaken)
 }

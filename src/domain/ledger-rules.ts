@@ -35,6 +35,11 @@ export type LedgerEffect =
   /** Post (succeeded) or release (canceled) the operation's pending hold of this type, at most once. */
   | { action: 'resolve'; entryType: 'cash-out' | 'reversal'; resolution: 'succeeded' | 'canceled' }
 
+/** How many entries the effects add to the ledger: a hold or a credit is a new entry; a resolve settles one. */
+export function entriesAddedBy(effects: readonly LedgerEffect[]): number {
+  return effects.filter((effect) => effect.action !== 'resolve').length
+}
+
 function holdStatus(sideStatus: Status): EntryStatus {
   if (sideStatus === 'pending') return 'pending'
   return sideStatus === 'succeeded' ? 'succeeded' : 'canceled'

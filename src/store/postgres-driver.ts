@@ -11,6 +11,7 @@ import {
   type TransactionSettings,
 } from 'kysely'
 import pg from 'pg'
+import { writeOnlyTable } from './write-only.ts'
 
 /**
  * Kysely over pg, with one rule that the stock driver lacks: a connection whose transaction state
@@ -56,19 +57,29 @@ class GuardedPostgresDriver implements Driver {
     const isolation = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : ''
     const access = settings.accessMode ? ` ${settings.accessMode}` : ''
     await connection.executeQuery(CompiledQuery.raw(`start transaction${isolation}${access}`))
+    guarded(connection).inTransaction = true
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const guardedConnection = guarded(connection)
+    await guardedConnection.sendHeldWrites()
+    guardedConnection.inTransaction = false
     await connection.executeQuery(CompiledQuery.raw('commit'))
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if (guarded(connection).untrustedBecause) return
+    const guardedConnection = guarded(connection)
+    guardedConnection.dropHeldWrites()
+    guardedConnection.inTransaction = false
+    if (guardedConnection.untrustedBecause) return
     await connection.executeQuery(CompiledQuery.raw('rollback'))
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    const { client, untrustedBecause } = guarded(connection)
+    const guardedConnection = guarded(connection)
+    guardedConnection.dropHeldWrites()
+    guardedConnection.inTransaction = false
+    const { client, untrustedBecause } = guardedConnection
     const state = client.getTransactionStatus()
     const reason =
       untrustedBecause ??
@@ -95,10 +106,44 @@ export class UntrustedConnectionError extends Error {
 class GuardedConnection implements DatabaseConnection {
   /** Set once the connection's transaction state can no longer be known. */
   untrustedBecause: Error | undefined
+  inTransaction = false
+  /** Write-only statements of the transaction not sent yet, at most one per table, in order. */
+  private held: { query: CompiledQuery; table: string }[] = []
 
   constructor(readonly client: pg.PoolClient) {}
 
+  /**
+   * Inside a transaction, a statement whose result nobody reads (write-only.ts) is held back, and
+   * the statements held are sent together, as one statement, right before anything that names
+   * one of their tables, and before COMMIT: each round trip to PostgreSQL is a wait, and every
+   * initiation of one merchant waits behind the one holding its counters' row lock. Held
+   * statements go out in the order they came; two for one table never share a statement (rows one
+   * statement changes twice are an error in PostgreSQL), and a failure in them fails the
+   * transaction as it would have at their own turn.
+   */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const table = this.inTransaction ? writeOnlyTable(compiledQuery) : undefined
+    if (table !== undefined && !this.held.some((write) => write.table === table)) {
+      this.held.push({ query: compiledQuery, table })
+      return { rows: [] }
+    }
+    if (this.held.some((write) => table === write.table || namesTable(compiledQuery.sql, write.table)))
+      await this.sendHeldWrites()
+    return this.send(compiledQuery)
+  }
+
+  async sendHeldWrites(): Promise<void> {
+    const held = this.held
+    this.held = []
+    if (held.length === 1) await this.send(held[0]!.query)
+    else if (held.length > 1) await this.send(asOneStatement(held.map((write) => write.query)))
+  }
+
+  dropHeldWrites(): void {
+    this.held = []
+  }
+
+  private async send<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     if (this.untrustedBecause) {
       throw new UntrustedConnectionError(
         `the connection was abandoned after: ${this.untrustedBecause.message}`,
@@ -124,6 +169,34 @@ class GuardedConnection implements DatabaseConnection {
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not supported by this driver')
   }
+}
+
+/** Whether the statement's text names the table (a word of its own: `events`, not `event_attempts`). */
+function namesTable(sql: string, table: string): boolean {
+  let pattern = tablePatterns.get(table)
+  if (!pattern) {
+    pattern = new RegExp(`\\b${table}\\b`)
+    tablePatterns.set(table, pattern)
+  }
+  return pattern.test(sql)
+}
+
+const tablePatterns = new Map<string, RegExp>()
+
+/**
+ * Several data-modifying statements as one: each a WITH item, its parameters renumbered after the
+ * ones before it. They run as one statement with one snapshot, so none may depend on another's
+ * writes: held statements write different tables and read nothing another wrote.
+ */
+function asOneStatement(queries: CompiledQuery[]): CompiledQuery {
+  const parameters: unknown[] = []
+  const items = queries.map((query, index) => {
+    const offset = parameters.length
+    parameters.push(...query.parameters)
+    const text = query.sql.replace(/\$(\d+)/g, (_match, number) => `$${Number(number) + offset}`)
+    return `w${index} as (${text})`
+  })
+  return CompiledQuery.raw(`with ${items.join(', ')} select 1`, parameters)
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { LedgerEffect } from '../../domain/transitions.ts'
 import type { LedgerEntriesTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
-import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+import { counterValue, isUnfiltered, seekPage } from './pages.ts'
 import { statementTemplate } from './statement-template.ts'
 
 /**
@@ -56,8 +56,16 @@ export interface RefusedHold {
 }
 
 export interface LedgerRepository {
-  /** Applies the effects in order; stops at the first hold the balance cannot cover and reports it. */
-  apply(operation: Operation, effects: readonly LedgerEffect[]): Promise<RefusedHold | undefined>
+  /**
+   * Applies the effects in order; stops at the first hold the balance cannot cover and reports it.
+   * The entries it adds (`entriesAddedBy(effects)`) take the sequences from `firstSequence` on,
+   * reserved beforehand (`SequencesRepository`).
+   */
+  apply(
+    operation: Operation,
+    effects: readonly LedgerEffect[],
+    firstSequence: number,
+  ): Promise<RefusedHold | undefined>
   balances(merchantId: string, mode?: Mode): Promise<BalanceView[]>
   list(
     merchantId: string,
@@ -79,13 +87,15 @@ export interface LedgerRepository {
 
 export function ledgerRepository(scope: RepositoryScope): LedgerRepository {
   return {
-    async apply(operation, effects) {
+    async apply(operation, effects, firstSequence) {
+      let sequence = firstSequence
       for (const effect of effects) {
-        if (effect.action === 'credit') await credit(scope, operation, effect.amountMinor)
+        if (effect.action === 'credit') await credit(scope, operation, effect.amountMinor, sequence++)
         else if (effect.action === 'resolve')
           await resolve(scope, operation, effect.entryType, effect.resolution)
         else {
-          const refused = await hold(scope, operation, effect.entryType, effect.amountMinor, effect.role)
+          const { entryType, amountMinor, role } = effect
+          const refused = await hold(scope, operation, { entryType, amountMinor, role, sequence: sequence++ })
           if (refused) return refused
         }
       }
@@ -109,9 +119,7 @@ function balanceRow({ db }: RepositoryScope, operation: Operation) {
 async function hold(
   scope: RepositoryScope,
   operation: Operation,
-  type: EntryType,
-  amountMinor: number,
-  role: SideRole,
+  { entryType: type, amountMinor, role, sequence }: HeldEntry,
 ): Promise<RefusedHold | undefined> {
   // No balance row yet means nothing is available: the conditional update then matches nothing.
   const result = await balanceRow(scope, operation)
@@ -127,14 +135,32 @@ async function hold(
       neededMinor: amountMinor,
     }
   }
-  await insertEntry(scope, operation, type, amountMinor, 'pending')
+  await insertEntry(scope, operation, { type, amountMinor, status: 'pending', sequence })
   return undefined
 }
 
-async function credit(scope: RepositoryScope, operation: Operation, amountMinor: number): Promise<void> {
+interface HeldEntry {
+  entryType: EntryType
+  amountMinor: number
+  role: SideRole
+  sequence: number
+}
+
+async function credit(
+  scope: RepositoryScope,
+  operation: Operation,
+  amountMinor: number,
+  sequence: number,
+): Promise<void> {
   const { merchantId, mode, currency } = operation
   const [balance] = (await creditBalance(scope.db, { merchantId, mode, currency, amountMinor })).rows
-  await insertEntry(scope, operation, 'cash-in', amountMinor, 'succeeded', balance!.posted_minor)
+  await insertEntry(scope, operation, {
+    type: 'cash-in',
+    amountMinor,
+    status: 'succeeded',
+    sequence,
+    balanceAfterMinor: balance!.posted_minor,
+  })
 }
 
 // One statement: the first credit in a currency opens its balance row.
@@ -194,13 +220,16 @@ async function resolve(
 async function insertEntry(
   { db, clock }: RepositoryScope,
   operation: Operation,
-  type: EntryType,
-  amountMinor: number,
-  status: 'pending' | 'succeeded',
-  balanceAfterMinor: number | null = null,
+  entry: {
+    type: EntryType
+    amountMinor: number
+    status: 'pending' | 'succeeded'
+    sequence: number
+    balanceAfterMinor?: number
+  },
 ): Promise<void> {
-  const sequence = await nextCounterValue(db, operation.merchantId, operation.mode, 'ledger')
-  // Read after the counter's lock is held, so sequence order and date order agree under concurrency.
+  const { type, amountMinor, status, sequence, balanceAfterMinor = null } = entry
+  // Read after the sequence's counter lock is held, so sequence order and date order agree under concurrency.
   const atUs = clock.nowUs()
   await insertEntryRow(db, {
     merchant_id: operation.merchantId,
@@ -219,8 +248,9 @@ async function insertEntry(
   })
 }
 
-const insertEntryRow = statementTemplate((db, row: Insertable<LedgerEntriesTable>) =>
-  db.insertInto('ledger_entries').values(row),
+const insertEntryRow = statementTemplate(
+  (db, row: Insertable<LedgerEntriesTable>) => db.insertInto('ledger_entries').values(row),
+  { writeOnly: 'ledger_entries' },
 )
 
 /** TX<yyyymmdd>.<first token group>.<8-digit sequence>, e.g. TX20261121.k3v9q.00000042 */

@@ -1,4 +1,4 @@
-import { type Selectable, type SelectQueryBuilder, sql } from 'kysely'
+import { type Selectable, type SelectQueryBuilder, sql, type Updateable } from 'kysely'
 import { type Mode, type OperationKind, refundKindFor, type SideRole } from '../../domain/kinds.ts'
 import type { Currency } from '../../domain/money.ts'
 import type { Metadata, Operation, OperationUrls, Side } from '../../domain/operation.ts'
@@ -141,20 +141,23 @@ async function save(db: Executor, operation: Operation, previousStatus: Status):
       { status: previousStatus, position: operation.position, delta: -1 },
       { status: operation.status, position: operation.position, delta: 1 },
     ])
-  await db
-    .updateTable('operations')
-    .set({
-      status: operation.status,
-      sides: JSON.stringify(operation.sides),
-      redirect_url: operation.redirectUrl,
-      failure_code: operation.failure?.code ?? null,
-      failure_message: operation.failure?.message ?? null,
-      completed_at_us: operation.completedAtUs,
-      updated_at_us: operation.updatedAtUs,
-    })
-    .where('id', '=', operation.id)
-    .execute()
+  await saveState(db, {
+    id: operation.id,
+    status: operation.status,
+    sides: JSON.stringify(operation.sides),
+    redirect_url: operation.redirectUrl,
+    failure_code: operation.failure?.code ?? null,
+    failure_message: operation.failure?.message ?? null,
+    completed_at_us: operation.completedAtUs,
+    updated_at_us: operation.updatedAtUs,
+  })
 }
+
+const saveState = statementTemplate(
+  (db, { id, ...state }: Updateable<OperationsTable> & { id: number }) =>
+    db.updateTable('operations').set(state).where('id', '=', id),
+  { writeOnly: 'operations' },
+)
 
 async function findAnyByToken(db: Executor, token: string): Promise<OperationWithMerchant | undefined> {
   const row = await db

@@ -4,7 +4,7 @@ import type { Mode } from '../../domain/kinds.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { DeliveryStatus, EventAttemptsTable, EventsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
-import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+import { counterValue, isUnfiltered, seekPage } from './pages.ts'
 import { statementTemplate } from './statement-template.ts'
 
 /**
@@ -85,7 +85,8 @@ export interface EventFilters {
 }
 
 export interface OutboxRepository {
-  append(subject: EventSubject, events: readonly NewEvent[]): Promise<void>
+  /** Writes the events at the positions from `firstPosition` on, reserved beforehand (`SequencesRepository`). */
+  append(subject: EventSubject, events: readonly NewEvent[], firstPosition: number): Promise<void>
   /**
    * Claims due events nobody holds, in one statement (SKIP LOCKED on PostgreSQL), so instances
    * sharing a database never take the same one; a claim whose holder died runs out and is retaken.
@@ -124,7 +125,7 @@ export interface OutboxRepository {
 export function outboxRepository(scope: RepositoryScope): OutboxRepository {
   const { db } = scope
   return {
-    append: (subject, events) => appendEvents(scope, subject, events),
+    append: (subject, events, firstPosition) => appendEvents(scope, subject, events, firstPosition),
     claimDue: (owner, nowUs, leaseMs, limit, operationId) =>
       claimDueEvents(
         scope,
@@ -350,10 +351,10 @@ async function appendEvents(
   { db, clock }: RepositoryScope,
   subject: EventSubject,
   events: readonly NewEvent[],
+  firstPosition: number,
 ): Promise<void> {
   if (events.length === 0) return
-  const last = await nextCounterValue(db, subject.merchantId, subject.mode, 'event', events.length)
-  // Read after the counter's lock is held, so list order and dates agree.
+  // Read after the positions' counter lock is held, so list order and dates agree.
   const nowUs = clock.nowUs()
   const rows = events.map((event, index) => {
     const id = newEventId()
@@ -361,7 +362,7 @@ async function appendEvents(
       id,
       merchant_id: subject.merchantId,
       mode: subject.mode,
-      position: last - events.length + 1 + index,
+      position: firstPosition + index,
       operation_id: subject.id,
       type: event.type,
       payload: event.render(id, nowUs),
@@ -378,8 +379,9 @@ async function appendEvents(
   await insertEvents(db, { rows })
 }
 
-const insertEvents = statementTemplate((db, events: { rows: Insertable<EventsTable>[] }) =>
-  db.insertInto('events').values(events.rows),
+const insertEvents = statementTemplate(
+  (db, events: { rows: Insertable<EventsTable>[] }) => db.insertInto('events').values(events.rows),
+  { writeOnly: 'events' },
 )
 
 function toClaimed(row: Selectable<EventsTable>): ClaimedEvent {

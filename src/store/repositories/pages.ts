@@ -60,3 +60,40 @@ const advanceCounter = statementTemplate(
       )
       .returning('value'),
 )
+
+/**
+ * Advances several of a merchant's counters in one statement, each by its count (a count of 0 is
+ * left alone), and returns the first value of each range taken. Rows are taken in name order, so
+ * two transactions cannot deadlock on them.
+ */
+export async function reserveCounterValues<Name extends string>(
+  db: Executor,
+  merchantId: string,
+  mode: string,
+  counts: Record<Name, number>,
+): Promise<Record<Name, number>> {
+  const wanted = (Object.entries(counts) as [Name, number][])
+    .filter(([, count]) => count > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+  const first = Object.fromEntries(Object.keys(counts).map((name) => [name, 0])) as Record<Name, number>
+  if (wanted.length === 0) return first
+  const rows = wanted.map(([name, by]) => ({ merchant_id: merchantId, mode, name, value: by }))
+  for (const row of (await advanceCounters(db, { rows })).rows) {
+    const count = counts[row.name as Name]
+    first[row.name as Name] = row.value - count + 1
+  }
+  return first
+}
+
+const advanceCounters = statementTemplate(
+  (db, advance: { rows: { merchant_id: string; mode: string; name: string; value: number }[] }) =>
+    db
+      .insertInto('counters')
+      .values(advance.rows)
+      .onConflict((conflict) =>
+        conflict
+          .columns(['merchant_id', 'mode', 'name'])
+          .doUpdateSet((eb) => ({ value: eb('counters.value', '+', eb.ref('excluded.value')) })),
+      )
+      .returning(['name', 'value']),
+)

@@ -1,8 +1,9 @@
-import { type Selectable, sql } from 'kysely'
+import { type Insertable, type Selectable, sql } from 'kysely'
 import type { SideRole } from '../../domain/kinds.ts'
 import type { WorkEffect, WorkKind } from '../../domain/transitions.ts'
 import type { ScheduledWorkTable } from '../schema.ts'
 import type { RepositoryScope } from './executor.ts'
+import { statementTemplate } from './statement-template.ts'
 
 /** Work due at a time, kept in the database so a restart or another instance picks it up. */
 export interface ScheduledWork {
@@ -45,15 +46,9 @@ export function scheduledWorkRepository({ db, dialect }: RepositoryScope): Sched
             ]
           : [],
       )
-      if (scheduled.length > 0) await db.insertInto('scheduled_work').values(scheduled).execute()
-      if (effects.some((effect) => effect.action === 'finish-all')) {
-        await db
-          .updateTable('scheduled_work')
-          .set({ done_at_us: nowUs })
-          .where('operation_id', '=', operationId)
-          .where('done_at_us', 'is', null)
-          .execute()
-      }
+      if (scheduled.length > 0) await insertWork(db, { rows: scheduled })
+      if (effects.some((effect) => effect.action === 'finish-all'))
+        await finishAllWork(db, { operationId, nowUs })
     },
     async claimDue(owner, nowUs, leaseMs, limit) {
       const skipLocked = dialect.supportsRowLocks ? sql`for update skip locked` : sql``
@@ -88,3 +83,18 @@ export function scheduledWorkRepository({ db, dialect }: RepositoryScope): Sched
     },
   }
 }
+
+const insertWork = statementTemplate(
+  (db, work: { rows: Insertable<ScheduledWorkTable>[] }) => db.insertInto('scheduled_work').values(work.rows),
+  { writeOnly: 'scheduled_work' },
+)
+
+const finishAllWork = statementTemplate(
+  (db, finished: { operationId: number; nowUs: number }) =>
+    db
+      .updateTable('scheduled_work')
+      .set({ done_at_us: finished.nowUs })
+      .where('operation_id', '=', finished.operationId)
+      .where('done_at_us', 'is', null),
+  { writeOnly: 'scheduled_work' },
+)

@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type QueryResult } from 'kysely'
+import { markWriteOnly } from '../write-only.ts'
 import type { Executor } from './executor.ts'
 
 /** Where a value goes in a template: the argument it stands for, and within a list, the row and field. */
@@ -25,6 +26,8 @@ interface CompiledTemplate {
  */
 export function statementTemplate<Arguments extends Record<string, unknown>, Row>(
   build: (db: Executor, values: Arguments) => Compilable<Row>,
+  /** The table it writes, when its caller reads nothing of its result: it may then be sent later (write-only.ts). */
+  options: { writeOnly?: string } = {},
 ): (db: Executor, values: Arguments) => Promise<QueryResult<Row>> {
   // Keyed by the dialect's adapter class (SQLite and PostgreSQL write different SQL), then shape.
   const compiledFor = new Map<unknown, Map<string, CompiledTemplate>>()
@@ -44,7 +47,9 @@ export function statementTemplate<Arguments extends Record<string, unknown>, Row
     const parameters = template.parameters.map((source) =>
       'fixed' in source ? source.fixed : (valueAt(values, source.path) ?? null),
     )
-    return db.executeQuery<Row>(CompiledQuery.raw(template.sql, parameters))
+    const query = CompiledQuery.raw(template.sql, parameters)
+    if (options.writeOnly) markWriteOnly(query, options.writeOnly)
+    return db.executeQuery<Row>(query)
   }
 }
 

@@ -65,15 +65,17 @@ export async function countStatusChanges(
 
 type BucketRow = Insertable<StatusBucketsTable>
 
-const addToCounts = statementTemplate((db, change: { rows: BucketRow[] }) =>
-  db
-    .insertInto('status_buckets')
-    .values(change.rows)
-    .onConflict((conflict) =>
-      conflict
-        .columns(['merchant_id', 'mode', 'kind', 'status', 'level', 'bucket'])
-        .doUpdateSet((eb) => ({ count: eb('status_buckets.count', '+', eb.ref('excluded.count')) })),
-    ),
+const addToCounts = statementTemplate(
+  (db, change: { rows: BucketRow[] }) =>
+    db
+      .insertInto('status_buckets')
+      .values(change.rows)
+      .onConflict((conflict) =>
+        conflict
+          .columns(['merchant_id', 'mode', 'kind', 'status', 'level', 'bucket'])
+          .doUpdateSet((eb) => ({ count: eb('status_buckets.count', '+', eb.ref('excluded.count')) })),
+      ),
+  { writeOnly: 'status_buckets' },
 )
 
 /** Counts the operations above `abovePosition`, at both levels (a migration's fill, the bench's bulk seeding). */
