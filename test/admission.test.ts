@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
+import { Agent, request as undiciRequest } from 'undici'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { describeEachStore, type StoreTarget } from './support/stores.ts'
@@ -117,6 +118,59 @@ describeEachStore('admission control', (target) => {
     await new Promise((resolve) => setTimeout(resolve, 100))
     assert.equal((await list()).status, 200, 'a slot was kept by a client that had gone')
     await release()
+  })
+})
+
+/**
+ * A read on SQLite never waits for I/O, so it is done before the next request starts: the requests
+ * of one turn of the event loop still count together, and a burst beyond the slots and the line
+ * is answered 503 at once, not queued where the instance cannot see it.
+ */
+describeEachStore('admission control for requests answered without waiting', (target) => {
+  let app: TestApp
+  let merchant: IssuedMerchant
+
+  before(async () => {
+    app = await startApp(target(), { environment: { MAX_IN_FLIGHT: '4', ADMISSION_WAIT_MS: '2000' } })
+    merchant = await app.createMerchant('Burst')
+  })
+  after(() => app.close())
+
+  const read = (agent: Agent) =>
+    undiciRequest(`${app.url}/api/v1/collect`, { headers: headersOf(merchant), dispatcher: agent })
+
+  test('a burst of 200 reads at once: beyond 4 in work and 4 waiting, 503 with Retry-After at once', async () => {
+    const agent = new Agent({ connections: 200 })
+    try {
+      // Every connection opened first, so that the burst reaches the server together.
+      await Promise.all(Array.from({ length: 200 }, () => read(agent).then((answer) => answer.body.dump())))
+      const started = performance.now()
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, async () => {
+          const answer = await read(agent)
+          const body = (await answer.body.json()) as { code?: string }
+          return { status: answer.statusCode, retryAfter: answer.headers['retry-after'], code: body.code }
+        }),
+      )
+      const ms = performance.now() - started
+      const refused = answers.filter((answer) => answer.status === 503)
+      const counts: Record<number, number> = {}
+      for (const answer of answers) counts[answer.status] = (counts[answer.status] ?? 0) + 1
+      assert.ok(refused.length > 0, `nothing was refused: ${JSON.stringify(counts)}`)
+      assert.ok(
+        answers.every((answer) => answer.status === 200 || answer.status === 503),
+        JSON.stringify(counts),
+      )
+      for (const answer of refused) assert.deepEqual([answer.code, answer.retryAfter], ['unavailable', '1'])
+      assert.ok(ms < 2000, `the refusals came at once, not after the 2 s wait: ${Math.round(ms)} ms`)
+    } finally {
+      await agent.close()
+    }
+  })
+
+  test('one request at a time is never refused', async () => {
+    for (let i = 0; i < 50; i++)
+      assert.equal((await fetch(`${app.url}/api/v1/collect`, { headers: headersOf(merchant) })).status, 200)
   })
 })
 

@@ -76,8 +76,10 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
     PUBLIC_BASE_URL: testPublicBaseUrl,
     SECRETS_KEY: testSecretsKey,
     LOG_LEVEL: 'info',
-    // Tests of behaviour send bursts no merchant would; test/rate-limit.test.ts sets its own limits.
+    // Tests of behaviour send bursts no merchant would; test/rate-limit.test.ts and
+    // test/admission.test.ts set their own limits.
     RATE_LIMIT_PER_SECOND: '0',
+    MAX_IN_FLIGHT: '0',
     ...(operators ? { OPERATORS_FILE: operators.file } : {}),
     ...options.environment,
   })
