@@ -104,10 +104,12 @@ async function measureBaselines(recordFile: string | undefined, withPostgres: bo
       : undefined,
   }
   if (withPostgres) {
-    initialisePgbench(adminUrl)
     try {
+      initialisePgbench(adminUrl, 10)
       baselines.pgbenchTpcb = pgbench(adminUrl, options.seconds, options.connections, false)
       baselines.pgbenchSelect = pgbench(adminUrl, options.seconds, options.connections, true)
+      initialisePgbench(adminUrl, 1)
+      baselines.pgbenchTpcbOneBranch = pgbench(adminUrl, options.seconds, options.connections, false)
     } finally {
       dropPgbench(adminUrl)
     }

@@ -81,7 +81,11 @@ export interface PgbenchResult {
   latencyAverageMs: number
 }
 
-/** pgbench on its own database, initialised once per run (scale 10), with the same client count. */
+/**
+ * pgbench on its own database, initialised by `initialisePgbench` (its scale is its number of
+ * branches: every TPC-B-like transaction updates one branch row, as every initiation of one
+ * merchant updates that merchant's counters), with the same client count.
+ */
 export function pgbench(
   adminUrl: string,
   seconds: number,
@@ -121,11 +125,13 @@ function connectionArgs(adminUrl: string): string[] {
 const psql = (args: string[], command: string) =>
   execFileSync('psql', [...args, '-d', 'postgres', '-qc', command], { stdio: 'ignore' })
 
-export function initialisePgbench(adminUrl: string): void {
+export function initialisePgbench(adminUrl: string, scale = 10): void {
   const args = connectionArgs(adminUrl)
   psql(args, 'drop database if exists sika_bench_pgbench')
   psql(args, 'create database sika_bench_pgbench')
-  execFileSync('pgbench', [...args, '-i', '-q', '-s', '10', 'sika_bench_pgbench'], { stdio: 'ignore' })
+  execFileSync('pgbench', [...args, '-i', '-q', '-s', String(scale), 'sika_bench_pgbench'], {
+    stdio: 'ignore',
+  })
 }
 
 export function dropPgbench(adminUrl: string): void {

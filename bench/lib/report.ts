@@ -50,8 +50,11 @@ export interface Baselines {
   sqliteSingle: SqliteBaseline
   sqliteBatched: SqliteBaseline
   fastify?: LoadResult
+  /** Scale 10: ten branch rows that every transaction's update spreads over, as ten merchants' counters. */
   pgbenchTpcb?: PgbenchResult
   pgbenchSelect?: PgbenchResult
+  /** Scale 1: one branch row that every transaction updates, as one merchant's initiations do its counters. */
+  pgbenchTpcbOneBranch?: PgbenchResult
 }
 
 const n = (value: number, digits = 0) =>
@@ -75,8 +78,15 @@ function against(store: string, row: ScenarioRow, b: Baselines): [string, number
     return b.fastify ? ['bare Fastify', rate / b.fastify.perSecond] : ['-', Number.NaN]
   }
   if (isWrite(row.scenario)) {
-    if (store === 'postgres' && b.pgbenchTpcb)
-      return ['pgbench TPC-B', rate / b.pgbenchTpcb.transactionsPerSecond]
+    if (store === 'postgres') {
+      const manyMerchants = row.scenario.includes('merchants')
+      const tpcb = manyMerchants ? b.pgbenchTpcb : b.pgbenchTpcbOneBranch
+      if (tpcb)
+        return [
+          `pgbench TPC-B, ${manyMerchants ? '10 branches' : '1 branch'}`,
+          rate / tpcb.transactionsPerSecond,
+        ]
+    }
     return ['raw SQLite, 1 op/commit', rate / b.sqliteSingle.operationsPerSecond]
   }
   return b.fastify ? ['bare Fastify', rate / b.fastify.perSecond] : ['-', Number.NaN]
@@ -169,7 +179,12 @@ function baselineLines(b: Baselines, connections: number): string[] {
       : []),
     ...(b.pgbenchTpcb
       ? [
-          `| pgbench TPC-B-like, ${connections} clients | ${n(b.pgbenchTpcb.transactionsPerSecond)} TPS | average ${n(b.pgbenchTpcb.latencyAverageMs, 2)} ms |`,
+          `| pgbench TPC-B-like, scale 10 (10 branches), ${connections} clients | ${n(b.pgbenchTpcb.transactionsPerSecond)} TPS | average ${n(b.pgbenchTpcb.latencyAverageMs, 2)} ms |`,
+        ]
+      : []),
+    ...(b.pgbenchTpcbOneBranch
+      ? [
+          `| pgbench TPC-B-like, scale 1 (1 branch), ${connections} clients | ${n(b.pgbenchTpcbOneBranch.transactionsPerSecond)} TPS | average ${n(b.pgbenchTpcbOneBranch.latencyAverageMs, 2)} ms |`,
         ]
       : []),
     ...(b.pgbenchSelect

@@ -46,6 +46,8 @@ export function scenarioRequests(tokens: string[], collects: number, failed: num
     'filtered deep page': [{ method: 'GET', path: `/api/v1/collect?status=failed&page=${middle(failed)}` }],
     'POST collect': [collectLine],
     'POST collect, 1 client': [collectLine],
+    // The same connections spread over ten merchants: ten lists and balances, as TPC-B's ten branches.
+    'POST collect, 10 merchants': [collectLine],
     'POST disbursement': [
       { method: 'POST', path: '/api/v1/disbursement', body: disbursementBody(callbackUrl) },
     ],

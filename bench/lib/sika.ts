@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url'
 import { demoCredentials, freePort } from '../../test/support/process.ts'
 import type { Keys } from './load.ts'
 
-const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url))
+export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url))
+/** The services the bench starts seal their webhook secrets with this key. */
+export const benchSecretsKey = '0f'.repeat(32)
 
 interface ServiceProcess {
   readonly url: string
@@ -42,7 +44,7 @@ async function startService(environment: Record<string, string>): Promise<Servic
       HOST: '127.0.0.1',
       PORT: String(port),
       PUBLIC_BASE_URL: url,
-      SECRETS_KEY: '0f'.repeat(32),
+      SECRETS_KEY: benchSecretsKey,
       ...environment,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -5,10 +5,19 @@ import { parseDatabaseLocation } from '../../src/config.ts'
 import { seedCopiesOfOperation } from '../../src/store/bulk-seed.ts'
 import { openStore } from '../../src/store/store.ts'
 import { measureCallbacks, receiver } from './callbacks.ts'
-import { type LoadResult, runOpenLoop, runWrk, writeRequests } from './load.ts'
+import { type Keys, type LoadResult, runOpenLoop, runWrk, writeRequests } from './load.ts'
 import type { OverloadFigures, ScenarioRow, SoakFigures, StoreReport } from './report.ts'
 import { collectBody, type ScenarioName, scenarioRequests } from './scenarios.ts'
-import { api, eventLoopP99Ms, rssMb, type Sika, startSika, watchRss } from './sika.ts'
+import {
+  api,
+  benchSecretsKey,
+  eventLoopP99Ms,
+  repositoryRoot,
+  rssMb,
+  type Sika,
+  startSika,
+  watchRss,
+} from './sika.ts'
 
 export interface RunOptions {
   seconds: number
@@ -55,6 +64,7 @@ export async function benchStore(
   const callbacks = await receiver(false)
   try {
     const templates = await prepareMerchant(sika, callbacks.url)
+    const merchants = [sika.keys, ...(await createMerchants(databaseUrl, 9))]
     const report: StoreReport = { store, scales: [], recordFile: join(folder, 'record.json') }
     writeFileSync(
       report.recordFile,
@@ -66,7 +76,7 @@ export async function benchStore(
       await sika.stop()
       seeded = await seedTo(databaseUrl, templates, scale, seeded)
       sika = await startSika(databaseUrl, {}, sika)
-      report.scales.push(await benchScale(sika, store, folder, scale, options, callbacks.url))
+      report.scales.push(await benchScale(sika, store, folder, scale, options, callbacks.url, merchants))
     }
     log(`${store}: callbacks`)
     // This machine's PostgreSQL runs with autovacuum off (its CI configuration), so every event
@@ -153,6 +163,7 @@ async function benchScale(
   scale: number,
   options: RunOptions,
   callbackUrl: string,
+  merchants: Keys[],
 ): Promise<{ scale: number; rows: ScenarioRow[]; overload: OverloadFigures }> {
   const total = (await api(sika, 'GET', '/api/v1/collect')).meta.pagination.total as number
   const failed = (await api(sika, 'GET', '/api/v1/collect?status=failed')).meta.pagination.total as number
@@ -162,14 +173,16 @@ async function benchScale(
     const requestsFile = writeRequests(folder, name.replaceAll(/\W+/g, '-'), lines)
     log(`${store} at ${scale.toLocaleString('en')}: ${name}`)
     const load = (seconds: number) =>
-      runWrk({
-        baseUrl: sika.service.url,
-        requestsFile,
-        seconds,
-        connections: name === 'POST collect, 1 client' ? 1 : options.connections,
-        keys: sika.keys,
-        nonce: nonce(),
-      })
+      name === 'POST collect, 10 merchants'
+        ? loadAcrossMerchants(merchants, { baseUrl: sika.service.url, requestsFile, seconds, options })
+        : runWrk({
+            baseUrl: sika.service.url,
+            requestsFile,
+            seconds,
+            connections: name === 'POST collect, 1 client' ? 1 : options.connections,
+            keys: sika.keys,
+            nonce: nonce(),
+          })
     if (options.warmupSeconds > 0) await load(options.warmupSeconds)
     rows.push(await measured(sika, name, () => load(options.seconds)))
   }
@@ -181,6 +194,54 @@ async function benchScale(
     options,
   )
   return { scale, rows, overload }
+}
+
+/**
+ * One wrk per merchant, the connections shared out, run together; their figures added up. The
+ * percentiles cannot be merged exactly: p50 is the generators' p50s weighted by their requests,
+ * p99 the highest of their p99s.
+ */
+async function loadAcrossMerchants(
+  merchants: Keys[],
+  load: { baseUrl: string; requestsFile: string; seconds: number; options: RunOptions },
+): Promise<LoadResult> {
+  const connections = Math.max(1, Math.floor(load.options.connections / merchants.length))
+  const results = await Promise.all(
+    merchants.map((keys) => runWrk({ ...load, connections, keys, nonce: nonce() })),
+  )
+  const requests = results.reduce((sum, result) => sum + result.requests, 0)
+  const statuses: Record<string, number> = {}
+  for (const result of results)
+    for (const [status, count] of Object.entries(result.statuses))
+      statuses[status] = (statuses[status] ?? 0) + count
+  return {
+    requests,
+    seconds: Math.max(...results.map((result) => result.seconds)),
+    perSecond: results.reduce((sum, result) => sum + result.perSecond, 0),
+    p50Ms: results.reduce((sum, result) => sum + result.p50Ms * result.requests, 0) / Math.max(1, requests),
+    p99Ms: Math.max(...results.map((result) => result.p99Ms)),
+    statuses,
+    unanswered: results.reduce((sum, result) => sum + result.unanswered, 0),
+  }
+}
+
+/** More merchants, created as an operator would (`sika merchant create --json`), with their sandbox keys. */
+async function createMerchants(databaseUrl: string, count: number): Promise<Keys[]> {
+  const keys: Keys[] = []
+  for (let index = 1; index <= count; index++) {
+    const output = execFileSync(
+      process.execPath,
+      ['bin/sika.mjs', 'merchant', 'create', '--name', `Bench merchant ${index}`, '--json'],
+      {
+        cwd: repositoryRoot,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, SECRETS_KEY: benchSecretsKey },
+      },
+    )
+    const issued = JSON.parse(output) as { sandbox: Keys }
+    keys.push({ apiKey: issued.sandbox.apiKey, secretKey: issued.sandbox.secretKey })
+  }
+  return keys
 }
 
 async function measured(sika: Sika, scenario: string, run: () => Promise<LoadResult>): Promise<ScenarioRow> {
