@@ -144,6 +144,7 @@ describeEachStore('admission control for requests answered without waiting', (ta
     try {
       // Every connection opened first, so that the burst reaches the server together.
       await Promise.all(Array.from({ length: 200 }, () => read(agent).then((answer) => answer.body.dump())))
+      const countedBefore = await refusalsCounted()
       const started = performance.now()
       const answers = await Promise.all(
         Array.from({ length: 200 }, async () => {
@@ -163,10 +164,18 @@ describeEachStore('admission control for requests answered without waiting', (ta
       )
       for (const answer of refused) assert.deepEqual([answer.code, answer.retryAfter], ['unavailable', '1'])
       assert.ok(ms < 2000, `the refusals came at once, not after the 2 s wait: ${Math.round(ms)} ms`)
+      const counted = (await refusalsCounted()) - countedBefore
+      assert.equal(counted, refused.length, 'every refusal is counted in the metrics')
     } finally {
       await agent.close()
     }
   })
+
+  async function refusalsCounted(): Promise<number> {
+    const metrics = await (await fetch(`${app.url}/metrics`)).text()
+    const line = /^sika_http_requests_total\{method="GET",route="at-capacity",status_code="503"\} (\d+)$/m
+    return Number(line.exec(metrics)?.[1] ?? 0)
+  }
 
   test('one request at a time is never refused', async () => {
     for (let i = 0; i < 50; i++)

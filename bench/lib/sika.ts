@@ -169,3 +169,19 @@ export async function eventLoopP99Ms(sika: Sika): Promise<number> {
   const match = /^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text)
   return match ? Math.max(0, Number(match[1]) * 1000 - eventLoopResolutionMs) : Number.NaN
 }
+
+/**
+ * Waits, at most `withinMs`, until the callbacks made so far are delivered (the outbox's due events
+ * read from /metrics), so that a scenario measures its own work, not the deliveries of the writes
+ * before it. Returns the backlog left (0 unless the wait ran out).
+ */
+export async function callbacksDrained(sika: Sika, withinMs = 120_000): Promise<number> {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const text = await (await fetch(`${sika.service.url}/metrics`)).text()
+    const match = /^sika_outbox_due_events (\S+)$/m.exec(text)
+    const due = match ? Number(match[1]) : 0
+    if (due === 0 || Date.now() > deadline) return due
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}

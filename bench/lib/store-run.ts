@@ -11,6 +11,7 @@ import { collectBody, type ScenarioName, scenarioRequests } from './scenarios.ts
 import {
   api,
   benchSecretsKey,
+  callbacksDrained,
   eventLoopP99Ms,
   repositoryRoot,
   rssMb,
@@ -196,6 +197,12 @@ async function benchScale(
   return { scale, rows, overload }
 }
 
+/** The callbacks of the writes before, delivered first (said in the log when they could not be). */
+async function drained(sika: Sika): Promise<void> {
+  const left = await callbacksDrained(sika)
+  if (left > 0) log(`${left} callbacks still due after 2 minutes; measuring beside them`)
+}
+
 /**
  * One wrk per merchant, the connections shared out, run together; their figures added up. The
  * percentiles cannot be merged exactly: p50 is the generators' p50s weighted by their requests,
@@ -245,6 +252,7 @@ async function createMerchants(databaseUrl: string, count: number): Promise<Keys
 }
 
 async function measured(sika: Sika, scenario: string, run: () => Promise<LoadResult>): Promise<ScenarioRow> {
+  await drained(sika)
   await eventLoopP99Ms(sika)
   const rss = watchRss(sika.service.child.pid!)
   const load = await run()
@@ -269,7 +277,9 @@ async function measureOverload(
       nonce: nonce(),
     })
   log('overload: the mix at 0.5x, then 2x, its saturating rate')
+  await drained(sika)
   const unloaded = await at(0.5)
+  await drained(sika)
   const rss = watchRss(sika.service.child.pid!)
   const overloaded = await at(2)
   return { saturatingRate, unloaded, overloaded, peakRssMb: rss.stop() }

@@ -71,17 +71,22 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   if (error.headers) reply.headers(error.headers)
   if (error.status === 503 && !reply.hasHeader('retry-after'))
     reply.header('retry-after', unavailableRetryAfterSeconds)
+  return reply.code(error.status).send(errorEnvelope(error, request.id))
+}
+
+/** The contract's error envelope: every refusal, whichever layer answers it, has this shape. */
+export function errorEnvelope(error: ApiError, requestId: string): Record<string, unknown> {
   const listed = error.errors?.slice(0, listedErrorsLimit)
   const unlisted = (error.errors?.length ?? 0) - (listed?.length ?? 0)
-  return reply.code(error.status).send({
+  return {
     success: false,
     statusCode: error.status,
     code: error.code,
     message: unlisted > 0 ? `${error.message} ${unlisted} more problems are not listed.` : error.message,
     ...error.details,
     ...(listed ? { errors: listed } : {}),
-    requestId: request.id,
-  })
+    requestId,
+  }
 }
 
 const clientErrors: Record<string, { status: number; code: string; message: string }> = {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import { createServer, type ServerOptions } from 'node:http'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
-import { admitWithinCapacity } from './admission.ts'
+import { acceptedRequestId, createAdmission } from './admission.ts'
 import { requireCredentials } from './authentication.ts'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
 import { refuseHostileInput } from './hostile-input.ts'
@@ -23,7 +24,27 @@ export const requestTimeoutMs = 10_000
 
 /** Builds the whole HTTP surface without listening, so tests can inject() or listen as they need. */
 export async function buildServer(context: AppContext): Promise<FastifyInstance> {
+  const admission = createAdmission(context.config, (request, durationMs) =>
+    context.metrics.observeRequest({
+      method: request.method ?? 'GET',
+      route: atCapacityRoute,
+      statusCode: 503,
+      durationMs,
+    }),
+  )
   const app = Fastify({
+    // Fastify's own HTTP/1 server, with admission control in front of its handler (admission.ts).
+    serverFactory: (handler, options) => {
+      // What Fastify would have set on the server it creates (its options, defaults filled in).
+      const { http, keepAliveTimeout, requestTimeout, connectionTimeout } = options as ServerSettings
+      const server = createServer(http ?? {}, (request, response) =>
+        admission.handle(request, response, () => handler(request, response)),
+      )
+      if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout
+      if (requestTimeout !== undefined) server.requestTimeout = requestTimeout
+      server.setTimeout(connectionTimeout ?? 0)
+      return server
+    },
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: bodyLimitBytes,
     genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
@@ -62,8 +83,6 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(
     async (api) => {
       documentApiRoutes(api)
-      // Before the rate limit and authentication: a request beyond capacity costs nothing more.
-      admitWithinCapacity(api, context.config)
       requireCredentials(api, context)
       channelRoutes(api, context)
       operationRoutes(api, context)
@@ -78,7 +97,12 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   return app
 }
 
-/** A caller's id is kept when it is short and printable, so it can be logged safely. */
-function acceptedRequestId(value: string | string[] | undefined): string | undefined {
-  return typeof value === 'string' && /^[\x21-\x7e]{1,128}$/.test(value) ? value : undefined
+interface ServerSettings {
+  http?: ServerOptions
+  keepAliveTimeout?: number
+  requestTimeout?: number
+  connectionTimeout?: number
 }
+
+/** The route label of the requests refused in front of Fastify, before any route was matched. */
+const atCapacityRoute = 'at-capacity'

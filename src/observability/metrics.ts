@@ -34,7 +34,7 @@ export interface StatusTaken {
 
 export interface AnsweredRequest {
   method: string
-  /** The matched route's pattern, or undefined when no route matched (404, 405). */
+  /** The matched route's pattern, `at-capacity` for a request refused before routing, or undefined when no route matched (404, 405). */
   route: string | undefined
   statusCode: number
   durationMs: number
@@ -91,7 +91,7 @@ function httpMetrics(registry: Registry) {
   return {
     requests: new Counter({
       name: 'sika_http_requests_total',
-      help: 'HTTP requests answered, by method, route pattern and status (route="unmatched": no route).',
+      help: 'HTTP requests answered, by method, route pattern and status (route="unmatched": no route; route="at-capacity": refused by admission control before any route).',
       labelNames,
       registers: [registry],
     }),
