@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type ServerOptions } from 'node:http'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerFactory,
+  LogController,
+} from 'fastify'
 import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
 import { acceptedRequestId, createAdmission } from './admission.ts'
@@ -24,27 +29,8 @@ export const requestTimeoutMs = 10_000
 
 /** Builds the whole HTTP surface without listening, so tests can inject() or listen as they need. */
 export async function buildServer(context: AppContext): Promise<FastifyInstance> {
-  const admission = createAdmission(context.config, (request, durationMs) =>
-    context.metrics.observeRequest({
-      method: request.method ?? 'GET',
-      route: atCapacityRoute,
-      statusCode: 503,
-      durationMs,
-    }),
-  )
   const app = Fastify({
-    // Fastify's own HTTP/1 server, with admission control in front of its handler (admission.ts).
-    serverFactory: (handler, options) => {
-      // What Fastify would have set on the server it creates (its options, defaults filled in).
-      const { http, keepAliveTimeout, requestTimeout, connectionTimeout } = options as ServerSettings
-      const server = createServer(http ?? {}, (request, response) =>
-        admission.handle(request, response, () => handler(request, response)),
-      )
-      if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout
-      if (requestTimeout !== undefined) server.requestTimeout = requestTimeout
-      server.setTimeout(connectionTimeout ?? 0)
-      return server
-    },
+    serverFactory: admittingServer(context),
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: bodyLimitBytes,
     genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
@@ -95,6 +81,29 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(async (scope) => checkoutRoutes(scope, context))
   await app.register(async (scope) => providerNotificationRoutes(scope, context))
   return app
+}
+
+/** Fastify's own HTTP/1 server, with admission control in front of its handler (admission.ts). */
+function admittingServer(context: AppContext): FastifyServerFactory {
+  const admission = createAdmission(context.config, (request, durationMs) =>
+    context.metrics.observeRequest({
+      method: request.method ?? 'GET',
+      route: atCapacityRoute,
+      statusCode: 503,
+      durationMs,
+    }),
+  )
+  return (handler, options) => {
+    // What Fastify would have set on the server it creates (its options, defaults filled in).
+    const { http, keepAliveTimeout, requestTimeout, connectionTimeout } = options as ServerSettings
+    const server = createServer(http ?? {}, (request, response) =>
+      admission.handle(request, response, () => handler(request, response)),
+    )
+    if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout
+    if (requestTimeout !== undefined) server.requestTimeout = requestTimeout
+    server.setTimeout(connectionTimeout ?? 0)
+    return server
+  }
 }
 
 interface ServerSettings {
