@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../test/support/process.ts'
-import { benchJson, type LoadResult, runWrk, writeRequests } from './load.ts'
+import { benchJson, type LoadResult, runOpenLoop, runWrk, writeRequests } from './load.ts'
 
 const benchFolder = fileURLToPath(new URL('..', import.meta.url))
 
@@ -37,6 +37,38 @@ export async function bareFastify(
     // Warmed up as Sika's scenarios are.
     if (warmupSeconds > 0) await load(warmupSeconds)
     return await load(seconds)
+  } finally {
+    child.kill('SIGKILL')
+  }
+}
+
+/**
+ * The open loop's own latency at a rate, against bare Fastify (which answers ten times faster than
+ * Sika can): what the generator adds, on these two shared cores, to every figure it measures.
+ */
+export async function openLoopFloor(
+  folder: string,
+  bodyFile: string,
+  perSecond: number,
+  seconds: number,
+): Promise<LoadResult & { admittedP99Ms: number }> {
+  const port = await freePort()
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(benchFolder, 'baseline-fastify.ts'), String(port), bodyFile],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  try {
+    await readyLine(child, 'baseline ready')
+    const requestsFile = writeRequests(folder, 'floor', [{ method: 'GET', path: '/record' }])
+    return await runOpenLoop({
+      baseUrl: `http://127.0.0.1:${port}`,
+      requestsFile,
+      seconds,
+      perSecond,
+      keys: { apiKey: '', secretKey: '' },
+      nonce: 'floor',
+    })
   } finally {
     child.kill('SIGKILL')
   }

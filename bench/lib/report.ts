@@ -17,6 +17,8 @@ export interface OverloadFigures {
   unloaded: LoadResult & { admittedP99Ms: number }
   overloaded: LoadResult & { admittedP99Ms: number; shedWithoutRetryAfter: number }
   peakRssMb: number
+  /** The same open loop at the same rates against bare Fastify: the generator's own p99. */
+  generator: { unloaded: LoadResult; overloaded: LoadResult }
 }
 
 export interface DrainFigures {
@@ -130,8 +132,8 @@ function scalingTable(stores: StoreReport[]): string[] {
 
 function overloadTable(stores: StoreReport[]): string[] {
   const lines = [
-    '| store | operations | saturating mix req/s | offered at 2× | answers by status | other 5xx | shed without Retry-After | admitted p99 at 0.5× → at 2× | × |',
-    '|---|---:|---:|---:|---|---:|---:|---|---:|',
+    '| store | operations | saturating mix req/s | offered at 2× | answers by status | other 5xx | shed without Retry-After | admitted p99 at 0.5× → at 2× | × | the open loop alone (bare Fastify) p99 at 0.5× → at 2× |',
+    '|---|---:|---:|---:|---|---:|---:|---|---:|---|',
   ]
   for (const report of stores)
     for (const { scale, overload } of report.scales) {
@@ -143,7 +145,7 @@ function overloadTable(stores: StoreReport[]): string[] {
         .filter(([s]) => Number(s) >= 500 && s !== '503')
         .reduce((sum, [, c]) => sum + c, 0)
       lines.push(
-        `| ${report.store} | ${n(scale)} | ${n(overload.saturatingRate)} | ${n(overload.saturatingRate * 2)} | ${statuses}; unanswered ${o.unanswered} | ${other5xx} | ${o.shedWithoutRetryAfter} | ${n(overload.unloaded.admittedP99Ms, 1)} → ${n(o.admittedP99Ms, 1)} ms | ${n(o.admittedP99Ms / overload.unloaded.admittedP99Ms, 2)} |`,
+        `| ${report.store} | ${n(scale)} | ${n(overload.saturatingRate)} | ${n(overload.saturatingRate * 2)} | ${statuses}; unanswered ${o.unanswered} | ${other5xx} | ${o.shedWithoutRetryAfter} | ${n(overload.unloaded.admittedP99Ms, 1)} → ${n(o.admittedP99Ms, 1)} ms | ${n(o.admittedP99Ms / overload.unloaded.admittedP99Ms, 2)} | ${n(overload.generator.unloaded.p99Ms, 1)} → ${n(overload.generator.overloaded.p99Ms, 1)} ms |`,
       )
     }
   return lines

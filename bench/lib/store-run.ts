@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { parseDatabaseLocation } from '../../src/config.ts'
 import { seedCopiesOfOperation } from '../../src/store/bulk-seed.ts'
 import { openStore } from '../../src/store/store.ts'
+import { openLoopFloor } from './baselines.ts'
 import { measureCallbacks, receiver } from './callbacks.ts'
 import { type Keys, type LoadResult, runOpenLoop, runWrk, writeRequests } from './load.ts'
 import type { OverloadFigures, ScenarioRow, SoakFigures, StoreReport } from './report.ts'
@@ -193,6 +194,7 @@ async function benchScale(
     writeRequests(folder, 'overload', requests['mix 80/20']),
     mixRate,
     options,
+    { folder, recordFile: join(folder, 'record.json') },
   )
   return { scale, rows, overload }
 }
@@ -266,7 +268,9 @@ async function measureOverload(
   requestsFile: string,
   saturatingRate: number,
   options: RunOptions,
+  reference: { folder: string; recordFile: string },
 ): Promise<OverloadFigures> {
+  const { folder, recordFile } = reference
   const at = (factor: number) =>
     runOpenLoop({
       baseUrl: sika.service.url,
@@ -282,7 +286,12 @@ async function measureOverload(
   await drained(sika)
   const rss = watchRss(sika.service.child.pid!)
   const overloaded = await at(2)
-  return { saturatingRate, unloaded, overloaded, peakRssMb: rss.stop() }
+  const peakRssMb = rss.stop()
+  log('overload: the open loop alone at 0.5x and 2x, against bare Fastify')
+  const floor = (factor: number) =>
+    openLoopFloor(folder, recordFile, saturatingRate * factor, options.seconds)
+  const generator = { unloaded: await floor(0.5), overloaded: await floor(2) }
+  return { saturatingRate, unloaded, overloaded, peakRssMb, generator }
 }
 
 async function soak(
