@@ -23,18 +23,20 @@ import type { WalSync } from './wal-sync.ts'
  * and its group stayed open for seconds. The writer's busy timeout is therefore zero, and the
  * wait for BEGIN is asynchronous, with a short backoff, up to `lockWaitMs`; reads go on meanwhile.
  *
- * Group commit: a durable commit (synchronous FULL) costs an fsync, and one fsync can hold many
- * transactions. Each transaction runs as a savepoint inside a group transaction that stays open
- * while other transactions are waiting for the connection; the group commits once none is left
- * waiting (or at `groupLimit`). A transaction's caller hears of success only after its group's
- * COMMIT (`Store.transaction` awaits `groupCommitted`), so every acknowledged write is as durable
- * as before. A transaction that fails is rolled back to its savepoint alone; the others in its
- * group go on. If SQLite aborts the whole group (SQLITE_FULL, IOERR) or COMMIT fails, every
- * transaction of the group fails and none was acknowledged.
+ * Group commit: a durable commit costs an fsync, and one fsync can hold many transactions. Each
+ * transaction runs as a savepoint inside a group transaction that stays open while other
+ * transactions are waiting for the connection; the group commits once none is left waiting (or at
+ * `groupLimit`), and its fsync of the WAL runs off the event loop (`WalSync`). A transaction's
+ * caller hears of success only after its group's COMMIT and that sync (`Store.transaction` awaits
+ * `groupCommitted`), so every acknowledged write is durable. A transaction that fails is rolled
+ * back to its savepoint alone; the others in its group go on. If SQLite aborts the whole group
+ * (SQLITE_FULL, IOERR), or the COMMIT or its sync fails, every transaction of the group fails and
+ * none was acknowledged.
  *
  * Reads outside a transaction go to a second, read-only connection (`OutsideTransactionDialect`),
- * so nobody reads what a group has not committed yet, and reads do not cut groups short. Anything
- * else outside a group (a write, a read-only snapshot) commits the open group first.
+ * so nobody reads what a group has not committed yet, and reads do not cut groups short; one that
+ * may have seen a commit whose sync is still running answers once it has ended. Anything else
+ * outside a group (a write, a read-only snapshot) commits the open group first.
  *
  * Statements are prepared once per connection and reused (at most `statementCacheSize` each).
  */
