@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts'
 import type { MerchantStatus, MerchantSummary } from '../store/repositories/merchants.ts'
 import type { Repositories } from '../store/store.ts'
 import type { AppContext } from './context.ts'
-import { hashSecret, secretMatches } from './credentials.ts'
+import { hashSecret, secretMatchesCredential } from './credentials.ts'
 import { openSandboxBalances } from './opening-balances.ts'
 import type { Principal } from './principal.ts'
 
@@ -121,7 +121,7 @@ export async function authenticate(
   const credential = await context.credentials.read(apiKey, () =>
     context.store.apiKeys.findCredential(apiKey),
   )
-  if (!credential || credential.revoked || !secretMatches(secretKey, credential.secretHash)) {
+  if (!credential || credential.revoked || !secretMatchesCredential(secretKey, credential)) {
     throw new ApiError('invalid_credentials')
   }
   if (credential.merchantStatus !== 'active') throw new ApiError('merchant_suspended')

@@ -16,11 +16,40 @@ export const systemClock: Clock = (() => {
   }
 })()
 
-/** 2026-11-21T10:15:30.123456Z, as the spec writes dates. */
+/**
+ * 2026-11-21T10:15:30.123456Z, as the spec writes dates. Computed from the integer alone: through
+ * Date and toISOString it cost 3 % of a details read, called for every date of every record.
+ */
 export function formatTimestamp(timeUs: number): string {
-  const millis = Math.floor(timeUs / 1000)
-  const fraction = String(timeUs % 1_000_000).padStart(6, '0')
-  return `${new Date(millis).toISOString().slice(0, 19)}.${fraction}Z`
+  const seconds = Math.floor(timeUs / 1_000_000)
+  const fraction = timeUs - seconds * 1_000_000
+  const days = Math.floor(seconds / 86_400)
+  const inDay = seconds - days * 86_400
+  const hours = Math.floor(inDay / 3600)
+  const minutes = Math.floor((inDay % 3600) / 60)
+  return `${civilDate(days)}T${two(hours)}:${two(minutes)}:${two(inDay % 60)}.${String(fraction).padStart(6, '0')}Z`
+}
+
+const two = (value: number) => (value < 10 ? `0${value}` : String(value))
+
+/** YYYY-MM-DD of a count of days since 1970-01-01 (Howard Hinnant's civil_from_days). */
+function civilDate(daysSinceEpoch: number): string {
+  const z = daysSinceEpoch + 719_468
+  const era = Math.floor(z / 146_097)
+  const dayOfEra = z - era * 146_097
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  )
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
+  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153)
+  const day = dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1
+  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+  return `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}`
 }
 
 /** Accepts any ISO 8601 date-time with a zone (or a plain date, as UTC midnight). */

@@ -21,7 +21,8 @@ export function requireCredentials(app: FastifyInstance, context: AppContext): v
   app.addHook('onRequest', limits.perKey)
   app.addHook('onRequest', async (request, reply) => {
     const apiKey = header(request, 'api-key')
-    await limits.refuseWhileFailing(request, apiKey)
+    const refusal = limits.refuseWhileFailing(request, apiKey)
+    if (refusal) await refusal
     try {
       request.principal = await authenticate(context, apiKey, header(request, 'secret-key'))
     } catch (error) {

@@ -15,12 +15,10 @@ export function refuseHostileInput(app: FastifyInstance, bodyLimit: number): voi
     if (problem) return done(new ApiError('invalid_json', problem), undefined)
     return parseJson(request, body as string, done)
   })
-  app.addHook('preValidation', async (request) => {
-    const errors = [
-      ...unsafeTextIn(request.query, ''),
-      ...(typeof request.body === 'object' ? unsafeTextIn(request.body, '') : []),
-    ]
-    if (errors.length > 0) throw validationFailed(errors)
+  app.addHook('preValidation', (request, _reply, done) => {
+    const errors = unsafeTextIn(request.query, '')
+    if (typeof request.body === 'object') unsafeTextIn(request.body, '', errors)
+    done(errors.length > 0 ? validationFailed(errors) : undefined)
   })
 }
 

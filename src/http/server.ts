@@ -14,6 +14,7 @@ import { answerClientError, installErrorHandling, sendError } from './error-hand
 import { refuseHostileInput } from './hostile-input.ts'
 import { documentApiRoutes, registerOpenApi } from './openapi.ts'
 import { registerRateLimits } from './rate-limit.ts'
+import { lazyRequestLogger } from './request-logger.ts'
 import { channelRoutes } from './routes/channels.ts'
 import { checkoutRoutes } from './routes/checkout.ts'
 import { eventRoutes } from './routes/events.ts'
@@ -32,6 +33,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   const app = Fastify({
     serverFactory: admittingServer(context),
     loggerInstance: context.logger as FastifyBaseLogger,
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: bodyLimitBytes,
     genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
     // Probes and scrapes come every few seconds; logging each would drown the real traffic.
@@ -56,8 +58,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   // Request bodies are JSON or nothing: text/plain would otherwise arrive as a string.
   app.removeContentTypeParser('text/plain')
   refuseHostileInput(app, bodyLimitBytes)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
   installErrorHandling(app, context)
   // Before any route it covers is declared (/docs, /openapi.json, the checkout pages, /api/v1).

@@ -13,13 +13,14 @@ import { errorResponse } from '../openapi.ts'
  */
 export function metricsRoutes(app: FastifyInstance, context: AppContext): void {
   const { metrics } = context
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.observeRequest({
       method: request.method,
       route: request.is404 ? undefined : request.routeOptions.url,
       statusCode: reply.statusCode,
       durationMs: reply.elapsedTime,
     })
+    done()
   })
   app.addHook('onClose', async () => metrics.close())
   const token = context.config.metricsToken
