@@ -11,6 +11,7 @@ import {
   type TransactionSettings,
 } from 'kysely'
 import pg from 'pg'
+import { rowBuilderFor } from './postgres-rows.ts'
 import { writeOnlyTable } from './write-only.ts'
 
 /**
@@ -150,14 +151,16 @@ class GuardedConnection implements DatabaseConnection {
       )
     }
     try {
-      const { command, rowCount, rows } = await this.client.query({
+      const { command, rowCount, rows, fields } = await this.client.query<unknown[]>({
         name: statementName(compiledQuery.sql),
         text: compiledQuery.sql,
         values: [...compiledQuery.parameters],
+        rowMode: 'array',
       })
       const changes =
         command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
-      return { numAffectedRows: changes ? BigInt(rowCount ?? 0) : undefined, rows: rows ?? [] }
+      const objects = rows && rows.length > 0 ? rows.map(rowBuilderFor(fields)) : []
+      return { numAffectedRows: changes ? BigInt(rowCount ?? 0) : undefined, rows: objects as R[] }
     } catch (error) {
       if (!answeredByServer(error))
         this.untrustedBecause = error instanceof Error ? error : new Error(String(error))
