@@ -34,6 +34,19 @@ export type LedgerEffect =
   | { action: 'credit'; amountMinor: number }
   /** Post (succeeded) or release (canceled) the operation's pending hold of this type, at most once. */
   | { action: 'resolve'; entryType: 'cash-out' | 'reversal'; resolution: 'succeeded' | 'canceled' }
+  /**
+   * A hold resolved in the write that makes it: the funds must be available as for a hold
+   * (insufficient_balance otherwise), then are posted or released at once. Nobody can see the
+   * hold in between, so it is one entry, written settled: a payout the sandbox pays at once is two
+   * statements instead of five.
+   */
+  | {
+      action: 'hold-resolved'
+      entryType: 'cash-out' | 'reversal'
+      amountMinor: number
+      role: SideRole
+      resolution: 'succeeded' | 'canceled'
+    }
 
 /** How many entries the effects add to the ledger: a hold or a credit is a new entry; a resolve settles one. */
 export function entriesAddedBy(effects: readonly LedgerEffect[]): number {
@@ -80,12 +93,32 @@ export function ledgerEffectsBetween(before: readonly Side[], after: readonly Si
     const was = previous.get(key(entry))
     if (was?.status === entry.status) return []
     if (entry.type === 'cash-in') return [{ action: 'credit', amountMinor: entry.amountMinor }]
-    const hold: LedgerEffect[] = was
-      ? []
-      : [{ action: 'hold', entryType: entry.type, amountMinor: entry.amountMinor, role: entry.role }]
-    if (entry.status === 'pending') return hold
-    return [...hold, { action: 'resolve', entryType: entry.type, resolution: entry.status }]
+    const { type: entryType, amountMinor, role, status } = entry
+    if (status === 'pending') return was ? [] : [{ action: 'hold', entryType, amountMinor, role }]
+    if (!was) return [{ action: 'hold-resolved', entryType, amountMinor, role, resolution: status }]
+    return [{ action: 'resolve', entryType, resolution: status }]
   })
+}
+
+/**
+ * The effects of two transitions written together (chainTransitions): a hold the first makes and
+ * the second resolves becomes one hold resolved at once, where the hold stood.
+ */
+export function ledgerEffectsInOneWrite(effects: readonly LedgerEffect[]): LedgerEffect[] {
+  const merged = [...effects]
+  for (let index = 0; index < merged.length; index++) {
+    const resolve = merged[index]!
+    if (resolve.action !== 'resolve') continue
+    const holdIndex = merged.findIndex(
+      (effect, at) => at < index && effect.action === 'hold' && effect.entryType === resolve.entryType,
+    )
+    const hold = merged[holdIndex]
+    if (hold?.action !== 'hold') continue
+    merged[holdIndex] = { ...hold, action: 'hold-resolved', resolution: resolve.resolution }
+    merged.splice(index, 1)
+    index--
+  }
+  return merged
 }
 
 /** What entries say an account holds: posted is credits less payouts and refunds; held is the open holds. */

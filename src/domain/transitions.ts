@@ -1,5 +1,5 @@
 import type { SideRole } from './kinds.ts'
-import { type LedgerEffect, ledgerEffectsBetween } from './ledger-rules.ts'
+import { type LedgerEffect, ledgerEffectsBetween, ledgerEffectsInOneWrite } from './ledger-rules.ts'
 import {
   cloneOperation,
   compositeStatus,
@@ -253,7 +253,7 @@ export function chainTransitions(first: Transition, second: Transition): Transit
   return {
     operation: second.operation,
     changed: first.changed || second.changed,
-    ledger: [...first.ledger, ...second.ledger],
+    ledger: ledgerEffectsInOneWrite([...first.ledger, ...second.ledger]),
     statusesTaken: [...first.statusesTaken, ...second.statusesTaken],
     refundClaims: [...first.refundClaims, ...second.refundClaims],
     work: second.work.some((effect) => effect.action === 'finish-all')

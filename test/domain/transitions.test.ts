@@ -312,6 +312,8 @@ function playLedger(entries: LedgerEntryShape[], effects: readonly LedgerEffect[
       entries.push({ type: 'cash-in', status: 'succeeded', amountMinor: effect.amountMinor })
     else if (effect.action === 'hold')
       entries.push({ type: effect.entryType, status: 'pending', amountMinor: effect.amountMinor })
+    else if (effect.action === 'hold-resolved')
+      entries.push({ type: effect.entryType, status: effect.resolution, amountMinor: effect.amountMinor })
     else {
       const pending = entries.find((entry) => entry.type === effect.entryType && entry.status === 'pending')
       if (pending) pending.status = effect.resolution
@@ -354,6 +356,74 @@ describe('every life of every kind', () => {
         )
       }),
       { numRuns: 2000 },
+    )
+  })
+})
+
+describe('written at once: a provider that answers without I/O settles in the initiation\u2019s own write', () => {
+  test('a payout paid at once is one entry written settled, not a hold and its posting', () => {
+    const opened = openOperation(draft('disbursement'), clock)
+    const paid = applySideOutcome(opened.operation, 'main', { status: 'succeeded' }, 'submission', clock)
+    assert.deepEqual(chainTransitions(opened, paid).ledger, [
+      {
+        action: 'hold-resolved',
+        entryType: 'cash-out',
+        amountMinor: 1000,
+        role: 'main',
+        resolution: 'succeeded',
+      },
+    ])
+  })
+
+  test('a payout refused at once is one entry written released: the funds were still checked', () => {
+    const opened = openOperation(draft('withdraw'), clock)
+    const refused = applySideOutcome(
+      opened.operation,
+      'main',
+      { status: 'failed', reason: declined },
+      'submission',
+      clock,
+    )
+    assert.deepEqual(chainTransitions(opened, refused).ledger, [
+      {
+        action: 'hold-resolved',
+        entryType: 'cash-out',
+        amountMinor: 1000,
+        role: 'main',
+        resolution: 'canceled',
+      },
+    ])
+  })
+
+  test('every kind, every chain of outcomes at once: the entries are those the rules expect, and no hold is left to resolve', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...operationKindNames),
+        fc.array(outcomeArbitrary, { minLength: 1, maxLength: 3 }),
+        (kind, outcomes) => {
+          let chained: Transition = openOperation(draft(kind), clock)
+          for (const outcome of outcomes) {
+            const side = chained.operation.sides.find((candidate) => candidate.status === 'pending')
+            if (!side) break
+            const next = applySideOutcome(chained.operation, side.role, outcome, 'submission', clock)
+            chained = chainTransitions(chained, next)
+          }
+          const entries: LedgerEntryShape[] = []
+          playLedger(entries, chained.ledger)
+          const key = (entry: LedgerEntryShape) => `${entry.type} ${entry.status} ${entry.amountMinor}`
+          assert.deepEqual(
+            entries.map(key).sort(),
+            expectedLedgerEntries(chained.operation.sides).map(key).sort(),
+          )
+          const held = chained.ledger.filter((effect) => effect.action === 'hold')
+          const resolved = chained.ledger.filter((effect) => effect.action === 'resolve')
+          assert.ok(
+            !resolved.some((effect) => held.some((hold) => hold.entryType === effect.entryType)),
+            'a hold made and resolved in one write is one effect',
+          )
+        },
+      ),
+      { numRuns: 1000 },
     )
   })
 })

@@ -93,7 +93,10 @@ export function ledgerRepository(scope: RepositoryScope): LedgerRepository {
         if (effect.action === 'credit') await credit(scope, operation, effect.amountMinor, sequence++)
         else if (effect.action === 'resolve')
           await resolve(scope, operation, effect.entryType, effect.resolution)
-        else {
+        else if (effect.action === 'hold-resolved') {
+          const refused = await holdResolved(scope, operation, effect, sequence++)
+          if (refused) return refused
+        } else {
           const { entryType, amountMinor, role } = effect
           const refused = await hold(scope, operation, { entryType, amountMinor, role, sequence: sequence++ })
           if (refused) return refused
@@ -126,18 +129,65 @@ async function hold(
     .set({ held_minor: sql`held_minor + ${amountMinor}` })
     .where(sql<boolean>`posted_minor - held_minor >= ${amountMinor}`)
     .executeTakeFirst()
-  if (result.numUpdatedRows === 0n) {
-    const [balance] = await readBalances(scope, operation.merchantId, operation.mode, operation.currency)
-    return {
-      role,
-      currency: operation.currency,
-      availableMinor: balance?.availableMinor ?? 0,
-      neededMinor: amountMinor,
-    }
-  }
+  if (result.numUpdatedRows === 0n) return refusedHold(scope, operation, role, amountMinor)
   await insertEntry(scope, operation, { type, amountMinor, status: 'pending', sequence })
   return undefined
 }
+
+async function refusedHold(
+  scope: RepositoryScope,
+  operation: Operation,
+  role: SideRole,
+  neededMinor: number,
+): Promise<RefusedHold> {
+  const [balance] = await readBalances(scope, operation.merchantId, operation.mode, operation.currency)
+  return { role, currency: operation.currency, availableMinor: balance?.availableMinor ?? 0, neededMinor }
+}
+
+/**
+ * A hold resolved in the write that makes it: the same availability check as a hold, then the
+ * posting (or nothing, for a release) and one entry written settled, with the balance after it.
+ */
+async function holdResolved(
+  scope: RepositoryScope,
+  operation: Operation,
+  effect: Extract<LedgerEffect, { action: 'hold-resolved' }>,
+  sequence: number,
+): Promise<RefusedHold | undefined> {
+  const { entryType: type, amountMinor, role, resolution } = effect
+  const posted = resolution === 'succeeded' ? amountMinor : 0
+  const [balance] = (
+    await debitIfAvailable(scope.db, {
+      merchantId: operation.merchantId,
+      mode: operation.mode,
+      currency: operation.currency,
+      posted,
+      needed: amountMinor,
+    })
+  ).rows
+  if (!balance) return refusedHold(scope, operation, role, amountMinor)
+  await insertEntry(scope, operation, {
+    type,
+    amountMinor,
+    status: resolution,
+    sequence,
+    ...(resolution === 'succeeded' ? { balanceAfterMinor: balance.posted_minor } : {}),
+  })
+  return undefined
+}
+
+// No balance row yet means nothing is available: the conditional update then matches nothing.
+const debitIfAvailable = statementTemplate(
+  (db, debit: { merchantId: string; mode: string; currency: string; posted: number; needed: number }) =>
+    db
+      .updateTable('balances')
+      .set({ posted_minor: sql`posted_minor - ${debit.posted}` })
+      .where('merchant_id', '=', debit.merchantId)
+      .where('mode', '=', debit.mode)
+      .where('currency', '=', debit.currency)
+      .where(sql<boolean>`posted_minor - held_minor >= ${debit.needed}`)
+      .returning('posted_minor'),
+)
 
 interface HeldEntry {
   entryType: EntryType
@@ -223,7 +273,7 @@ async function insertEntry(
   entry: {
     type: EntryType
     amountMinor: number
-    status: 'pending' | 'succeeded'
+    status: EntryStatus
     sequence: number
     balanceAfterMinor?: number
   },
