@@ -10,6 +10,8 @@ export interface PoolSettings {
   readonly perEndpoint: number
   /** How long to sleep when nothing is due (a delivery that ends wakes the pool sooner). */
   readonly idleMs: number
+  /** How long to wait before claiming again after a claim whose events all went back (default 20 ms). */
+  readonly givenBackPauseMs?: number
 }
 
 /** A quarter of the deliveries in flight to one endpoint at most, so three quarters stay for the others. */
@@ -47,8 +49,8 @@ interface Filled {
   givenBack: number
 }
 
-/** How long the pool waits before claiming again after it had to give events back. */
-const givenBackPauseMs = 20
+/** How long the pool waits before claiming again after it had to give every event claimed back. */
+const defaultGivenBackPauseMs = 20
 
 /** The first guess for an endpoint not heard from yet. */
 const initialAverageMs = 100
@@ -72,6 +74,11 @@ export class DeliveryPool {
   /** Pool slots taken: deliveries in flight and events waiting for their endpoint. */
   private taken = 0
   private stopped = false
+  /** Ends a pause at once when the pool stops. */
+  private stopNow = () => {}
+  private readonly stopping = new Promise<void>((resolve) => {
+    this.stopNow = resolve
+  })
   private readonly running = new Set<Promise<void>>()
   private readonly loads = new Map<string, EndpointLoad>()
   private readonly signal = new WakeSignal()
@@ -94,6 +101,7 @@ export class DeliveryPool {
   /** Claims nothing more, and resolves once the deliveries in flight are recorded. */
   async stop(): Promise<void> {
     this.stopped = true
+    this.stopNow()
     this.signal.wake()
     await this.done
   }
@@ -107,15 +115,24 @@ export class DeliveryPool {
         this.delivery.dependencies.logger.error({ err: error }, 'callback delivery failed; retrying')
       }
       if (this.stopped) break
-      // Events given back: what is due belongs to endpoints without a free slot. Claiming again as
-      // each slot frees would give most of it back again, a write each (PostgreSQL spent its CPU on
+      // Only events given back: what is due belongs to endpoints without a free slot. Claiming
+      // again as each slot frees would give most of it back again (PostgreSQL spent its CPU on
       // that): the next look waits a little, while their waiting events keep those slots busy.
-      if (filled.givenBack > 0) await new Promise((resolve) => setTimeout(resolve, givenBackPauseMs))
+      // Some taken too: other endpoints have room, and what was given back is due later, so the
+      // next claim reaches past it at once (a dead endpoint's backlog no longer paces the others).
+      if (filled.givenBack > 0 && filled.givenBack === filled.claimed)
+        await this.pause(this.settings.givenBackPauseMs ?? defaultGivenBackPauseMs)
       // A full claim may have left more due; a short one, or no free slot, waits for a slot or the next look.
       else if (filled.claimed === 0 || this.taken >= this.settings.concurrency)
         await this.signal.wait(this.settings.idleMs)
     }
     while (this.running.size > 0) await Promise.all(this.running)
+  }
+
+  private async pause(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, ms))), this.stopping])
+    clearTimeout(timer)
   }
 
   /** Claims as many due events as there are free slots, and starts, holds or gives back each. */

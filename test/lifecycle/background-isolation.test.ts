@@ -473,10 +473,17 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     concurrency: number,
     until: (fake: FakeOutbox) => boolean,
     meanwhile?: (clock: ReturnType<typeof manualClock>) => Promise<void>,
+    options: { givenBackPauseMs?: number; perEndpoint?: number } = {},
   ) {
+    const { givenBackPauseMs, perEndpoint = 2 } = options
     const clock = manualClock(Date.now() * 1000)
     const fake = fakeOutbox(events)
-    const pool = new DeliveryPool(deliveryOver(fake, clock), { concurrency, perEndpoint: 2, idleMs: 20 })
+    const pool = new DeliveryPool(deliveryOver(fake, clock), {
+      concurrency,
+      perEndpoint,
+      idleMs: 20,
+      givenBackPauseMs,
+    })
     try {
       await meanwhile?.(clock)
       await receiver.waitFor(() => until(fake), 5_000, 'the pool to be done')
@@ -520,6 +527,42 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     const dueAgainUs = fake.deferred[0]!.untilUs
     assert.ok(dueAgainUs >= advancedTo && dueAgainUs < advancedTo + 1_000_000, 'due again at once')
     assert.equal(receiver.requestsTo('/stuck').length, 2, 'w3 was never sent')
+  })
+
+  test('an endpoint that hangs does not pace the others: after a claim that started events, the pool claims again at once', async () => {
+    // Endpoints are origins: the one that hangs is a receiver of its own.
+    const hanging = await startReceiver()
+    try {
+      hanging.script('/hanging', [], { status: 200, delayMs: 3_000 })
+      receiver.script('/answers', [], { status: 200 })
+      const now = Date.now() * 1000
+      // Twelve events for the endpoint that hangs come due first, then eight for one that answers.
+      const events = [
+        ...Array.from({ length: 12 }, (_, i) => ({
+          ...event(`h${i + 1}`, '/answers', now),
+          callbackUrl: hanging.url('/hanging'),
+        })),
+        ...Array.from({ length: 8 }, (_, i) => event(`a${i + 13}`, '/answers', now)),
+      ]
+      const answered = (outbox: FakeOutbox) =>
+        outbox.recorded.filter((entry) => entry.id.startsWith('a')).length
+      // The first claim (16) starts or holds eight of the hanging endpoint's events, gives four
+      // back, and starts four that answer; four more of those are still due. Were the pool to pause
+      // after that claim (10 s here), they would not be delivered within the 5 s the run waits.
+      const { fake } = await runPool(events, 16, (outbox) => answered(outbox) === 8, undefined, {
+        givenBackPauseMs: 10_000,
+        perEndpoint: 4,
+      })
+      assert.equal(answered(fake), 8)
+      const deferred = fake.deferred.map((entry) => entry.id)
+      assert.deepEqual(deferred.slice(0, 4), ['h9', 'h10', 'h11', 'h12'], 'beyond its share, back at once')
+      assert.ok(
+        deferred.every((id) => id.startsWith('h')),
+        'only the hanging endpoint\u2019s events went back (its waiting ones when the pool stopped)',
+      )
+    } finally {
+      await hanging.close()
+    }
   })
 
   test('beyond as many waiting as the endpoint has slots, events go back to the outbox unsent', async () => {
