@@ -41,13 +41,17 @@ test('npm run bench -- --smoke prints every scenario for every store', {
     }
   }
   for (const heading of [
-    '## Baselines (same run)',
+    "## Baselines (same run, measured after each store's rows; each store's ratios use its own)",
     '## Scaling',
     '## Overload (open loop)',
     '## Callbacks and soak',
   ])
     assert.ok(report.includes(heading), heading)
-  assert.match(report, /raw better-sqlite3, one collect's writes per durable commit \| [\d,]+\/s/)
+  assert.match(
+    report,
+    /raw better-sqlite3, one collect's writes per durable commit \| [\d,]+\/s .* \| [\d,]+\/s/,
+  )
+  assert.match(report, /\| baseline \| after the sqlite rows \| after the postgres rows \|/)
   assert.match(report, /bare Fastify, the same record/)
   assert.match(report, /each after 0 s of the same load unmeasured/, 'the warm-up is stated')
 })

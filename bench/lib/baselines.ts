@@ -91,9 +91,12 @@ export interface SqliteBaseline {
   commitP99Us: number
 }
 
+let rawRuns = 0
+
 /** Raw better-sqlite3, the writes of one collect, `perCommit` of them per durable transaction. */
 export async function rawSqlite(folder: string, seconds: number, perCommit: number): Promise<SqliteBaseline> {
-  const file = join(folder, `raw-${perCommit}.db`)
+  // A fresh file for every measurement (a run measures its baselines more than once).
+  const file = join(folder, `raw-${perCommit}-${rawRuns++}.db`)
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(benchFolder, 'baseline-sqlite.ts'), file, String(seconds), String(perCommit)],

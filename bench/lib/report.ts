@@ -46,6 +46,8 @@ export interface StoreReport {
   scales: { scale: number; rows: ScenarioRow[]; overload: OverloadFigures }[]
   callbacks?: CallbackFigures
   soak?: SoakFigures
+  /** Measured right after this store's run; its rows' ratios are taken against these. */
+  baselines?: Baselines
 }
 
 export interface Baselines {
@@ -94,7 +96,7 @@ function against(store: string, row: ScenarioRow, b: Baselines): [string, number
   return b.fastify ? ['bare Fastify', rate / b.fastify.perSecond] : ['-', Number.NaN]
 }
 
-function scenarioTable(stores: StoreReport[], b: Baselines): string[] {
+function scenarioTable(stores: StoreReport[]): string[] {
   const lines = [
     '| store | operations | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | loop delay p99 ms | baseline | ratio |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|',
@@ -102,7 +104,9 @@ function scenarioTable(stores: StoreReport[], b: Baselines): string[] {
   for (const report of stores)
     for (const { scale, rows } of report.scales)
       for (const row of rows) {
-        const [name, ratio] = against(report.store, row, b)
+        const [name, ratio] = report.baselines
+          ? against(report.store, row, report.baselines)
+          : ['-', Number.NaN]
         lines.push(
           `| ${report.store} | ${n(scale)} | ${row.scenario} | ${n(row.load.perSecond)} | ${n(row.load.p50Ms, 2)} | ${n(row.load.p99Ms, 2)} | ${errors(row.load)} | ${n(row.peakRssMb)} | ${n(row.eventLoopP99Ms, 1)} | ${name} | ${pct(ratio)} |`,
         )
@@ -168,53 +172,67 @@ function callbackAndSoakLines(stores: StoreReport[]): string[] {
   return lines
 }
 
-function baselineLines(b: Baselines, connections: number): string[] {
+/** One row per baseline, one column per measurement (after each store's rows). */
+function baselineLines(stores: StoreReport[], connections: number): string[] {
+  const measured = stores.filter((report) => report.baselines)
+  const row = (name: string, cell: (b: Baselines) => string | undefined) => {
+    const cells = measured.map((report) => cell(report.baselines!) ?? '-')
+    return cells.every((text) => text === '-') ? [] : [`| ${name} | ${cells.join(' | ')} |`]
+  }
+  const latency = (rate: string, detail: string) => `${rate} (${detail})`
   return [
-    '| baseline | rate | latency |',
-    '|---|---:|---|',
-    `| raw better-sqlite3, one collect's writes per durable commit | ${n(b.sqliteSingle.operationsPerSecond)}/s | commit p50 ${n(b.sqliteSingle.commitP50Us / 1000, 2)} ms, p99 ${n(b.sqliteSingle.commitP99Us / 1000, 2)} ms |`,
-    `| raw better-sqlite3, 50 per commit | ${n(b.sqliteBatched.operationsPerSecond)}/s | commit p99 ${n(b.sqliteBatched.commitP99Us / 1000, 2)} ms |`,
-    ...(b.fastify
-      ? [
-          `| bare Fastify, the same record, wrk ${connections} connections | ${n(b.fastify.perSecond)} req/s | p50 ${n(b.fastify.p50Ms, 2)} ms, p99 ${n(b.fastify.p99Ms, 2)} ms |`,
-        ]
-      : []),
-    ...(b.pgbenchTpcb
-      ? [
-          `| pgbench TPC-B-like, scale 10 (10 branches), ${connections} clients | ${n(b.pgbenchTpcb.transactionsPerSecond)} TPS | average ${n(b.pgbenchTpcb.latencyAverageMs, 2)} ms |`,
-        ]
-      : []),
-    ...(b.pgbenchTpcbOneBranch
-      ? [
-          `| pgbench TPC-B-like, scale 1 (1 branch), ${connections} clients | ${n(b.pgbenchTpcbOneBranch.transactionsPerSecond)} TPS | average ${n(b.pgbenchTpcbOneBranch.latencyAverageMs, 2)} ms |`,
-        ]
-      : []),
-    ...(b.pgbenchSelect
-      ? [
-          `| pgbench select-only, ${connections} clients | ${n(b.pgbenchSelect.transactionsPerSecond)} TPS | average ${n(b.pgbenchSelect.latencyAverageMs, 2)} ms |`,
-        ]
-      : []),
+    `| baseline | ${measured.map((report) => `after the ${report.store} rows`).join(' | ')} |`,
+    `|---|${measured.map(() => '---:').join('|')}|`,
+    ...row("raw better-sqlite3, one collect's writes per durable commit", (b) =>
+      latency(
+        `${n(b.sqliteSingle.operationsPerSecond)}/s`,
+        `commit p50 ${n(b.sqliteSingle.commitP50Us / 1000, 2)} ms, p99 ${n(b.sqliteSingle.commitP99Us / 1000, 2)} ms`,
+      ),
+    ),
+    ...row('raw better-sqlite3, 50 per commit', (b) =>
+      latency(
+        `${n(b.sqliteBatched.operationsPerSecond)}/s`,
+        `commit p99 ${n(b.sqliteBatched.commitP99Us / 1000, 2)} ms`,
+      ),
+    ),
+    ...row(
+      `bare Fastify, the same record, wrk ${connections} connections`,
+      (b) =>
+        b.fastify &&
+        latency(
+          `${n(b.fastify.perSecond)} req/s`,
+          `p50 ${n(b.fastify.p50Ms, 2)} ms, p99 ${n(b.fastify.p99Ms, 2)} ms`,
+        ),
+    ),
+    ...row(`pgbench TPC-B-like, scale 10 (10 branches), ${connections} clients`, (b) => tps(b.pgbenchTpcb)),
+    ...row(`pgbench TPC-B-like, scale 1 (1 branch), ${connections} clients`, (b) =>
+      tps(b.pgbenchTpcbOneBranch),
+    ),
+    ...row(`pgbench select-only, ${connections} clients`, (b) => tps(b.pgbenchSelect)),
   ]
+}
+
+function tps(result: PgbenchResult | undefined): string | undefined {
+  return result && `${n(result.transactionsPerSecond)} TPS (average ${n(result.latencyAverageMs, 2)} ms)`
 }
 
 export function renderReport(input: {
   options: RunOptions
   stores: StoreReport[]
-  baselines: Baselines
   generator: string
 }): string {
-  const { options, stores, baselines } = input
+  const { options, stores } = input
   const cpu = cpus()
   return [
     `# Bench run ${new Date().toISOString()}`,
     '',
     `Machine: ${cpu.length} × ${cpu[0]?.model ?? '?'}, ${n(totalmem() / 2 ** 30)} GiB, Node ${process.version}. Load: ${input.generator}, ${options.connections} connections, ${options.seconds} s per scenario, each after ${options.warmupSeconds} s of the same load unmeasured (bare Fastify too). Loop delay: prom-client's monitorEventLoopDelay p99 less its ${eventLoopResolutionMs} ms timer interval.`,
     '',
-    '## Baselines (same run)',
-    ...baselineLines(baselines, options.connections),
+    "## Baselines (same run, measured after each store's rows; each store's ratios use its own)",
+    ...baselineLines(stores, options.connections),
     '',
     '## Scenarios',
-    ...scenarioTable(stores, baselines),
+    ...scenarioTable(stores),
     '',
     '## Scaling (smallest → largest store)',
     ...scalingTable(stores),
