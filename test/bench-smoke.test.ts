@@ -54,6 +54,7 @@ test('npm run bench -- --smoke prints every scenario for every store', {
   assert.match(report, /\| baseline \| after the sqlite rows \| after the postgres rows \|/)
   assert.match(report, /bare Fastify, the same record/)
   assert.match(report, /each after 0 s of the same load unmeasured/, 'the warm-up is stated')
+  assert.match(report, /\| sqlite \|.*RSS every 0\.2 s: \d+(, \d+)* MB \|/, 'the soak samples its RSS')
 })
 
 test('npm run bench refuses bad options at once, saying what it takes', () => {

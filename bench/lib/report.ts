@@ -36,6 +36,8 @@ export interface CallbackFigures {
 export interface SoakFigures {
   seconds: number
   startRssMb: number
+  /** Sampled every tenth of the soak: a leak climbs throughout, a heap taking its size levels off. */
+  rssSeriesMb: number[]
   endRssMb: number
   row: ScenarioRow
 }
@@ -166,7 +168,7 @@ function callbackAndSoakLines(stores: StoreReport[]): string[] {
       d ? `${n(d.perSecond)}/s (${d.deliveries} of ${d.expected} in ${n(d.seconds, 2)} s)` : '-'
     const s = report.soak
     lines.push(
-      `| ${report.store} | ${drain(c?.alone)} | ${drain(c?.besideDead)} | ${s ? `${s.seconds} s of the mix, ${n(s.row.load.perSecond)} req/s, p99 ${n(s.row.load.p99Ms, 1)} ms, errors ${errors(s.row.load)}` : '-'} | ${s ? `${n(s.startRssMb)} → ${n(s.endRssMb)} MB` : '-'} | ${s ? pct(s.endRssMb / s.startRssMb - 1) : '-'} |`,
+      `| ${report.store} | ${drain(c?.alone)} | ${drain(c?.besideDead)} | ${s ? `${s.seconds} s of the mix, ${n(s.row.load.perSecond)} req/s, p99 ${n(s.row.load.p99Ms, 1)} ms, errors ${errors(s.row.load)}; RSS every ${n(s.seconds / 10, s.seconds < 10 ? 1 : 0)} s: ${s.rssSeriesMb.map((mb) => n(mb)).join(', ')} MB` : '-'} | ${s ? `${n(s.startRssMb)} → ${n(s.endRssMb)} MB` : '-'} | ${s ? pct(s.endRssMb / s.startRssMb - 1) : '-'} |`,
     )
   }
   return lines
