@@ -3,7 +3,7 @@
  * under load from separate processes on 127.0.0.1 (wrk, and an open loop for overload), beside
  * baselines measured in the same run. Prints one Markdown report (BENCHMARKS.md holds one).
  *
- *   npm run bench                      the full run (about 25 minutes)
+ *   npm run bench                      the full run (about 35 minutes)
  *   npm run bench -- --smoke           tiny durations and stores: proves the bench still works
  *   npm run bench -- --stores sqlite --scales 10000 --seconds 5 --soak 0
  *   --warmup N: seconds of unmeasured load before each measured scenario (default 3)
