@@ -74,11 +74,8 @@ export class DeliveryPool {
   /** Pool slots taken: deliveries in flight and events waiting for their endpoint. */
   private taken = 0
   private stopped = false
-  /** Ends a pause at once when the pool stops. */
-  private stopNow = () => {}
-  private readonly stopping = new Promise<void>((resolve) => {
-    this.stopNow = resolve
-  })
+  /** Ends a pause at once when the pool stops (deliveries that end do not: they wake `signal`). */
+  private readonly stopping = new WakeSignal()
   private readonly running = new Set<Promise<void>>()
   private readonly loads = new Map<string, EndpointLoad>()
   private readonly signal = new WakeSignal()
@@ -101,7 +98,7 @@ export class DeliveryPool {
   /** Claims nothing more, and resolves once the deliveries in flight are recorded. */
   async stop(): Promise<void> {
     this.stopped = true
-    this.stopNow()
+    this.stopping.wake()
     this.signal.wake()
     await this.done
   }
@@ -121,18 +118,12 @@ export class DeliveryPool {
       // Some taken too: other endpoints have room, and what was given back is due later, so the
       // next claim reaches past it at once (a dead endpoint's backlog no longer paces the others).
       if (filled.givenBack > 0 && filled.givenBack === filled.claimed)
-        await this.pause(this.settings.givenBackPauseMs ?? defaultGivenBackPauseMs)
+        await this.stopping.wait(this.settings.givenBackPauseMs ?? defaultGivenBackPauseMs)
       // A full claim may have left more due; a short one, or no free slot, waits for a slot or the next look.
       else if (filled.claimed === 0 || this.taken >= this.settings.concurrency)
         await this.signal.wait(this.settings.idleMs)
     }
     while (this.running.size > 0) await Promise.all(this.running)
-  }
-
-  private async pause(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, ms))), this.stopping])
-    clearTimeout(timer)
   }
 
   /** Claims as many due events as there are free slots, and starts, holds or gives back each. */
