@@ -248,6 +248,16 @@ describeEachStore('refunds', (store) => {
     const restAgain = await client.post(`/api/v1/collect/${collect.token}/refund`, whole)
     assert.equal(restAgain.status, 200, restAgain.text)
     assert.equal(restAgain.body.data.refund.token, rest.body.data.refund.token)
+    // A partial refund replayed once nothing is left: its claim is refused, its reference returns it.
+    const late = await client.post(`/api/v1/collect/${collect.token}/refund`, body)
+    assert.equal(late.status, 200, late.text)
+    assert.deepEqual(late.body.data.refund, first.body.data.refund)
+    const lateChanged = await client.post(`/api/v1/collect/${collect.token}/refund`, {
+      ...body,
+      amount: 1400,
+    })
+    assert.equal(lateChanged.status, 409, lateChanged.text)
+    assert.equal(lateChanged.body.code, 'duplicate_merchant_reference')
   })
 
   test('a refund holds its amount: when the available balance cannot cover it, 422 and nothing written', async () => {

@@ -6,7 +6,7 @@ import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { Status } from '../../domain/status.ts'
 import type { Database, OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
-import { counterValue, isUnfiltered, nextCounterValue, seekPage } from './pages.ts'
+import { counterValue, isUnfiltered, seekPage } from './pages.ts'
 import { statementTemplate } from './statement-template.ts'
 import { countStatusChanges, type ListKey, statusPageStart } from './status-buckets.ts'
 
@@ -27,11 +27,6 @@ export interface OperationWithMerchant {
 }
 
 export interface OperationsRepository {
-  /**
-   * The next position of the merchant's list of this kind. Its counter's row lock orders
-   * concurrent initiations: a time read after it keeps list order and date order in step.
-   */
-  nextPosition(merchantId: string, mode: Mode, kind: OperationKind): Promise<number>
   /**
    * Inserts the operation under its unique merchantReference and returns its id; undefined when
    * the reference is already taken (a retry, or a concurrent twin that committed first):
@@ -73,7 +68,6 @@ export interface OperationsRepository {
 export function operationsRepository({ db, dialect }: RepositoryScope): OperationsRepository {
   const selectOperations = () => db.selectFrom('operations').selectAll()
   return {
-    nextPosition: (merchantId, mode, kind) => nextCounterValue(db, merchantId, mode, kind),
     insertIfNew: (operation) => insertIfNew(db, operation),
     async findByReference(merchantId, mode, kind, merchantReference) {
       const row = await selectOperations()

@@ -36,31 +36,6 @@ export async function counterValue(
   return row?.value ?? 0
 }
 
-/** Increments and returns a dense per-merchant, per-mode counter; its row lock orders concurrent writers. */
-export async function nextCounterValue(
-  db: Executor,
-  merchantId: string,
-  mode: string,
-  name: string,
-  by = 1,
-): Promise<number> {
-  const { rows } = await advanceCounter(db, { merchantId, mode, name, by })
-  return rows[0]!.value
-}
-
-const advanceCounter = statementTemplate(
-  (db, counter: { merchantId: string; mode: string; name: string; by: number }) =>
-    db
-      .insertInto('counters')
-      .values({ merchant_id: counter.merchantId, mode: counter.mode, name: counter.name, value: counter.by })
-      .onConflict((conflict) =>
-        conflict
-          .columns(['merchant_id', 'mode', 'name'])
-          .doUpdateSet((eb) => ({ value: eb('counters.value', '+', counter.by) })),
-      )
-      .returning('value'),
-)
-
 /**
  * Advances several of a merchant's counters in one statement, each by its count (a count of 0 is
  * left alone), and returns the first value of each range taken. Rows are taken in name order, so
