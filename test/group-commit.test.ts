@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { sql } from 'kysely'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { describeEachStore } from './support/stores.ts'
@@ -10,7 +11,9 @@ import { assertStoreConsistent } from './support/verify.ts'
  * (or fewer: commits made while a sync runs share the next), yet each request is answered as if it
  * had committed alone, after the sync. A command that fails fails alone; the others
  * of its group are written. One client at a time commits each write by itself, at once.
- * On PostgreSQL every transaction commits alone; the same requests must give the same answers.
+ * On PostgreSQL the initiations of one merchant and mode are grouped instead (they all wait for
+ * the same counters' row lock): those that arrive while one of its transactions commits are made
+ * together in the next, under the same rules; two merchants never share a transaction.
  */
 
 const callbackUrl = 'http://127.0.0.1:9/callback'
@@ -87,6 +90,12 @@ describeEachStore('group commit', (target) => {
       assert.ok(syncs >= 1 && syncs <= commits, `${commits} commits made durable by ${syncs} syncs`)
     } else {
       assert.equal(after, undefined)
+      const lanes = app.context.writeLanes.statistics()
+      assert.ok(lanes.writes >= 33, `${lanes.writes} writes committed through the lanes`)
+      assert.ok(
+        lanes.transactions < lanes.writes,
+        `${lanes.writes} writes in ${lanes.transactions} transactions: none were grouped`,
+      )
     }
     await assertStoreConsistent(app)
   })
@@ -110,5 +119,41 @@ describeEachStore('group commit', (target) => {
           [i + 1, i + 1, i + 1],
         )
     }
+  })
+
+  test('PostgreSQL: one merchant’s concurrent initiations share transactions, two merchants never do', async (t) => {
+    if (app.context.store.name !== 'postgres') return t.skip('SQLite groups every transaction of the process')
+    const other = await app.createMerchant('Group commit, other')
+    const clients = [app.client(merchant.sandbox), app.client(other.sandbox)]
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => clients[i % 2]!.post('/api/v1/collect', collect(`lane-${i}`))),
+    )
+    assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]))
+    // Rows written by one transaction carry its id in xmin.
+    const rows = await app.db
+      .selectFrom('operations')
+      .select(['merchant_id', 'position', 'initiated_at_us', sql<string>`xmin::text`.as('transaction')])
+      .where('merchant_reference', 'like', 'lane-%')
+      .orderBy('position')
+      .execute()
+    assert.equal(rows.length, 40)
+    const merchantsOf = new Map<string, Set<string>>()
+    for (const row of rows)
+      merchantsOf.set(row.transaction, (merchantsOf.get(row.transaction) ?? new Set()).add(row.merchant_id))
+    for (const [transaction, merchants] of merchantsOf)
+      assert.equal(merchants.size, 1, `transaction ${transaction} wrote operations of two merchants`)
+    assert.ok(merchantsOf.size < 40, `40 initiations in ${merchantsOf.size} transactions: none were grouped`)
+    for (const id of [merchant.id, other.id]) {
+      const own = rows.filter((row) => row.merchant_id === id)
+      const first = own[0]!.position
+      assert.deepEqual(
+        own.map((row) => row.position),
+        own.map((_, i) => first + i),
+        'positions stay dense within a group',
+      )
+      for (let i = 1; i < own.length; i++)
+        assert.ok(own[i]!.initiated_at_us >= own[i - 1]!.initiated_at_us, 'list order and date order agree')
+    }
+    await assertStoreConsistent(app)
   })
 })

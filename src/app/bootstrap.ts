@@ -14,6 +14,7 @@ import { createMerchant, type IssuedMerchant } from './merchants.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
 import { createSigningSecretCache } from './signing-secret-cache.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
+import { WriteLanes } from './write-lanes.ts'
 
 /**
  * Opens the store, applies migrations, assembles the context every use case receives, and gives
@@ -64,6 +65,7 @@ export async function createContext(
     credentials: createCredentialCache(),
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
+    writeLanes: new WriteLanes(store),
     metrics: createMetrics({ connections: live, store, clock, logger }),
   }
   try {

@@ -8,6 +8,7 @@ import type { CredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
 import type { PricingRulesCache } from './pricing-rules-cache.ts'
 import type { SigningSecretCache } from './signing-secret-cache.ts'
+import type { WriteLanes } from './write-lanes.ts'
 
 /** What every use case needs, built once in main and passed down. The store offers repositories and transactions, never a database handle. */
 export interface AppContext {
@@ -25,6 +26,8 @@ export interface AppContext {
   readonly signingSecrets: SigningSecretCache
   /** The route and fee rule of each side priced, fresh for at most 500 ms. */
   readonly pricingRules: PricingRulesCache
+  /** One merchant's initiations committed together, on a store that commits each transaction alone. */
+  readonly writeLanes: WriteLanes
   /** The migrations this process applied when it opened the store (usually none). */
   readonly appliedMigrations: readonly string[]
 }

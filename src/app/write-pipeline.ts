@@ -58,17 +58,21 @@ export async function executeWrite(
 ): Promise<Operation | EventView> {
   // The statuses the transaction took, counted in the metrics once it has committed.
   const taken: Operation[] = []
+  const work = (tx: Repositories): Promise<Operation | EventView> => {
+    // A write made again (its group failed) starts over.
+    taken.length = 0
+    switch (command.type) {
+      case 'open':
+        return open(context, tx, command.draft, taken)
+      case 'side-outcome':
+        return settle(context, tx, command, taken)
+      case 'redeliver':
+        return redeliver(context, tx, command)
+    }
+  }
   try {
-    const written = await context.store.transaction<Operation | EventView>((tx) => {
-      switch (command.type) {
-        case 'open':
-          return open(context, tx, command.draft, taken)
-        case 'side-outcome':
-          return settle(context, tx, command, taken)
-        case 'redeliver':
-          return redeliver(context, tx, command)
-      }
-    })
+    const lane = command.type === 'open' ? openingLane(command.draft) : undefined
+    const written = await (lane ? context.writeLanes.write(lane, work) : context.store.transaction(work))
     context.metrics.countStatuses(taken)
     return written
   } catch (error) {
@@ -79,6 +83,16 @@ export async function executeWrite(
       token: error.existing.token,
     })
   }
+}
+
+/**
+ * The lane an opening is committed in, with the other openings of its merchant and mode (they
+ * take the same counters). A refund's opening runs alone: it locks the refunded operation's row,
+ * which a group already holding the counters must not wait for (a settling refund holds that row
+ * and waits for the counters).
+ */
+function openingLane(draft: Operation): string | undefined {
+  return draft.refundOf ? undefined : `${draft.merchantId}/${draft.mode}`
 }
 
 function transitionClock(context: AppContext): TransitionClock {

@@ -32,6 +32,8 @@ export interface StoreDialect {
    * commits alone (PostgreSQL).
    */
   groupCommitted(): Promise<void> | undefined
+  /** True when concurrent transactions are committed together by the store itself (SQLite). */
+  readonly groupsCommits: boolean
   /** Resolves once every commit made so far is durable (SQLite makes commits durable after them). */
   durable(): Promise<void>
   /** Durable commits, the transactions they held and the syncs that made them durable, when commits are grouped. */
@@ -87,6 +89,7 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
     kyselyDialect,
     outsideTransactionsDialect: reader && kyselyDialect.outsideTransactions(reader),
     groupCommitted: () => kyselyDialect.groupCommitted(),
+    groupsCommits: true,
     durable: () => walSync?.durable() ?? Promise.resolve(),
     commitStatistics: () => kyselyDialect.commitStatistics(),
     maintenanceDialect: () => undefined,
@@ -199,6 +202,7 @@ function postgresDialect(url: string, options: DialectOptions): StoreDialect {
     kyselyDialect: new GuardedPostgresDialect(pool),
     outsideTransactionsDialect: undefined,
     groupCommitted: () => undefined,
+    groupsCommits: false,
     durable: () => Promise.resolve(),
     commitStatistics: () => undefined,
     maintenanceDialect: () => new GuardedPostgresDialect(postgresPool(url, options, 'maintenance')),

@@ -46,6 +46,8 @@ export interface Store extends Repositories {
   readonly name: 'sqlite' | 'postgres'
   /** One transaction: the repositories it is given write and read inside it; it commits when `work` resolves. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>
+  /** True when the store commits concurrent transactions together itself (SQLite); false when each commits alone (PostgreSQL). */
+  readonly groupsCommits: boolean
   /** SQLite's group commit: durable COMMITs so far and the transactions they held; undefined on PostgreSQL. */
   commitStatistics(): CommitStatistics | undefined
   /** True when the failure means the database cannot answer now (503), rather than a bug. */
@@ -91,6 +93,7 @@ export function openStore(location: DatabaseLocation, options: StoreOptions = { 
   let closed = false
   const store: Store = {
     name: dialect.name,
+    groupsCommits: dialect.groupsCommits,
     ...repositoriesOn({ db: outsideDb, dialect, clock }),
     transaction: async (work) => {
       let committed: Promise<void> | undefined
