@@ -96,6 +96,7 @@ describeEachStore('group commit', (target) => {
         lanes.transactions < lanes.writes,
         `${lanes.writes} writes in ${lanes.transactions} transactions: none were grouped`,
       )
+      assert.ok(lanes.refusedInGroups > 0, 'no refusal came after other writes of its transaction')
     }
     await assertStoreConsistent(app)
   })
@@ -103,9 +104,18 @@ describeEachStore('group commit', (target) => {
   test('one client at a time: every write commits by itself before it is answered', async () => {
     const client = app.client(merchant.sandbox)
     const before = app.context.store.commitStatistics()
+    const lanesBefore = app.context.writeLanes.statistics()
     for (let i = 0; i < 10; i++) {
       const answer = await client.post('/api/v1/collect', collect(`alone-${i}`))
       assert.equal(answer.status, 200)
+      if (app.context.store.name === 'postgres') {
+        // A write that finds its merchant's lane idle runs at once, in a transaction of its own.
+        const lanes = app.context.writeLanes.statistics()
+        assert.deepEqual(
+          [lanes.transactions - lanesBefore.transactions, lanes.writes - lanesBefore.writes],
+          [i + 1, i + 1],
+        )
+      }
       const stats = app.context.store.commitStatistics()
       // Each answer came after its own COMMIT, and after the WAL's sync that made it durable: a
       // group of one, not held back for company.

@@ -13,14 +13,17 @@ interface Lane {
   running: boolean
 }
 
-/** How many transactions the lanes committed, and the writes they held (writes refused are in neither). */
 export interface LaneStatistics {
+  /** Transactions the lanes committed, and the writes they held (writes refused are in neither). */
   transactions: number
   writes: number
+  /** Writes that failed after others in their transaction: each made those again without it. */
+  refusedInGroups: number
 }
 
-/** The most writes one transaction holds: a group holds the merchant's counters until it commits. */
+/** The most writes one transaction holds, and the longest it keeps adding more: it holds the merchant's counters until it commits. */
 const largestGroup = 32
+const longestGroupMs = 200
 
 /**
  * Group commit per merchant, for a store that commits each transaction alone (PostgreSQL).
@@ -35,13 +38,17 @@ const largestGroup = 32
  * - A write that fails fails alone. The transaction is rolled back, the writes before it are made
  *   again without it, and it is made again first of the next transaction: a refusal is answered
  *   only when nothing else was in its transaction, as if it had run alone.
+ * - When the database cannot answer (a lock or statement timeout, a lost connection), the write
+ *   and those after it in its group are answered so at once, not tried one after another.
+ * - A group stops taking writes after `longestGroupMs`, so a settlement waiting for the same
+ *   counters waits for one short group, not for a long queue.
  * - Different lanes (merchants) run side by side, on their own connections.
  *
  * A store that commits concurrent transactions together itself (SQLite) gets no lanes.
  */
 export class WriteLanes {
   private readonly lanes = new Map<string, Lane>()
-  private readonly counted: LaneStatistics = { transactions: 0, writes: 0 }
+  private readonly counted: LaneStatistics = { transactions: 0, writes: 0, refusedInGroups: 0 }
 
   constructor(private readonly store: Store) {}
 
@@ -75,30 +82,38 @@ export class WriteLanes {
     while (rest.length > 0) {
       const outcome = await this.together(rest)
       if (outcome.made) {
-        for (const [index, pending] of rest.entries()) pending.resolve(outcome.made[index])
-        return
+        for (const [index, result] of outcome.made.entries()) rest[index]!.resolve(result)
+        rest = rest.slice(outcome.made.length)
+        continue
       }
       const { failedAt, error } = outcome
-      if (failedAt === undefined) {
-        // The transaction itself failed (its BEGIN or COMMIT): none of its writes happened.
+      // The transaction itself failed (its BEGIN or COMMIT), or the database cannot answer now.
+      if (failedAt === undefined || this.store.isUnavailable(error)) {
         for (const pending of rest) pending.reject(error)
         return
       }
-      if (failedAt > 0) await this.commitInOrder(rest.slice(0, failedAt))
-      else rest[0]!.reject(error)
-      rest = rest.slice(failedAt === 0 ? 1 : failedAt)
+      if (failedAt === 0) {
+        rest[0]!.reject(error)
+        rest = rest.slice(1)
+        continue
+      }
+      this.counted.refusedInGroups += 1
+      await this.commitInOrder(rest.slice(0, failedAt))
+      rest = rest.slice(failedAt)
     }
   }
 
-  /** The writes in one transaction, in order, until one fails. */
+  /** The writes in one transaction, in order, until one fails or the group has run long enough. */
   private async together(
     writes: Pending[],
   ): Promise<{ made: unknown[] } | { made?: undefined; failedAt?: number; error: unknown }> {
     let failedAt: number | undefined
+    const started = performance.now()
     try {
       const made = await this.store.transaction(async (tx) => {
         const results: unknown[] = []
         for (const [index, pending] of writes.entries()) {
+          if (index > 0 && performance.now() - started > longestGroupMs) break
           failedAt = index
           results.push(await pending.work(tx))
         }
@@ -106,7 +121,7 @@ export class WriteLanes {
         return results
       })
       this.counted.transactions += 1
-      this.counted.writes += writes.length
+      this.counted.writes += made.length
       return { made }
     } catch (error) {
       return { failedAt, error }

@@ -178,8 +178,10 @@ async function settle(
   const clock = transitionClock(context)
   const transition = applySideOutcome(before, command.role, command.outcome, command.source, clock)
   if (!transition.changed) return before
-  await tx.operations.save(transition.operation, before.status)
+  // The claim first: the refunded row is locked before this write's held statements (the
+  // operation's new state, its status counts) could be sent, as an opening takes it before them.
   await claimRefunds(tx, transition.refundClaims)
+  await tx.operations.save(transition.operation, before.status)
   const numbers = await tx.sequences.reserve(before.merchantId, before.mode, numbersWanted(transition))
   await writeEffects(tx, transition, numbers, clock.nowUs, taken)
   return transition.operation
