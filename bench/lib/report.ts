@@ -159,7 +159,7 @@ function overloadTable(stores: StoreReport[]): string[] {
 
 function callbackAndSoakLines(stores: StoreReport[]): string[] {
   const lines = [
-    '| store | callbacks alone | beside a dead endpoint | soak | RSS start → end | growth |',
+    '| store | callbacks alone | beside a dead endpoint | soak | RSS start (under its load) → end | growth |',
     '|---|---|---|---|---|---:|',
   ]
   for (const report of stores) {
