@@ -326,9 +326,12 @@ async function soak(
   let startRssMb = 0
   const rssSeriesMb: number[] = []
   const row = await measured(sika, 'soak', async () => {
-    const starting = setTimeout(() => {
-      startRssMb = rssMb(pid)
-    }, Math.min(5000, (options.soakSeconds * 1000) / 20))
+    const starting = setTimeout(
+      () => {
+        startRssMb = rssMb(pid)
+      },
+      Math.min(5000, (options.soakSeconds * 1000) / 20),
+    )
     const sampling = setInterval(() => rssSeriesMb.push(rssMb(pid)), (options.soakSeconds * 1000) / 10)
     try {
       return await runWrk({
