@@ -316,4 +316,22 @@ describeEachStore('GET /metrics', (store) => {
       ['invalid_credentials', 'missing_credentials'],
     )
   })
+
+  // Last: its collects would change the counts the tests above read.
+  test('counts grouped commits and the writes they held: concurrent initiations share them', async () => {
+    const before = (await scrape(app)).samples
+    const client = app.client((await app.createMerchant()).sandbox)
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        client.post('/api/v1/collect', collect(`grouped-${index}`, '2250700000001')),
+      ),
+    )
+    assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]))
+    const after = (await scrape(app)).samples
+    const grown = (name: string) => sampleValue(after, name) - sampleValue(before, name)
+    const commits = grown('sika_grouped_commits_total')
+    const writes = grown('sika_grouped_commit_writes_total')
+    assert.ok(writes >= 20, `${writes} writes counted for 20 initiations`)
+    assert.ok(commits >= 1 && commits < writes, `${writes} writes in ${commits} commits: none were grouped`)
+  })
 })

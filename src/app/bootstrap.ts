@@ -54,6 +54,7 @@ export async function createContext(
     notificationKey: secrets.derive('sandbox-notifications'),
     checkoutUrl: (token) => `${config.publicBaseUrl}/checkout/${token}`,
   })
+  const writeLanes = new WriteLanes(store)
   const context = {
     config,
     store,
@@ -65,8 +66,14 @@ export async function createContext(
     credentials: createCredentialCache(),
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
-    writeLanes: new WriteLanes(store),
-    metrics: createMetrics({ connections: live, store, clock, logger }),
+    writeLanes,
+    metrics: createMetrics({
+      connections: live,
+      store,
+      clock,
+      logger,
+      groupedCommits: () => writeLanes.grouped(),
+    }),
   }
   try {
     const issued = await issueMissingLiveSecrets(context)

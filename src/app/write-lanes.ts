@@ -69,6 +69,16 @@ export class WriteLanes {
     return { ...this.counted }
   }
 
+  /**
+   * Commits that held grouped writes, and the writes they held, whichever groups them: SQLite's
+   * group commit (every write transaction) or these lanes (one merchant's initiations).
+   */
+  grouped(): { commits: number; writes: number } {
+    const sqlite = this.store.commitStatistics()
+    if (sqlite) return { commits: sqlite.commits, writes: sqlite.transactions }
+    return { commits: this.counted.transactions, writes: this.counted.writes }
+  }
+
   private async run(key: string, lane: Lane): Promise<void> {
     lane.running = true
     while (lane.queue.length > 0) await this.commitInOrder(lane.queue.splice(0, largestGroup))

@@ -46,12 +46,20 @@ export interface MetricsOptions {
   store: Store
   clock: Clock
   logger: Logger
+  /** Commits that held grouped writes so far, and the writes they held (`WriteLanes.grouped`). */
+  groupedCommits(): { commits: number; writes: number }
 }
 
 /** Seconds: from a cached GET to a request that waits for the database's timeout. */
 const httpBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-export function createMetrics({ connections, store, clock, logger }: MetricsOptions): Metrics {
+export function createMetrics({
+  connections,
+  store,
+  clock,
+  logger,
+  groupedCommits,
+}: MetricsOptions): Metrics {
   const registry = new Registry()
   // Process metrics, event-loop delay included: nodejs_eventloop_lag_seconds, and the
   // monitorEventLoopDelay histogram's nodejs_eventloop_lag_{min,mean,max,p50,p90,p99}_seconds.
@@ -66,6 +74,7 @@ export function createMetrics({ connections, store, clock, logger }: MetricsOpti
   // Every series exists from the start, so rate() sees the first increase.
   for (const kind of operationKindNames)
     for (const mode of modes) for (const status of statuses) operations.inc({ kind, mode, status }, 0)
+  groupedCommitMetrics(registry, groupedCommits)
   const refreshStore = storeGauges(registry, store, clock, logger)
   const stopOperatorCalls = recordOperatorCalls(registry, connections)
   return {
@@ -84,6 +93,30 @@ export function createMetrics({ connections, store, clock, logger }: MetricsOpti
     },
     close: stopOperatorCalls,
   }
+}
+
+/** Read at each scrape from what the store or the write lanes counted: writes per commit is their ratio. */
+function groupedCommitMetrics(registry: Registry, read: MetricsOptions['groupedCommits']): void {
+  const counterOf = (name: string, help: string, value: (figures: ReturnType<typeof read>) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc(value(read()))
+      },
+    })
+  counterOf(
+    'sika_grouped_commits_total',
+    'Commits of grouped writes: on SQLite every group commit; on PostgreSQL every transaction of a write lane (one merchant’s initiations).',
+    (figures) => figures.commits,
+  )
+  counterOf(
+    'sika_grouped_commit_writes_total',
+    'The writes those commits held: divided by sika_grouped_commits_total, the writes per commit.',
+    (figures) => figures.writes,
+  )
 }
 
 function httpMetrics(registry: Registry) {
