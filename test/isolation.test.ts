@@ -95,6 +95,31 @@ describeEachStore('one merchant, one mode: nobody sees another\u2019s operations
     })
   }
 
+  /**
+   * On PostgreSQL, reads by token that queue are sent together, one statement for many callers
+   * (src/store/read-batches.ts): hundreds at once must each get what they get alone.
+   */
+  test('read all at once by every caller, each token still answers only its own merchant and mode', async () => {
+    const reads: [caller: Caller, kind: string, token: string, expected: 200 | 404][] = []
+    for (let round = 0; round < 20; round++) {
+      reads.push(['a sandbox', 'collect', tokens.aCollect, 200])
+      reads.push(['a sandbox', 'disbursement', tokens.aDisbursement, 200])
+      reads.push(['a live', 'collect', tokens.aLiveCollect, 200])
+      reads.push(['b sandbox', 'collect', tokens.bCollect, 200])
+      for (const [, caller, kind, made] of hidden) reads.push([caller, kind, tokens[made], 404])
+      reads.push(['b sandbox', 'collect', unknownToken, 404])
+    }
+    const answers = await Promise.all(
+      reads.map(([caller, kind, token]) => clients[caller].get(`/api/v1/${kind}/${token}`)),
+    )
+    reads.forEach(([caller, kind, token, expected], index) => {
+      const answer = answers[index]!
+      assert.equal(answer.status, expected, `${caller} reading ${kind} ${token}: ${answer.text}`)
+      if (expected === 200) assert.equal(answer.body.data[kind].token, token)
+      else assertNotFound(answer)
+    })
+  })
+
   for (const [name, path] of [
     ['a malformed token', '/api/v1/collect/not-a-token'],
     ['a token in upper case', () => `/api/v1/collect/${tokens.aCollect.toUpperCase()}`],

@@ -40,6 +40,11 @@ export interface StoreDialect {
   commitStatistics(): CommitStatistics | undefined
   /** SELECT ... FOR UPDATE. SQLite has none, and needs none: a write transaction holds the whole database. */
   readonly supportsRowLocks: boolean
+  /**
+   * True when a read is a round trip (PostgreSQL), so reads that queue are worth sending together
+   * (read-batches.ts); SQLite reads in process, before the next request is even parsed.
+   */
+  readonly batchesPointReads: boolean
   isUniqueViolation(error: unknown): boolean
   /** True when the failure means the database cannot answer now (a retry may succeed), rather than a bug. */
   isUnavailable(error: unknown): boolean
@@ -97,6 +102,7 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
     identityType: 'integer',
     bigintType: 'integer',
     supportsRowLocks: false,
+    batchesPointReads: false,
     isUniqueViolation: (error) =>
       errorCode(error)?.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') === true ||
       errorCode(error) === 'SQLITE_CONSTRAINT_UNIQUE',
@@ -210,6 +216,7 @@ function postgresDialect(url: string, options: DialectOptions): StoreDialect {
     identityType: 'bigserial',
     bigintType: 'bigint',
     supportsRowLocks: true,
+    batchesPointReads: true,
     isUniqueViolation: (error) => errorCode(error) === '23505',
     isUnavailable: (error) => {
       const code = errorCode(error) ?? ''

@@ -4,6 +4,7 @@ import type { Currency } from '../../domain/money.ts'
 import type { Metadata, Operation, OperationUrls, Side } from '../../domain/operation.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { Status } from '../../domain/status.ts'
+import { ReadBatches } from '../read-batches.ts'
 import type { Database, OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
@@ -67,6 +68,8 @@ export interface OperationsRepository {
 
 export function operationsRepository({ db, dialect }: RepositoryScope): OperationsRepository {
   const selectOperations = () => db.selectFrom('operations').selectAll()
+  // Outside a transaction, reads by token that queue go together (read-batches.ts).
+  const byToken = dialect.batchesPointReads && !db.isTransaction ? tokenReads(db) : undefined
   return {
     insertIfNew: (operation) => insertIfNew(db, operation),
     async findByReference(merchantId, mode, kind, merchantReference) {
@@ -79,7 +82,8 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
       return row && toOperation(row)
     },
     async findByToken(merchantId, mode, token) {
-      const [row] = (await selectByToken(db, { merchantId, mode, token })).rows
+      const key = { merchantId, mode, token }
+      const row = byToken ? await byToken.read(key) : (await selectByToken(db, key)).rows[0]
       return row && toOperation(row)
     },
     async findById(id) {
@@ -108,6 +112,35 @@ const selectByToken = statementTemplate((db, key: { merchantId: string; mode: Mo
     .where('merchant_id', '=', key.merchantId)
     .where('mode', '=', key.mode),
 )
+
+type TokenKey = { merchantId: string; mode: Mode; token: string }
+
+/**
+ * A batch is read by its tokens (unique), and each read keeps its row only if it belongs to the
+ * merchant and mode that asked: another merchant's token answers nothing, as alone.
+ */
+function tokenReads(db: Executor): ReadBatches<TokenKey, Selectable<OperationsTable> | undefined> {
+  const readAll = async (keys: readonly TokenKey[]) => {
+    if (keys.length === 1) return [(await selectByToken(db, keys[0]!)).rows[0]]
+    const tokens = [...new Set(keys.map((key) => key.token))]
+    const rows = await db.selectFrom('operations').selectAll().where('token', 'in', tokens).execute()
+    const byToken = new Map(rows.map((row) => [row.token, row]))
+    return keys.map((key) => {
+      const row = byToken.get(key.token)
+      return row && row.merchant_id === key.merchantId && row.mode === key.mode ? row : undefined
+    })
+  }
+  return new ReadBatches(readAll, tokenReadsInFlight, largestTokenBatch)
+}
+
+/**
+ * Two statements at a time: 50 clients reading details on PostgreSQL answered 11,000 req/s with
+ * no limit, 28,000 with one batch in flight, 26,000–27,000 with two and 22,000 with four, Sika's
+ * thread saturated in each. Two, so that one slow read (a page not in memory) does not hold up
+ * every other.
+ */
+const tokenReadsInFlight = 2
+const largestTokenBatch = 64
 
 const insertUnlessReferenced = statementTemplate((db, row: ReturnType<typeof toRow>) =>
   db
