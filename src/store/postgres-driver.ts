@@ -114,13 +114,15 @@ class GuardedConnection implements DatabaseConnection {
   constructor(readonly client: pg.PoolClient) {}
 
   /**
-   * Inside a transaction, a statement whose result nobody reads (write-only.ts) is held back, and
-   * the statements held are sent together, as one statement, right before anything that names
-   * one of their tables, and before COMMIT: each round trip to PostgreSQL is a wait, and every
-   * initiation of one merchant waits behind the one holding its counters' row lock. Held
-   * statements go out in the order they came; two for one table never share a statement (rows one
-   * statement changes twice are an error in PostgreSQL), and a failure in them fails the
-   * transaction as it would have at their own turn.
+   * Inside a transaction, a statement whose result nobody reads (write-only.ts) is held back.
+   * The next statement that needs an answer takes the held ones along as its WITH items, so they
+   * cost no round trip of their own, unless it names one of their tables or takes a row lock: then
+   * they are sent first, together, as one statement. What is still held goes before COMMIT. Each
+   * round trip to PostgreSQL is a wait, and every initiation of one merchant waits behind the one
+   * holding its counters' row lock. Held statements go out in the order they came, and before
+   * anything that reads or writes their tables; two for one table never share a statement (rows
+   * one statement changes twice are an error in PostgreSQL); a failure in them fails the
+   * statement they went with, and so the transaction, as it would have at their own turn.
    */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const table = this.inTransaction ? writeOnlyTable(compiledQuery) : undefined
@@ -128,16 +130,28 @@ class GuardedConnection implements DatabaseConnection {
       this.held.push({ query: compiledQuery, table })
       return { rows: [] }
     }
-    if (this.held.some((write) => table === write.table || namesTable(compiledQuery.sql, write.table)))
+    if (this.held.length === 0) return this.send(compiledQuery)
+    const mustFollowThem =
+      !carriesWrites.test(compiledQuery.sql) ||
+      this.held.some((write) => table === write.table || namesTable(compiledQuery.sql, write.table))
+    if (mustFollowThem) {
       await this.sendHeldWrites()
-    return this.send(compiledQuery)
+      return this.send(compiledQuery)
+    }
+    // A statement that touches none of their tables takes them along: no round trip of their own.
+    return this.send(withWrites(this.takeHeld(), compiledQuery))
   }
 
   async sendHeldWrites(): Promise<void> {
-    const held = this.held
+    const held = this.takeHeld()
+    if (held.length === 1) await this.send(held[0]!)
+    else if (held.length > 1) await this.send(withWrites(held, selectNothing))
+  }
+
+  private takeHeld(): CompiledQuery[] {
+    const held = this.held.map((write) => write.query)
     this.held = []
-    if (held.length === 1) await this.send(held[0]!.query)
-    else if (held.length > 1) await this.send(asOneStatement(held.map((write) => write.query)))
+    return held
   }
 
   dropHeldWrites(): void {
@@ -187,20 +201,31 @@ function namesTable(sql: string, table: string): boolean {
 const tablePatterns = new Map<string, RegExp>()
 
 /**
- * Several data-modifying statements as one: each a WITH item, its parameters renumbered after the
- * ones before it. They run as one statement with one snapshot, so none may depend on another's
- * writes: held statements write different tables and read nothing another wrote.
+ * Held writes as WITH items of the statement `main`, their parameters and then its own renumbered
+ * in order. They run as one statement with one snapshot, so none may depend on another's writes:
+ * held statements write different tables and read nothing another wrote, and `main` names none of
+ * their tables. `main`'s answer (its rows, its count) is the statement's answer.
  */
-function asOneStatement(queries: CompiledQuery[]): CompiledQuery {
+function withWrites(writes: CompiledQuery[], main: CompiledQuery): CompiledQuery {
   const parameters: unknown[] = []
-  const items = queries.map((query, index) => {
+  const renumbered = (query: CompiledQuery) => {
     const offset = parameters.length
     parameters.push(...query.parameters)
-    const text = query.sql.replace(/\$(\d+)/g, (_match, number) => `$${Number(number) + offset}`)
-    return `w${index} as (${text})`
-  })
-  return CompiledQuery.raw(`with ${items.join(', ')} select 1`, parameters)
+    return query.sql.replace(/\$(\d+)/g, (_match, number) => `$${Number(number) + offset}`)
+  }
+  const items = writes.map((query, index) => `w${index} as (${renumbered(query)})`)
+  return CompiledQuery.raw(`with ${items.join(', ')} ${renumbered(main)}`, parameters)
 }
+
+/** What several held writes are sent with when nothing else is sent before COMMIT. */
+const selectNothing = CompiledQuery.raw('select 1')
+
+/**
+ * Statements that can take held writes along as WITH items: a plain INSERT, UPDATE, DELETE or
+ * SELECT. Not one with its own WITH, not transaction control, and not a row lock (PostgreSQL
+ * refuses FOR UPDATE beside data-modifying WITH items).
+ */
+const carriesWrites = /^\s*(insert|update|delete|select)\b(?![\s\S]*\bfor\s+(update|share|no\s+key|key)\b)/i
 
 /**
  * Named statements are parsed and planned once per connection, then only bound and executed: the
