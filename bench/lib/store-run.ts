@@ -211,9 +211,6 @@ async function benchScale(
   return { scale, rows, overload }
 }
 
-/** The soak runs on SQLite, which needs none. */
-const noTidying = () => {}
-
 /** The callbacks of the writes before, delivered first (said in the log when they could not be). */
 async function drained(sika: Sika): Promise<void> {
   const left = await callbacksDrained(sika)
@@ -272,7 +269,7 @@ async function measured(
   sika: Sika,
   scenario: string,
   run: () => Promise<LoadResult>,
-  tidy: () => void,
+  tidy = () => {},
 ): Promise<ScenarioRow> {
   await drained(sika)
   tidy()
@@ -346,32 +343,27 @@ async function soak(
   // 2026-11-25 21:27: 218 MB, then 236-240 MB every 30 s), so start → end measured idle against busy.
   let startRssMb = 0
   const rssSeriesMb: number[] = []
-  const row = await measured(
-    sika,
-    'soak',
-    async () => {
-      const starting = setTimeout(
-        () => {
-          startRssMb = rssMb(pid)
-        },
-        Math.min(5000, (options.soakSeconds * 1000) / 20),
-      )
-      const sampling = setInterval(() => rssSeriesMb.push(rssMb(pid)), (options.soakSeconds * 1000) / 10)
-      try {
-        return await runWrk({
-          baseUrl: sika.service.url,
-          requestsFile,
-          seconds: options.soakSeconds,
-          connections: options.connections,
-          keys: sika.keys,
-          nonce: nonce(),
-        })
-      } finally {
-        clearTimeout(starting)
-        clearInterval(sampling)
-      }
-    },
-    noTidying,
-  )
+  const row = await measured(sika, 'soak', async () => {
+    const starting = setTimeout(
+      () => {
+        startRssMb = rssMb(pid)
+      },
+      Math.min(5000, (options.soakSeconds * 1000) / 20),
+    )
+    const sampling = setInterval(() => rssSeriesMb.push(rssMb(pid)), (options.soakSeconds * 1000) / 10)
+    try {
+      return await runWrk({
+        baseUrl: sika.service.url,
+        requestsFile,
+        seconds: options.soakSeconds,
+        connections: options.connections,
+        keys: sika.keys,
+        nonce: nonce(),
+      })
+    } finally {
+      clearTimeout(starting)
+      clearInterval(sampling)
+    }
+  })
   return { seconds: options.soakSeconds, startRssMb, rssSeriesMb, endRssMb: rssMb(pid), row }
 }

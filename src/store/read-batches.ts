@@ -26,9 +26,7 @@ export class ReadBatches<Key, Result> {
   }
 
   private sendWaiting(): void {
-    const batch =
-      this.waiting.length <= this.largestBatch ? this.waiting : this.waiting.slice(0, this.largestBatch)
-    this.waiting = batch === this.waiting ? [] : this.waiting.slice(this.largestBatch)
+    const batch = this.waiting.splice(0, this.largestBatch)
     this.inFlight += 1
     // A failure (the database cannot answer) is every read's failure, as it would have been alone.
     this.readAll(batch.map((read) => read.key))
