@@ -88,6 +88,8 @@ describeEachStore('HTTP errors, request ids and logs', (store) => {
         })
         assert.equal(response.status, 400, `${contentType} ${JSON.stringify(body)}: ${response.text}`)
         assertErrorEnvelope(response, 400, 'invalid_json')
+        if (body === '')
+          assert.match(response.body.message, /body is empty/, 'says the body was empty, not malformed')
       }
     }
   })
