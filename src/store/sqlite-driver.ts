@@ -55,6 +55,8 @@ class GuardedSqliteDriver extends SqliteDriver {
     private readonly lockWaitMs: number,
     /** Makes each COMMIT durable off the event loop; absent for a database in memory. */
     private readonly walSync: WalSync | undefined,
+    /** Runs just before a group's COMMIT (the reader's snapshot ends: `TurnSnapshot`). */
+    private readonly beforeCommit: () => void,
   ) {
     super({ database })
     this.writer = new CachedConnection(database, () => this.commitGroup())
@@ -184,6 +186,7 @@ class GuardedSqliteDriver extends SqliteDriver {
     const group = this.group
     if (!group) return
     this.group = undefined
+    this.beforeCommit()
     try {
       this.database.exec('commit')
       this.statistics.commits += 1
@@ -345,6 +348,7 @@ function isBusy(error: unknown): boolean {
 
 export class GuardedSqliteDialect extends SqliteDialect {
   private driver: GuardedSqliteDriver | undefined
+  private readerSnapshot: TurnSnapshot | undefined
 
   constructor(
     private readonly database: BetterSqlite3.Database,
@@ -354,7 +358,9 @@ export class GuardedSqliteDialect extends SqliteDialect {
     super({ database })
   }
   override createDriver(): SqliteDriver {
-    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync)
+    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync, () =>
+      this.readerSnapshot?.end(),
+    )
     return this.driver
   }
   /** The COMMIT the transaction now running on this dialect's connection will be part of. */
@@ -370,7 +376,8 @@ export class GuardedSqliteDialect extends SqliteDialect {
       if (!this.driver) throw new Error('the writer is not initialised yet')
       return this.driver
     }
-    return new OutsideTransactionDialect(reader, writer, this.walSync)
+    this.readerSnapshot = new TurnSnapshot(reader)
+    return new OutsideTransactionDialect(reader, writer, this.walSync, this.readerSnapshot)
   }
 }
 
@@ -392,12 +399,13 @@ class OutsideTransactionDialect extends SqliteDialect {
     private readonly reader: BetterSqlite3.Database,
     private readonly writer: () => GuardedSqliteDriver,
     private readonly walSync: WalSync | undefined,
+    private readonly snapshot: TurnSnapshot,
   ) {
     super({ database: reader })
   }
   override createDriver(): SqliteDriver {
     const reads = new CachedConnection(this.reader, () => {})
-    const connection = new RoutingConnection(reads, this.writer, this.walSync)
+    const connection = new RoutingConnection(reads, this.writer, this.walSync, this.snapshot)
     return new (class extends SqliteDriver {
       override async acquireConnection() {
         return connection
@@ -415,10 +423,12 @@ class RoutingConnection implements DatabaseConnection {
     private readonly reads: CachedConnection,
     private readonly writer: () => GuardedSqliteDriver,
     private readonly walSync: WalSync | undefined,
+    private readonly snapshot: TurnSnapshot,
   ) {}
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const prepared = this.reads.prepared(query.sql)
     if (!prepared.statement.readonly) return this.writer().runAlone<R>(query)
+    this.snapshot.enter()
     const result = this.reads.run<R>(query, prepared)
     // A commit is visible before its sync ends: nobody hears what it wrote until it is on disk.
     if (this.walSync?.pending) return this.walSync.durable().then(() => result)
@@ -427,5 +437,39 @@ class RoutingConnection implements DatabaseConnection {
   // biome-ignore lint/correctness/useYield: streaming is not offered by this driver
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not supported by this driver')
+  }
+}
+
+/**
+ * The reads outside transactions of one turn of the event loop share one read transaction on the
+ * reader. A statement run alone opens and closes its own: taking and dropping the WAL's read lock
+ * and checking whether the database changed cost about 6 µs of a point read's 11 µs here, with
+ * 1.5 fcntl calls per details request (0.05 with this). The transaction ends in the check phase
+ * of its turn (a turn with an immediate pending does not block in its poll phase, so it is short),
+ * and before every COMMIT of the writer: a read never misses a commit of this process, nor one
+ * another process made before the turn began, and the writer's checkpoint at COMMIT is never
+ * held back by a snapshot older than the WAL's last frame.
+ */
+class TurnSnapshot {
+  private open = false
+  private readonly begin: BetterSqlite3.Statement
+  private readonly commit: BetterSqlite3.Statement
+
+  constructor(private readonly reader: BetterSqlite3.Database) {
+    this.begin = reader.prepare('begin')
+    this.commit = reader.prepare('commit')
+  }
+
+  enter(): void {
+    if (this.open) return
+    this.begin.run()
+    this.open = true
+    setImmediate(this.end)
+  }
+
+  readonly end = (): void => {
+    if (!this.open) return
+    this.open = false
+    if (this.reader.open && this.reader.inTransaction) this.commit.run()
   }
 }

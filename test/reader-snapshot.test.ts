@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import BetterSqlite3 from 'better-sqlite3'
+import { parseDatabaseLocation } from '../src/config.ts'
+import { migrate, openStore, type Store } from '../src/store/store.ts'
+
+/**
+ * SQLite: the reads made outside transactions in one turn of the event loop share one read
+ * transaction on the reader connection (src/store/sqlite-driver.ts, TurnSnapshot). It never
+ * outlives its turn, so a read in a later turn sees whatever any connection committed before it,
+ * and a write this store acknowledged is read at once.
+ */
+describe('SQLite: one read transaction per turn of the event loop', () => {
+  let folder: string
+  let store: Store
+  /** Another connection to the same file: what the CLI or a second process writes through. */
+  let other: BetterSqlite3.Database
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+  const insertOther = (id: string) =>
+    other
+      .prepare(`insert into merchants (id, name, status, created_at_us) values (?, 'Other', 'active', 0)`)
+      .run(id)
+
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'sika-snapshot-'))
+    const path = join(folder, 'sika.db')
+    store = openStore(parseDatabaseLocation(path))
+    await migrate(store)
+    other = new BetterSqlite3(path)
+    other.pragma('busy_timeout = 2000')
+  })
+  after(async () => {
+    other.close()
+    await store.close()
+    rmSync(folder, { recursive: true, force: true })
+  })
+
+  test('reads of one turn see one snapshot; the next turn reads what another connection committed', async () => {
+    assert.equal(await store.merchants.exists('m_from_cli'), false)
+    insertOther('m_from_cli')
+    assert.equal(await store.merchants.exists('m_from_cli'), false, 'the same turn: the same snapshot')
+    await nextTurn()
+    assert.equal(await store.merchants.exists('m_from_cli'), true)
+  })
+
+  test('a write this store acknowledged is read at once', async () => {
+    assert.equal(await store.merchants.exists('m_own'), false)
+    await store.merchants.insert({ id: 'm_own', name: 'Own', createdAtUs: 1 })
+    assert.equal(await store.merchants.exists('m_own'), true)
+  })
+})
