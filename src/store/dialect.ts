@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3'
-import type { Dialect } from 'kysely'
+import { type Dialect, type RawBuilder, sql } from 'kysely'
 import pg from 'pg'
 import type { DatabaseLocation } from '../config.ts'
 import { GuardedPostgresDialect } from './postgres-driver.ts'
@@ -45,6 +45,11 @@ export interface StoreDialect {
    * (read-batches.ts); SQLite reads in process, before the next request is even parsed.
    */
   readonly batchesPointReads: boolean
+  /**
+   * The LIMIT clause of a statement written as raw SQL, bound as SQLite's query compiler binds
+   * the builder's limits (`? + 0` there: sqlite-driver.ts, SqliteStatementCompiler).
+   */
+  limit(count: number): RawBuilder<unknown>
   isUniqueViolation(error: unknown): boolean
   /** True when the failure means the database cannot answer now (a retry may succeed), rather than a bug. */
   isUnavailable(error: unknown): boolean
@@ -103,6 +108,7 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
     bigintType: 'integer',
     supportsRowLocks: false,
     batchesPointReads: false,
+    limit: (count) => sql`limit ${count} + 0`,
     isUniqueViolation: (error) =>
       errorCode(error)?.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') === true ||
       errorCode(error) === 'SQLITE_CONSTRAINT_UNIQUE',
@@ -217,6 +223,7 @@ function postgresDialect(url: string, options: DialectOptions): StoreDialect {
     bigintType: 'bigint',
     supportsRowLocks: true,
     batchesPointReads: true,
+    limit: (count) => sql`limit ${count}`,
     isUniqueViolation: (error) => errorCode(error) === '23505',
     isUnavailable: (error) => {
       const code = errorCode(error) ?? ''

@@ -3,10 +3,14 @@ import {
   type CompiledQuery,
   type DatabaseConnection,
   type Dialect,
+  type LimitNode,
+  type QueryCompiler,
   type QueryResult,
   SqliteDialect,
   SqliteDriver,
+  SqliteQueryCompiler,
   type TransactionSettings,
+  ValueNode,
 } from 'kysely'
 import type { WalSync } from './wal-sync.ts'
 
@@ -346,6 +350,19 @@ function isBusy(error: unknown): boolean {
   return (error as { code?: unknown })?.code === 'SQLITE_BUSY'
 }
 
+/**
+ * SQLite (3.53, as better-sqlite3 bundles it) reads the value bound to a LIMIT while planning,
+ * and so marks the statement to be prepared again each time that parameter is bound: every run
+ * of a list page's statement was a fresh prepare, about a third of its time. Written `? + 0`, the
+ * limit is an expression the planner does not read, and the prepared statement is reused.
+ */
+export class SqliteStatementCompiler extends SqliteQueryCompiler {
+  protected override visitLimit(node: LimitNode): void {
+    super.visitLimit(node)
+    if (ValueNode.is(node.limit) && !node.limit.immediate) this.append(' + 0')
+  }
+}
+
 export class GuardedSqliteDialect extends SqliteDialect {
   private driver: GuardedSqliteDriver | undefined
   private readerSnapshot: TurnSnapshot | undefined
@@ -356,6 +373,9 @@ export class GuardedSqliteDialect extends SqliteDialect {
     private readonly walSync: WalSync | undefined,
   ) {
     super({ database })
+  }
+  override createQueryCompiler(): QueryCompiler {
+    return new SqliteStatementCompiler()
   }
   override createDriver(): SqliteDriver {
     this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync, () =>
@@ -402,6 +422,9 @@ class OutsideTransactionDialect extends SqliteDialect {
     private readonly snapshot: TurnSnapshot,
   ) {
     super({ database: reader })
+  }
+  override createQueryCompiler(): QueryCompiler {
+    return new SqliteStatementCompiler()
   }
   override createDriver(): SqliteDriver {
     const reads = new CachedConnection(this.reader, () => {})

@@ -207,7 +207,7 @@ async function claimDueEvents(
             and earlier.delivery_status not in ('delivered', 'stopped', 'given_up', 'no_callback')
         )
       order by due.next_attempt_at_us
-      limit ${limit}
+      ${dialect.limit(limit)}
       ${skipLocked}
     )
     returning *`.execute(db)

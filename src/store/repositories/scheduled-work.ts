@@ -59,7 +59,7 @@ export function scheduledWorkRepository({ db, dialect }: RepositoryScope): Sched
           where done_at_us is null and due_at_us <= ${nowUs}
             and (lease_until_us is null or lease_until_us < ${nowUs})
           order by due_at_us
-          limit ${limit}
+          ${dialect.limit(limit)}
           ${skipLocked}
         )
         returning *`.execute(db)

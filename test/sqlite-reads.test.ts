@@ -4,16 +4,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import BetterSqlite3 from 'better-sqlite3'
+import { sql } from 'kysely'
 import { parseDatabaseLocation } from '../src/config.ts'
-import { migrate, openStore, type Store } from '../src/store/store.ts'
+import { migrate, openStore, rawDatabase, type Store } from '../src/store/store.ts'
 
 /**
- * SQLite: the reads made outside transactions in one turn of the event loop share one read
- * transaction on the reader connection (src/store/sqlite-driver.ts, TurnSnapshot). It never
+ * SQLite reads (src/store/sqlite-driver.ts). The reads made outside transactions in one turn of
+ * the event loop share one read transaction on the reader connection (TurnSnapshot). It never
  * outlives its turn, so a read in a later turn sees whatever any connection committed before it,
- * and a write this store acknowledged is read at once.
+ * and a write this store acknowledged is read at once. And a statement with a bound LIMIT is
+ * prepared once, not every time it runs.
  */
-describe('SQLite: one read transaction per turn of the event loop', () => {
+describe('SQLite reads', () => {
   let folder: string
   let store: Store
   /** Another connection to the same file: what the CLI or a second process writes through. */
@@ -50,5 +52,16 @@ describe('SQLite: one read transaction per turn of the event loop', () => {
     assert.equal(await store.merchants.exists('m_own'), false)
     await store.merchants.insert({ id: 'm_own', name: 'Own', createdAtUs: 1 })
     assert.equal(await store.merchants.exists('m_own'), true)
+  })
+
+  test('a bound LIMIT is compiled as an expression SQLite does not read while planning, and still limits', async () => {
+    // SQLite prepares a statement again each time a LIMIT it read while planning is bound
+    // (sqlite-driver.ts, SqliteStatementCompiler): `? + 0` keeps the prepared statement.
+    const db = rawDatabase(store)
+    const query = db.selectFrom('merchants').select('id').orderBy('id').limit(2)
+    assert.match(query.compile().sql, /limit \? \+ 0$/)
+    assert.equal((await query.execute()).length, 2)
+    const literal = db.selectFrom('merchants').select('id').limit(sql.lit(1))
+    assert.match(literal.compile().sql, /limit 1$/, 'a literal limit stays as it is')
   })
 })
