@@ -59,8 +59,6 @@ class GuardedSqliteDriver extends SqliteDriver {
     private readonly lockWaitMs: number,
     /** Makes each COMMIT durable off the event loop; absent for a database in memory. */
     private readonly walSync: WalSync | undefined,
-    /** Runs just before a group's COMMIT (the reader's snapshot ends: `TurnSnapshot`). */
-    private readonly beforeCommit: () => void,
   ) {
     super({ database })
     this.writer = new CachedConnection(database, () => this.commitGroup())
@@ -190,7 +188,6 @@ class GuardedSqliteDriver extends SqliteDriver {
     const group = this.group
     if (!group) return
     this.group = undefined
-    this.beforeCommit()
     try {
       this.database.exec('commit')
       this.statistics.commits += 1
@@ -353,7 +350,7 @@ function isBusy(error: unknown): boolean {
 /**
  * SQLite (3.53, as better-sqlite3 bundles it) reads the value bound to a LIMIT while planning,
  * and so marks the statement to be prepared again each time that parameter is bound: every run
- * of a list page's statement was a fresh prepare, about a third of its time. Written `? + 0`, the
+ * of a list page's statement was a fresh prepare (`sqlite3Reprepare`, a fifth of its samples). Written `? + 0`, the
  * limit is an expression the planner does not read, and the prepared statement is reused.
  */
 export class SqliteStatementCompiler extends SqliteQueryCompiler {
@@ -365,7 +362,6 @@ export class SqliteStatementCompiler extends SqliteQueryCompiler {
 
 export class GuardedSqliteDialect extends SqliteDialect {
   private driver: GuardedSqliteDriver | undefined
-  private readerSnapshot: TurnSnapshot | undefined
 
   constructor(
     private readonly database: BetterSqlite3.Database,
@@ -378,9 +374,7 @@ export class GuardedSqliteDialect extends SqliteDialect {
     return new SqliteStatementCompiler()
   }
   override createDriver(): SqliteDriver {
-    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync, () =>
-      this.readerSnapshot?.end(),
-    )
+    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync)
     return this.driver
   }
   /** The COMMIT the transaction now running on this dialect's connection will be part of. */
@@ -396,8 +390,7 @@ export class GuardedSqliteDialect extends SqliteDialect {
       if (!this.driver) throw new Error('the writer is not initialised yet')
       return this.driver
     }
-    this.readerSnapshot = new TurnSnapshot(reader)
-    return new OutsideTransactionDialect(reader, writer, this.walSync, this.readerSnapshot)
+    return new OutsideTransactionDialect(reader, writer, this.walSync)
   }
 }
 
@@ -419,7 +412,6 @@ class OutsideTransactionDialect extends SqliteDialect {
     private readonly reader: BetterSqlite3.Database,
     private readonly writer: () => GuardedSqliteDriver,
     private readonly walSync: WalSync | undefined,
-    private readonly snapshot: TurnSnapshot,
   ) {
     super({ database: reader })
   }
@@ -428,7 +420,7 @@ class OutsideTransactionDialect extends SqliteDialect {
   }
   override createDriver(): SqliteDriver {
     const reads = new CachedConnection(this.reader, () => {})
-    const connection = new RoutingConnection(reads, this.writer, this.walSync, this.snapshot)
+    const connection = new RoutingConnection(reads, this.writer, this.walSync)
     return new (class extends SqliteDriver {
       override async acquireConnection() {
         return connection
@@ -446,12 +438,10 @@ class RoutingConnection implements DatabaseConnection {
     private readonly reads: CachedConnection,
     private readonly writer: () => GuardedSqliteDriver,
     private readonly walSync: WalSync | undefined,
-    private readonly snapshot: TurnSnapshot,
   ) {}
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const prepared = this.reads.prepared(query.sql)
     if (!prepared.statement.readonly) return this.writer().runAlone<R>(query)
-    this.snapshot.enter()
     const result = this.reads.run<R>(query, prepared)
     // A commit is visible before its sync ends: nobody hears what it wrote until it is on disk.
     if (this.walSync?.pending) return this.walSync.durable().then(() => result)
@@ -463,36 +453,3 @@ class RoutingConnection implements DatabaseConnection {
   }
 }
 
-/**
- * The reads outside transactions of one turn of the event loop share one read transaction on the
- * reader. A statement run alone opens and closes its own: taking and dropping the WAL's read lock
- * and checking whether the database changed cost about 6 µs of a point read's 11 µs here, with
- * 1.5 fcntl calls per details request (0.05 with this). The transaction ends in the check phase
- * of its turn (a turn with an immediate pending does not block in its poll phase, so it is short),
- * and before every COMMIT of the writer: a read never misses a commit of this process, nor one
- * another process made before the turn began, and the writer's checkpoint at COMMIT is never
- * held back by a snapshot older than the WAL's last frame.
- */
-class TurnSnapshot {
-  private open = false
-  private readonly begin: BetterSqlite3.Statement
-  private readonly commit: BetterSqlite3.Statement
-
-  constructor(private readonly reader: BetterSqlite3.Database) {
-    this.begin = reader.prepare('begin')
-    this.commit = reader.prepare('commit')
-  }
-
-  enter(): void {
-    if (this.open) return
-    this.begin.run()
-    this.open = true
-    setImmediate(this.end)
-  }
-
-  readonly end = (): void => {
-    if (!this.open) return
-    this.open = false
-    if (this.reader.open && this.reader.inTransaction) this.commit.run()
-  }
-}
