@@ -452,4 +452,3 @@ class RoutingConnection implements DatabaseConnection {
     throw new Error('streaming queries are not supported by this driver')
   }
 }
-
