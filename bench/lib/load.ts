@@ -52,7 +52,9 @@ function runToEnd(command: string, args: string[], env: Record<string, string>):
       err += chunk
     })
     child.on('error', reject)
-    child.on('exit', (code) =>
+    // 'close', not 'exit': a process can exit before its output has been read from the pipe, and
+    // on a loaded machine a generator's whole report then arrived after the exit (CI, once).
+    child.on('close', (code) =>
       code === 0 ? resolve(out) : reject(new Error(`${command} exited ${code}: ${err || out}`)),
     )
   })
