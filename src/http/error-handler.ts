@@ -137,9 +137,14 @@ export function answerClientError(log: {
   }
 }
 
-const fastifyCodes: Record<string, ErrorCode> = {
+/** Fastify's refusals, as our codes; a message where the code's own would not say what to fix. */
+const fastifyCodes: Record<string, ErrorCode | [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_EMPTY_JSON_BODY: [
+    'invalid_json',
+    'The request body is empty; send a JSON object, or no Content-Type: application/json header.',
+  ],
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
   FST_ERR_BAD_URL: 'not_found',
@@ -162,14 +167,8 @@ function toApiError(error: FastifyError, context: AppContext): ApiError {
       { field, code: 'unknown_field', message: `${field} is not a field of this request.` },
     ])
   }
-  // Fastify's own words would name its content-type header; the caller needs to know what to send.
-  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
-    return new ApiError(
-      'invalid_json',
-      'The request body is empty; send a JSON object, or no Content-Type: application/json header.',
-    )
   const mapped = error.code ? fastifyCodes[error.code] : undefined
-  if (mapped) return new ApiError(mapped)
+  if (mapped) return typeof mapped === 'string' ? new ApiError(mapped) : new ApiError(...mapped)
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_json')
   if (context.store.isUnavailable(error)) return new ApiError('unavailable')
   // A plugin's own refusal of a path (the docs' static files: 403 outside their folder, 400 for a

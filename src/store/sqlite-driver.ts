@@ -350,8 +350,9 @@ function isBusy(error: unknown): boolean {
 /**
  * SQLite (3.53, as better-sqlite3 bundles it) reads the value bound to a LIMIT while planning,
  * and so marks the statement to be prepared again each time that parameter is bound: every run
- * of a list page's statement was a fresh prepare (`sqlite3Reprepare`, a fifth of its samples). Written `? + 0`, the
- * limit is an expression the planner does not read, and the prepared statement is reused.
+ * of a list page's statement was a fresh prepare (`sqlite3Reprepare`, a fifth of its samples).
+ * Written `? + 0`, the limit is an expression the planner does not read, and the prepared
+ * statement is reused. Raw SQL writes its limits through `StoreDialect.limit` (dialect.ts).
  */
 export class SqliteStatementCompiler extends SqliteQueryCompiler {
   protected override visitLimit(node: LimitNode): void {
