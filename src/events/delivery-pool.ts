@@ -8,6 +8,11 @@ export interface PoolSettings {
   readonly concurrency: number
   /** Of which to one endpoint at most: its other due events wait their turn in the outbox. */
   readonly perEndpoint: number
+  /**
+   * Of which to an endpoint that has not answered yet, or whose last request failed (default 4):
+   * each answer gives it one more, up to `perEndpoint`.
+   */
+  readonly firstSlots?: number
   /** How long to sleep when nothing is due (a delivery that ends wakes the pool sooner). */
   readonly idleMs: number
   /** How long to wait before claiming again after a claim whose events all went back (default 20 ms). */
@@ -22,6 +27,8 @@ export function perEndpointLimit(concurrency: number): number {
 /** What the pool knows of one endpoint: its deliveries in flight, and how long one takes. */
 interface EndpointLoad {
   inFlight: number
+  /** How many it may have in flight, and waiting: earned by answering, up to `perEndpoint`. */
+  slots: number
   /** Claimed (leased to this instance) while its slots were all taken: each starts as one frees. */
   waiting: Waiting[]
   /**
@@ -52,6 +59,14 @@ interface Filled {
 /** How long the pool waits before claiming again after it had to give every event claimed back. */
 const defaultGivenBackPauseMs = 20
 
+/**
+ * Slots of an endpoint not heard from yet: enough failures at once to open its circuit
+ * (`failureThreshold`, 3) within one delivery timeout, and no more: a receiver that never answers
+ * holds these and as many waiting events, not a quarter of the pool and as many again, while it
+ * times out.
+ */
+const defaultFirstSlots = 4
+
 /** The first guess for an endpoint not heard from yet. */
 const initialAverageMs = 100
 const smoothing = 0.3
@@ -60,15 +75,18 @@ const smoothing = 0.3
  * Callback delivery, running on its own beside scheduled work: up to `concurrency` deliveries in
  * flight, each one operation's events in order (`deliverInOrder`), claimed through the outbox's
  * leases as free slots appear, so several instances share the outbox without double delivery.
- * One endpoint has at most `perEndpoint` deliveries in flight. An event claimed for an endpoint
- * that has them all waits here, still leased, and starts as soon as one of them ends (at most
- * `perEndpoint` wait, each for at most `longestWaitUs`): a busy endpoint's backlog flows without
+ * One endpoint has at most its slots' worth of deliveries in flight: `firstSlots` until it
+ * answers, one more for each answer, up to `perEndpoint`, and back to `firstSlots` when a request
+ * fails (a receiver that never answers so holds 4 requests while they time out, not a quarter of
+ * the pool). An event claimed for an endpoint that has them all waits here, still leased, and
+ * starts as soon as one of them ends (at most as many wait as it has slots, each for at most
+ * `longestWaitUs`): a busy endpoint's backlog flows without
  * a write per event. Beyond that, an event goes back to the outbox unsent, due again about when a
  * slot can have freed (paced on how long its requests take), so it leaves the head of the queue
  * to other merchants' events. Waiting events take pool slots too: one endpoint holds at most
  * half of them.
- * With the endpoint circuits (`circuit.ts`), a hanging receiver holds at most `perEndpoint`
- * deliveries for one timeout, then one probe now and then.
+ * With the endpoint circuits (`circuit.ts`), a hanging receiver holds its first slots for one
+ * timeout, then one probe now and then.
  */
 export class DeliveryPool {
   /** Pool slots taken: deliveries in flight and events waiting for their endpoint. */
@@ -88,9 +106,7 @@ export class DeliveryPool {
   ) {
     this.delivery = {
       ...delivery,
-      attempted: (endpoint, durationMs, answered) => {
-        if (answered) this.observe(endpoint, durationMs)
-      },
+      attempted: (endpoint, durationMs, answered) => this.observe(endpoint, durationMs, answered),
     }
     this.done = this.loop()
   }
@@ -136,8 +152,8 @@ export class DeliveryPool {
     const givenBack: Deferral[] = []
     for (const event of claimed.sort((a, b) => a.position - b.position)) {
       const load = this.loadOf(event.callbackUrl ? endpointOf(event.callbackUrl) : '')
-      if (load.inFlight < this.settings.perEndpoint) this.start(event, load)
-      else if (load.waiting.length < this.settings.perEndpoint) {
+      if (load.inFlight < load.slots) this.start(event, load)
+      else if (load.waiting.length < load.slots) {
         this.taken++
         load.waiting.push({ event, claimedAtUs: nowUs })
       } else givenBack.push({ event, untilUs: this.nextTurn(load, nowUs) })
@@ -170,7 +186,7 @@ export class DeliveryPool {
 
   /** Starts the endpoint's waiting events while it has free slots; gives back those waited too long. */
   private startWaiting(load: EndpointLoad): void {
-    while (load.inFlight < this.settings.perEndpoint && load.waiting.length > 0) {
+    while (load.inFlight < load.slots && load.waiting.length > 0) {
       const { event, claimedAtUs } = load.waiting.shift()!
       this.taken--
       const nowUs = this.delivery.dependencies.clock.nowUs()
@@ -200,16 +216,33 @@ export class DeliveryPool {
     return load.nextTurnUs
   }
 
-  private observe(endpoint: string, durationMs: number): void {
+  /** An answer earns the endpoint a slot and counts in its pace; a failure takes it back to its first slots. */
+  private observe(endpoint: string, durationMs: number, answered: boolean): void {
     const load = this.loads.get(endpoint)
-    if (load) load.averageMs = load.averageMs * (1 - smoothing) + durationMs * smoothing
+    if (!load) return
+    if (!answered) {
+      load.slots = this.firstSlots()
+      return
+    }
+    load.slots = Math.min(this.settings.perEndpoint, load.slots + 1)
+    load.averageMs = load.averageMs * (1 - smoothing) + durationMs * smoothing
+  }
+
+  private firstSlots(): number {
+    return Math.min(this.settings.perEndpoint, this.settings.firstSlots ?? defaultFirstSlots)
   }
 
   private loadOf(endpoint: string): EndpointLoad {
     let load = this.loads.get(endpoint)
     if (!load) {
       if (this.loads.size >= 4 * this.settings.concurrency) this.forgetIdle()
-      load = { inFlight: 0, waiting: [], averageMs: initialAverageMs, nextTurnUs: 0 }
+      load = {
+        inFlight: 0,
+        slots: this.firstSlots(),
+        waiting: [],
+        averageMs: initialAverageMs,
+        nextTurnUs: 0,
+      }
       this.loads.set(endpoint, load)
     }
     return load

@@ -361,8 +361,11 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
   })
   after(() => receiver.close())
 
-  /** An outbox holding `events`, all due, recording what the dispatcher does with each. */
-  function fakeOutbox(events: ClaimedEvent[]) {
+  /**
+   * An outbox holding `events`, all due, recording what the dispatcher does with each. With
+   * `dueAgain`, an event given back is due again at once, as a real outbox's would be soon.
+   */
+  function fakeOutbox(events: ClaimedEvent[], options: { dueAgain?: boolean } = {}) {
     const recorded: { id: string; attempt: AttemptRecord }[] = []
     const deferred: { id: string; untilUs: number }[] = []
     let due = [...events]
@@ -387,7 +390,10 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
           return undefined
         },
         defer: async (deferrals: readonly Deferral[], _owner: string) => {
-          for (const { event, untilUs } of deferrals) deferred.push({ id: event.id, untilUs })
+          for (const { event, untilUs } of deferrals) {
+            deferred.push({ id: event.id, untilUs })
+            if (options.dueAgain) due.push(event)
+          }
         },
       },
     }
@@ -473,14 +479,20 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     concurrency: number,
     until: (fake: FakeOutbox) => boolean,
     meanwhile?: (clock: ReturnType<typeof manualClock>) => Promise<void>,
-    options: { givenBackPauseMs?: number; perEndpoint?: number } = {},
+    options: {
+      givenBackPauseMs?: number
+      perEndpoint?: number
+      firstSlots?: number
+      dueAgain?: boolean
+    } = {},
   ) {
-    const { givenBackPauseMs, perEndpoint = 2 } = options
+    const { givenBackPauseMs, perEndpoint = 2, firstSlots, dueAgain } = options
     const clock = manualClock(Date.now() * 1000)
-    const fake = fakeOutbox(events)
+    const fake = fakeOutbox(events, { dueAgain })
     const pool = new DeliveryPool(deliveryOver(fake, clock), {
       concurrency,
       perEndpoint,
+      firstSlots,
       idleMs: 20,
       givenBackPauseMs,
     })
@@ -575,5 +587,71 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       ['b5', 'b6'],
     )
     assert.deepEqual(fake.recorded.map((entry) => entry.id).sort(), ['b1', 'b2', 'b3', 'b4'])
+  })
+
+  test('a receiver that never answers holds its first 4 slots and 4 waiting, not a quarter of the pool and as many again', async () => {
+    const silent = await startReceiver()
+    try {
+      silent.script('/silent', [], { status: 200, delayMs: 3_000 })
+      receiver.script('/answers', [], { status: 200 })
+      const now = Date.now() * 1000
+      const events = [
+        ...Array.from({ length: 40 }, (_, i) => ({
+          ...event(`s${i + 1}`, '/answers', now),
+          callbackUrl: silent.url('/silent'),
+        })),
+        ...Array.from({ length: 8 }, (_, i) => event(`a${i + 41}`, '/answers', now)),
+      ]
+      // The production sizes: 64 deliveries in flight, 16 to one endpoint once it has earned them.
+      const { fake } = await runPool(
+        events,
+        64,
+        (outbox) => outbox.recorded.filter((entry) => entry.id.startsWith('a')).length === 8,
+        undefined,
+        { perEndpoint: 16 },
+      )
+      assert.equal(silent.requestsTo('/silent').length, 4, 'four sent to the endpoint never heard from')
+      const givenBack = fake.deferred.map((entry) => entry.id)
+      assert.deepEqual(
+        givenBack.slice(0, 32),
+        Array.from({ length: 32 }, (_, i) => `s${i + 9}`),
+      )
+    } finally {
+      await silent.close()
+    }
+  })
+
+  test('each answer earns an endpoint one more slot, up to its share; a failure takes it back to one', async () => {
+    const answerMs = 60
+    receiver.script('/earns', [], { status: 200, delayMs: answerMs })
+    const now = Date.now() * 1000
+    const events = Array.from({ length: 12 }, (_, i) => event(`e${i + 1}`, '/earns', now))
+    const { fake } = await runPool(events, 16, (outbox) => outbox.recorded.length === 12, undefined, {
+      perEndpoint: 4,
+      firstSlots: 1,
+      dueAgain: true,
+    })
+    assert.equal(fake.recorded.length, 12)
+    const arrivals = receiver.requestsTo('/earns').map((request) => request.receivedAtMs)
+    const inFlightAt = (t: number) => arrivals.filter((at) => at <= t && t < at + answerMs - 10).length
+    const most = Math.max(...arrivals.map(inFlightAt))
+    assert.ok(arrivals[1]! - arrivals[0]! >= answerMs - 10, 'the second went once the first was answered')
+    assert.equal(most, 4, 'four in flight at once by the end, never more')
+
+    // Three 503s in a row (each a failure) keep the endpoint at one slot: they go one by one.
+    receiver.script('/fails', [], 503)
+    receiver.script('/fails', [{ status: 503, delayMs: answerMs }], { status: 503, delayMs: answerMs })
+    const failing = ['f1', 'f2', 'f3'].map((id) => event(id, '/fails', now))
+    await runPool(failing, 16, (outbox) => outbox.recorded.length === 3, undefined, {
+      perEndpoint: 4,
+      firstSlots: 1,
+      dueAgain: true,
+    })
+    const failed = receiver.requestsTo('/fails').map((request) => request.receivedAtMs)
+    assert.equal(failed.length, 3)
+    assert.ok(
+      failed[2]! - failed[0]! >= 2 * answerMs - 20,
+      'each waited for the one before: a failure earns nothing',
+    )
   })
 })
