@@ -8,6 +8,7 @@
  *   npm run bench -- --stores sqlite --scales 10000 --seconds 5 --soak 0
  *   --warmup N: seconds of unmeasured load before each measured scenario (default 3)
  */
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -66,6 +67,9 @@ function whole(option: string, text: string, least: number): number {
     refuse(`${option} takes a whole number of at least ${least}; got "${text}"`)
   return value
 }
+// Every scenario's load comes from wrk: without it the bench would fail minutes in, at its first scenario.
+if (spawnSync('wrk', ['--version']).error)
+  refuse("wrk is not installed: apt-get install -y wrk (Debian's package; .ci/run installs it)")
 const folder = mkdtempSync(join(tmpdir(), 'sika-bench-'))
 
 try {
