@@ -506,6 +506,22 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
   }
   type FakeOutbox = ReturnType<typeof fakeOutbox>
 
+  /**
+   * `count` events for `url`, on a receiver of its own (endpoints are origins), ids `prefix`1 on;
+   * then `answering` events, ids a…, for the shared receiver, which answers them at once.
+   */
+  function elsewhereThenAnswering(url: string, prefix: string, count: number, answering: number) {
+    receiver.script('/answers', [], { status: 200 })
+    const now = Date.now() * 1000
+    return [
+      ...Array.from({ length: count }, (_, i) => ({
+        ...event(`${prefix}${i + 1}`, '/answers', now),
+        callbackUrl: url,
+      })),
+      ...Array.from({ length: answering }, (_, i) => event(`a${i + count + 1}`, '/answers', now)),
+    ]
+  }
+
   test('events claimed for an endpoint with every slot taken wait in the pool and go out as slots free, with no write', async () => {
     receiver.script('/slow', [], { status: 200, delayMs: 30 })
     const now = Date.now() * 1000
@@ -546,16 +562,8 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     const hanging = await startReceiver()
     try {
       hanging.script('/hanging', [], { status: 200, delayMs: 3_000 })
-      receiver.script('/answers', [], { status: 200 })
-      const now = Date.now() * 1000
       // Twelve events for the endpoint that hangs come due first, then eight for one that answers.
-      const events = [
-        ...Array.from({ length: 12 }, (_, i) => ({
-          ...event(`h${i + 1}`, '/answers', now),
-          callbackUrl: hanging.url('/hanging'),
-        })),
-        ...Array.from({ length: 8 }, (_, i) => event(`a${i + 13}`, '/answers', now)),
-      ]
+      const events = elsewhereThenAnswering(hanging.url('/hanging'), 'h', 12, 8)
       const answered = (outbox: FakeOutbox) =>
         outbox.recorded.filter((entry) => entry.id.startsWith('a')).length
       // The first claim (16) starts or holds eight of the hanging endpoint's events, gives four
@@ -593,15 +601,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     const silent = await startReceiver()
     try {
       silent.script('/silent', [], { status: 200, delayMs: 3_000 })
-      receiver.script('/answers', [], { status: 200 })
-      const now = Date.now() * 1000
-      const events = [
-        ...Array.from({ length: 40 }, (_, i) => ({
-          ...event(`s${i + 1}`, '/answers', now),
-          callbackUrl: silent.url('/silent'),
-        })),
-        ...Array.from({ length: 8 }, (_, i) => event(`a${i + 41}`, '/answers', now)),
-      ]
+      const events = elsewhereThenAnswering(silent.url('/silent'), 's', 40, 8)
       // The production sizes: 64 deliveries in flight, 16 to one endpoint once it has earned them.
       const { fake } = await runPool(
         events,
