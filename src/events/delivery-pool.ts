@@ -99,11 +99,14 @@ export class DeliveryPool {
   private readonly signal = new WakeSignal()
   private readonly delivery: Delivery
   private readonly done: Promise<void>
+  /** What an endpoint starts with, and falls back to after a failure. */
+  private readonly firstSlots: number
 
   constructor(
     delivery: Delivery,
     private readonly settings: PoolSettings,
   ) {
+    this.firstSlots = Math.min(settings.perEndpoint, settings.firstSlots ?? defaultFirstSlots)
     this.delivery = {
       ...delivery,
       attempted: (endpoint, durationMs, answered) => this.observe(endpoint, durationMs, answered),
@@ -221,15 +224,11 @@ export class DeliveryPool {
     const load = this.loads.get(endpoint)
     if (!load) return
     if (!answered) {
-      load.slots = this.firstSlots()
+      load.slots = this.firstSlots
       return
     }
     load.slots = Math.min(this.settings.perEndpoint, load.slots + 1)
     load.averageMs = load.averageMs * (1 - smoothing) + durationMs * smoothing
-  }
-
-  private firstSlots(): number {
-    return Math.min(this.settings.perEndpoint, this.settings.firstSlots ?? defaultFirstSlots)
   }
 
   private loadOf(endpoint: string): EndpointLoad {
@@ -238,7 +237,7 @@ export class DeliveryPool {
       if (this.loads.size >= 4 * this.settings.concurrency) this.forgetIdle()
       load = {
         inFlight: 0,
-        slots: this.firstSlots(),
+        slots: this.firstSlots,
         waiting: [],
         averageMs: initialAverageMs,
         nextTurnUs: 0,

@@ -639,7 +639,6 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     assert.equal(most, 4, 'four in flight at once by the end, never more')
 
     // Three 503s in a row (each a failure) keep the endpoint at one slot: they go one by one.
-    receiver.script('/fails', [], 503)
     receiver.script('/fails', [{ status: 503, delayMs: answerMs }], { status: 503, delayMs: answerMs })
     const failing = ['f1', 'f2', 'f3'].map((id) => event(id, '/fails', now))
     await runPool(failing, 16, (outbox) => outbox.recorded.length === 3, undefined, {
