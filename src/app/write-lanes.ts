@@ -38,8 +38,9 @@ const longestGroupMs = 200
  * - A write that fails fails alone. The transaction is rolled back, the writes before it are made
  *   again without it, and it is made again first of the next transaction: a refusal is answered
  *   only when nothing else was in its transaction, as if it had run alone.
- * - When the database cannot answer (a lock or statement timeout, a lost connection), the write
- *   and those after it in its group are answered so at once, not tried one after another.
+ * - When the database cannot answer (a lock or statement timeout, a lost connection), the write,
+ *   those after it in its group and those queued behind the group are answered so at once, not
+ *   tried one after another: each would wait out the timeout again before its 503.
  * - A group stops taking writes after `longestGroupMs`, so a settlement waiting for the same
  *   counters waits for one short group, not for a long queue.
  * - Different lanes (merchants) run side by side, on their own connections.
@@ -81,13 +82,19 @@ export class WriteLanes {
 
   private async run(key: string, lane: Lane): Promise<void> {
     lane.running = true
-    while (lane.queue.length > 0) await this.commitInOrder(lane.queue.splice(0, largestGroup))
+    while (lane.queue.length > 0) {
+      const unavailable = await this.commitInOrder(lane.queue.splice(0, largestGroup))
+      // Those that queued behind a group the database did not answer waited out its timeout
+      // already; a transaction of their own would wait out another before its answer.
+      if (unavailable) for (const pending of lane.queue.splice(0)) pending.reject(unavailable.error)
+    }
     lane.running = false
     // Merchants come and go: an idle lane is forgotten.
     this.lanes.delete(key)
   }
 
-  private async commitInOrder(group: Pending[]): Promise<void> {
+  /** Commits the group's writes, answering each; says so when the database did not answer. */
+  private async commitInOrder(group: Pending[]): Promise<{ error: unknown } | undefined> {
     let rest = group
     while (rest.length > 0) {
       const outcome = await this.together(rest)
@@ -100,7 +107,7 @@ export class WriteLanes {
       // The transaction itself failed (its BEGIN or COMMIT), or the database cannot answer now.
       if (failedAt === undefined || this.store.isUnavailable(error)) {
         for (const pending of rest) pending.reject(error)
-        return
+        return this.store.isUnavailable(error) ? { error } : undefined
       }
       if (failedAt === 0) {
         rest[0]!.reject(error)
@@ -108,9 +115,14 @@ export class WriteLanes {
         continue
       }
       this.counted.refusedInGroups += 1
-      await this.commitInOrder(rest.slice(0, failedAt))
+      const unavailable = await this.commitInOrder(rest.slice(0, failedAt))
+      if (unavailable) {
+        for (const pending of rest.slice(failedAt)) pending.reject(unavailable.error)
+        return unavailable
+      }
       rest = rest.slice(failedAt)
     }
+    return undefined
   }
 
   /** The writes in one transaction, in order, until one fails or the group has run long enough. */

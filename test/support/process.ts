@@ -15,13 +15,32 @@ export interface ServiceProcess {
   kill(signal: NodeJS.Signals): Promise<void>
 }
 
+/**
+ * A port free now, outside the range the kernel hands out for outgoing connections (32768–60999
+ * on Linux), so that a service killed and started again on the same port does not find it taken
+ * by some connection's local end in between (seen once: EADDRINUSE on a restart).
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  server.close()
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = fixedPortsFrom + Math.floor(Math.random() * fixedPortsCount)
+    if (await canListen(port)) return port
+  }
+  throw new Error('no free port below the ephemeral range')
+}
+
+const fixedPortsFrom = 20_000
+const fixedPortsCount = 12_000
+
+async function canListen(port: number): Promise<boolean> {
+  const server = createServer()
+  const listening = new Promise<boolean>((resolve) => {
+    server.once('listening', () => resolve(true))
+    server.once('error', () => resolve(false))
+  })
+  server.listen(port, '127.0.0.1')
+  const free = await listening
+  if (free) await new Promise((resolve) => server.close(resolve))
+  return free
 }
 
 /** Starts `node bin/sika.mjs serve` and resolves once it logs that it is ready. */
