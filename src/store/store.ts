@@ -68,13 +68,13 @@ interface StoreInternals {
 
 const internals = new WeakMap<Store, StoreInternals>()
 
-function repositoriesOn(scope: RepositoryScope): Repositories {
+function repositoriesOn(scope: RepositoryScope, inTransaction = false): Repositories {
   return {
     operations: operationsRepository(scope),
     ledger: ledgerRepository(scope),
     outbox: outboxRepository(scope),
     scheduledWork: scheduledWorkRepository(scope),
-    sequences: sequencesRepository(scope),
+    sequences: sequencesRepository(scope, inTransaction),
     catalogue: catalogueRepository(scope),
     merchants: merchantsRepository(scope),
     apiKeys: apiKeysRepository(scope),
@@ -100,7 +100,7 @@ export function openStore(location: DatabaseLocation, options: StoreOptions = { 
       let result: Awaited<ReturnType<typeof work>>
       try {
         result = await db.transaction().execute(async (trx) => {
-          const done = await work(repositoriesOn({ db: trx, dialect, clock }))
+          const done = await work(repositoriesOn({ db: trx, dialect, clock }, true))
           committed = dialect.groupCommitted()
           return done
         })

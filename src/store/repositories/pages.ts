@@ -60,6 +60,37 @@ export async function reserveCounterValues<Name extends string>(
   return first
 }
 
+/**
+ * Advances counters whose rows this transaction holds locked already, so it knows their values
+ * without asking: nobody reads the answer, and on PostgreSQL the statement rides with the next one
+ * that needs an answer (write-only.ts).
+ */
+export async function advanceLockedCounters(
+  db: Executor,
+  merchantId: string,
+  mode: string,
+  counts: Record<string, number>,
+): Promise<void> {
+  const rows = Object.entries(counts)
+    .filter(([, count]) => count > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, by]) => ({ merchant_id: merchantId, mode, name, value: by }))
+  if (rows.length > 0) await advanceCountersUnread(db, { rows })
+}
+
+const advanceCountersUnread = statementTemplate(
+  (db, advance: { rows: { merchant_id: string; mode: string; name: string; value: number }[] }) =>
+    db
+      .insertInto('counters')
+      .values(advance.rows)
+      .onConflict((conflict) =>
+        conflict
+          .columns(['merchant_id', 'mode', 'name'])
+          .doUpdateSet((eb) => ({ value: eb('counters.value', '+', eb.ref('excluded.value')) })),
+      ),
+  { writeOnly: 'counters' },
+)
+
 const advanceCounters = statementTemplate(
   (db, advance: { rows: { merchant_id: string; mode: string; name: string; value: number }[] }) =>
     db
