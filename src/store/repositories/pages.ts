@@ -47,12 +47,9 @@ export async function reserveCounterValues<Name extends string>(
   mode: string,
   counts: Record<Name, number>,
 ): Promise<Record<Name, number>> {
-  const wanted = (Object.entries(counts) as [Name, number][])
-    .filter(([, count]) => count > 0)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
   const first = Object.fromEntries(Object.keys(counts).map((name) => [name, 0])) as Record<Name, number>
-  if (wanted.length === 0) return first
-  const rows = wanted.map(([name, by]) => ({ merchant_id: merchantId, mode, name, value: by }))
+  const rows = counterRows(merchantId, mode, counts)
+  if (rows.length === 0) return first
   for (const row of (await advanceCounters(db, { rows })).rows) {
     const count = counts[row.name as Name]
     first[row.name as Name] = row.value - count + 1
@@ -71,35 +68,36 @@ export async function advanceLockedCounters(
   mode: string,
   counts: Record<string, number>,
 ): Promise<void> {
-  const rows = Object.entries(counts)
-    .filter(([, count]) => count > 0)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, by]) => ({ merchant_id: merchantId, mode, name, value: by }))
+  const rows = counterRows(merchantId, mode, counts)
   if (rows.length > 0) await advanceCountersUnread(db, { rows })
 }
 
-const advanceCountersUnread = statementTemplate(
-  (db, advance: { rows: { merchant_id: string; mode: string; name: string; value: number }[] }) =>
-    db
-      .insertInto('counters')
-      .values(advance.rows)
-      .onConflict((conflict) =>
-        conflict
-          .columns(['merchant_id', 'mode', 'name'])
-          .doUpdateSet((eb) => ({ value: eb('counters.value', '+', eb.ref('excluded.value')) })),
-      ),
-  { writeOnly: 'counters' },
-)
+// A type, not an interface: a statement template's arguments are a record.
+type CounterAdvance = { rows: { merchant_id: string; mode: string; name: string; value: number }[] }
 
-const advanceCounters = statementTemplate(
-  (db, advance: { rows: { merchant_id: string; mode: string; name: string; value: number }[] }) =>
-    db
-      .insertInto('counters')
-      .values(advance.rows)
-      .onConflict((conflict) =>
-        conflict
-          .columns(['merchant_id', 'mode', 'name'])
-          .doUpdateSet((eb) => ({ value: eb('counters.value', '+', eb.ref('excluded.value')) })),
-      )
-      .returning(['name', 'value']),
+/** The counters to advance, in name order (a count of 0 is left alone). */
+function counterRows(
+  merchantId: string,
+  mode: string,
+  counts: Record<string, number>,
+): CounterAdvance['rows'] {
+  return Object.entries(counts)
+    .filter(([, count]) => count > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, by]) => ({ merchant_id: merchantId, mode, name, value: by }))
+}
+
+const advance = (db: Executor, { rows }: CounterAdvance) =>
+  db
+    .insertInto('counters')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict
+        .columns(['merchant_id', 'mode', 'name'])
+        .doUpdateSet((eb) => ({ value: eb('counters.value', '+', eb.ref('excluded.value')) })),
+    )
+
+const advanceCounters = statementTemplate((db, rows: CounterAdvance) =>
+  advance(db, rows).returning(['name', 'value']),
 )
+const advanceCountersUnread = statementTemplate(advance, { writeOnly: 'counters' })
