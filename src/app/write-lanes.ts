@@ -105,9 +105,10 @@ export class WriteLanes {
       }
       const { failedAt, error } = outcome
       // The transaction itself failed (its BEGIN or COMMIT), or the database cannot answer now.
-      if (failedAt === undefined || this.store.isUnavailable(error)) {
+      const unavailable = this.store.isUnavailable(error)
+      if (failedAt === undefined || unavailable) {
         for (const pending of rest) pending.reject(error)
-        return this.store.isUnavailable(error) ? { error } : undefined
+        return unavailable ? { error } : undefined
       }
       if (failedAt === 0) {
         rest[0]!.reject(error)
@@ -115,10 +116,10 @@ export class WriteLanes {
         continue
       }
       this.counted.refusedInGroups += 1
-      const unavailable = await this.commitInOrder(rest.slice(0, failedAt))
-      if (unavailable) {
-        for (const pending of rest.slice(failedAt)) pending.reject(unavailable.error)
-        return unavailable
+      const before = await this.commitInOrder(rest.slice(0, failedAt))
+      if (before) {
+        for (const pending of rest.slice(failedAt)) pending.reject(before.error)
+        return before
       }
       rest = rest.slice(failedAt)
     }
