@@ -1,10 +1,10 @@
 import type { ClaimedEvent, Deferral } from '../store/repositories/outbox.ts'
 import { endpointOf } from './circuit.ts'
-import { type Delivery, deliverInOrder, deliveryTimeoutMs, leaseMs } from './dispatcher.ts'
+import { type Delivery, deliverThroughCircuit, deliveryTimeoutMs, leaseMs } from './dispatcher.ts'
 import { WakeSignal } from './wake-signal.ts'
 
 export interface PoolSettings {
-  /** Deliveries in flight at once in this instance (CALLBACK_CONCURRENCY). */
+  /** Deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY). */
   readonly concurrency: number
   /** Of which to one endpoint at most: its other due events wait their turn in the outbox. */
   readonly perEndpoint: number
@@ -73,13 +73,14 @@ const smoothing = 0.3
 
 /**
  * Callback delivery, running on its own beside scheduled work: up to `concurrency` deliveries in
- * flight, each one operation's events in order (`deliverInOrder`), claimed through the outbox's
- * leases as free slots appear, so several instances share the outbox without double delivery.
- * One endpoint has at most its slots' worth of deliveries in flight: `firstSlots` until it
+ * flight or being recorded, claimed through the outbox's leases as free slots appear, so several
+ * instances share the outbox without double delivery; an operation's next event is claimed when
+ * its event's attempt is recorded, so its events go in order.
+ * One endpoint has at most its slots' worth of requests in flight: `firstSlots` until it
  * answers, one more for each answer, up to `perEndpoint`, and back to `firstSlots` when a request
  * fails (a receiver that never answers so holds 4 requests while they time out, not a quarter of
  * the pool). An event claimed for an endpoint that has them all waits here, still leased, and
- * starts as soon as one of them ends (at most as many wait as it has slots, each for at most
+ * starts as soon as one of them is answered (at most as many wait as it has slots, each for at most
  * `longestWaitUs`): a busy endpoint's backlog flows without
  * a write per event. Beyond that, an event goes back to the outbox unsent, due again about when a
  * slot can have freed (paced on how long its requests take), so it leaves the head of the queue
@@ -89,7 +90,7 @@ const smoothing = 0.3
  * timeout, then one probe now and then.
  */
 export class DeliveryPool {
-  /** Pool slots taken: deliveries in flight and events waiting for their endpoint. */
+  /** Pool slots taken: deliveries in flight or being recorded, and events waiting for their endpoint. */
   private taken = 0
   private stopped = false
   /** Ends a pause at once when the pool stops (deliveries that end do not: they wake `signal`). */
@@ -107,10 +108,7 @@ export class DeliveryPool {
     private readonly settings: PoolSettings,
   ) {
     this.firstSlots = Math.min(settings.perEndpoint, settings.firstSlots ?? defaultFirstSlots)
-    this.delivery = {
-      ...delivery,
-      attempted: (endpoint, durationMs, answered) => this.observe(endpoint, durationMs, answered),
-    }
+    this.delivery = delivery
     this.done = this.loop()
   }
 
@@ -154,12 +152,8 @@ export class DeliveryPool {
     const claimed = await dependencies.outbox.claimDue(owner, nowUs, leaseMs, free)
     const givenBack: Deferral[] = []
     for (const event of claimed.sort((a, b) => a.position - b.position)) {
-      const load = this.loadOf(event.callbackUrl ? endpointOf(event.callbackUrl) : '')
-      if (load.inFlight < load.slots) this.start(event, load)
-      else if (load.waiting.length < load.slots) {
-        this.taken++
-        load.waiting.push({ event, claimedAtUs: nowUs })
-      } else givenBack.push({ event, untilUs: this.nextTurn(load, nowUs) })
+      const deferral = this.place(event, nowUs)
+      if (deferral) givenBack.push(deferral)
     }
     // In one transaction of two statements. Left leased, such events are claimed again once their leases run out.
     if (givenBack.length > 0)
@@ -169,22 +163,63 @@ export class DeliveryPool {
     return { claimed: claimed.length, givenBack: givenBack.length }
   }
 
+  /**
+   * Starts the event if its endpoint has a free slot, holds it if the endpoint has room for one
+   * more waiting; otherwise returns when to try it again.
+   */
+  private place(event: ClaimedEvent, nowUs: number): Deferral | undefined {
+    const load = this.loadOf(event.callbackUrl ? endpointOf(event.callbackUrl) : '')
+    if (load.inFlight < load.slots) this.start(event, load)
+    else if (load.waiting.length < load.slots) {
+      this.taken++
+      load.waiting.push({ event, claimedAtUs: nowUs })
+    } else return { event, untilUs: this.nextTurn(load, nowUs) }
+    return undefined
+  }
+
+  /**
+   * Delivers the event. Its endpoint's slot frees as soon as the endpoint has answered: recording
+   * the attempt costs the endpoint nothing, and on PostgreSQL the record's commit took longer than
+   * the request, so an endpoint's slots sat idle most of the time. Its pool slot frees once the
+   * attempt is recorded. The operation's next event, claimed with the record, is placed as any
+   * claimed event is.
+   */
   private start(event: ClaimedEvent, load: EndpointLoad): void {
     this.taken++
     load.inFlight++
-    const run = deliverInOrder(this.delivery, event)
+    let sending = true
+    const sent = () => {
+      if (!sending) return
+      sending = false
+      load.inFlight--
+      this.startWaiting(load)
+    }
+    const delivery: Delivery = {
+      ...this.delivery,
+      attempted: (endpoint, durationMs, answered) => {
+        this.observe(endpoint, durationMs, answered)
+        sent()
+      },
+    }
+    const run = deliverThroughCircuit(delivery, event)
       .then(
-        () => {},
+        (next) => next && this.placeNext(next),
         (error) => this.delivery.dependencies.logger.error({ err: error }, 'callback delivery failed'),
       )
       .finally(() => {
+        sent()
         this.taken--
-        load.inFlight--
         this.running.delete(run)
-        this.startWaiting(load)
         this.signal.wake()
       })
     this.running.add(run)
+  }
+
+  /** An operation's next event, claimed once its event was done: placed, or given back when the pool stops. */
+  private placeNext(event: ClaimedEvent): void {
+    const nowUs = this.delivery.dependencies.clock.nowUs()
+    const deferral = this.stopped ? { event, untilUs: nowUs } : this.place(event, nowUs)
+    if (deferral) this.giveBack(deferral)
   }
 
   /** Starts the endpoint's waiting events while it has free slots; gives back those waited too long. */
@@ -193,16 +228,16 @@ export class DeliveryPool {
       const { event, claimedAtUs } = load.waiting.shift()!
       this.taken--
       const nowUs = this.delivery.dependencies.clock.nowUs()
-      if (this.stopped || nowUs - claimedAtUs > longestWaitUs) this.giveBack(event, nowUs)
+      if (this.stopped || nowUs - claimedAtUs > longestWaitUs) this.giveBack({ event, untilUs: nowUs })
       else this.start(event, load)
     }
   }
 
-  /** Back to the outbox unsent, due at once: any instance may claim it. */
-  private giveBack(event: ClaimedEvent, nowUs: number): void {
+  /** Back to the outbox unsent, due again at `untilUs`: any instance may claim it then. */
+  private giveBack(deferral: Deferral): void {
     const { dependencies, owner } = this.delivery
     const given = dependencies.outbox
-      .defer([{ event, untilUs: nowUs }], owner)
+      .defer([deferral], owner)
       .catch((error) => dependencies.logger.error({ err: error }, 'could not give a callback back'))
       .finally(() => this.running.delete(given))
     this.running.add(given)

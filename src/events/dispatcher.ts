@@ -78,7 +78,7 @@ export async function deliverInOrder(delivery: Delivery, first: ClaimedEvent): P
  * due when the endpoint may be tried again), or it is already held `longestHoldMs` past its
  * scheduled time. Once the event is done with, its operation's next event, claimed, if one is due.
  */
-async function deliverThroughCircuit(
+export async function deliverThroughCircuit(
   delivery: Delivery,
   event: ClaimedEvent,
 ): Promise<ClaimedEvent | undefined> {

@@ -365,7 +365,14 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
    * An outbox holding `events`, all due, recording what the dispatcher does with each. With
    * `dueAgain`, an event given back is due again at once, as a real outbox's would be soon.
    */
-  function fakeOutbox(events: ClaimedEvent[], options: { dueAgain?: boolean } = {}) {
+  /**
+   * `recordMs`: how long recording an attempt takes; `next`: the event a recorded attempt's event
+   * lets through (its operation's next one), claimed with the record.
+   */
+  function fakeOutbox(
+    events: ClaimedEvent[],
+    options: { dueAgain?: boolean; recordMs?: number; next?: Record<string, ClaimedEvent> } = {},
+  ) {
     const recorded: { id: string; attempt: AttemptRecord }[] = []
     const deferred: { id: string; untilUs: number }[] = []
     let due = [...events]
@@ -386,8 +393,9 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
           return claimed
         },
         recordAttempt: async ({ event, attempt }: EndedAttempt): Promise<ClaimedEvent | undefined> => {
+          if (options.recordMs) await new Promise((resolve) => setTimeout(resolve, options.recordMs))
           recorded.push({ id: event.id, attempt })
-          return undefined
+          return options.next?.[event.id]
         },
         defer: async (deferrals: readonly Deferral[], _owner: string) => {
           for (const { event, untilUs } of deferrals) {
@@ -484,11 +492,13 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       perEndpoint?: number
       firstSlots?: number
       dueAgain?: boolean
+      recordMs?: number
+      next?: Record<string, ClaimedEvent>
     } = {},
   ) {
-    const { givenBackPauseMs, perEndpoint = 2, firstSlots, dueAgain } = options
+    const { givenBackPauseMs, perEndpoint = 2, firstSlots, dueAgain, recordMs, next } = options
     const clock = manualClock(Date.now() * 1000)
-    const fake = fakeOutbox(events, { dueAgain })
+    const fake = fakeOutbox(events, { dueAgain, recordMs, next })
     const pool = new DeliveryPool(deliveryOver(fake, clock), {
       concurrency,
       perEndpoint,
@@ -531,6 +541,22 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     assert.deepEqual(fake.recorded.map((entry) => entry.attempt.outcome).sort(), Array(4).fill('delivered'))
     const arrivals = receiver.requestsTo('/slow').map((request) => request.receivedAtMs)
     assert.ok(arrivals[2]! - arrivals[0]! >= 25, 'the third waited for one of the first two to end')
+  })
+
+  test('an endpoint\u2019s slot frees once it has answered, not once the attempt is recorded; the next event claimed with a record goes out after it', async () => {
+    receiver.script('/quick', [], { status: 200 })
+    const now = Date.now() * 1000
+    const events = ['q1', 'q2', 'q3', 'q4'].map((id) => event(id, '/quick', now))
+    // Recording takes 300 ms (a slow commit); the endpoint answers at once and has two slots.
+    const { fake } = await runPool(events, 8, (outbox) => outbox.recorded.length === 5, undefined, {
+      recordMs: 300,
+      next: { q1: event('q5', '/quick', now) },
+    })
+    const arrivals = receiver.requestsTo('/quick').map((request) => request.receivedAtMs)
+    assert.equal(arrivals.length, 5)
+    assert.ok(arrivals[3]! - arrivals[0]! < 200, 'the third and fourth did not wait for a record')
+    assert.ok(arrivals[4]! - arrivals[0]! >= 290, 'q5 was claimed with q1\u2019s record, and sent after it')
+    assert.deepEqual(fake.deferred, [], 'none given back')
   })
 
   test('an event that waited so long its lease could run out mid-send goes back to the outbox, due at once', async () => {
