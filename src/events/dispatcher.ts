@@ -92,16 +92,23 @@ export async function deliverThroughCircuit(
     await dependencies.outbox.defer([{ event, untilUs: deferUntilUs }], owner)
     return undefined
   }
-  let verdict: EndpointVerdict = 'not-reached'
-  const started = performance.now()
-  try {
-    return await deliver(dependencies, event, owner, (answered) => {
-      verdict = answered
-      delivery.attempted?.(endpoint, performance.now() - started, answered === 'answered')
-    })
-  } finally {
+  // The circuit hears the verdict as soon as the request ends, before the attempt is recorded
+  // and before the endpoint's slot frees: the endpoint's next request is sent knowing it.
+  let judged = false
+  const judge = (verdict: EndpointVerdict) => {
+    if (judged) return
+    judged = true
     const change = circuits?.record(endpoint, event.id, verdict, dependencies.clock.nowUs())
     logCircuitChange(dependencies.logger, endpoint, change)
+  }
+  const started = performance.now()
+  try {
+    return await deliver(dependencies, event, owner, (verdict) => {
+      judge(verdict)
+      delivery.attempted?.(endpoint, performance.now() - started, verdict === 'answered')
+    })
+  } finally {
+    judge('not-reached')
   }
 }
 

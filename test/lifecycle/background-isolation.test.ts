@@ -371,7 +371,12 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
    */
   function fakeOutbox(
     events: ClaimedEvent[],
-    options: { dueAgain?: boolean; recordMs?: number; next?: Record<string, ClaimedEvent> } = {},
+    options: {
+      dueAgain?: boolean
+      dueAgainWithinMs?: number
+      recordMs?: number
+      next?: Record<string, ClaimedEvent>
+    } = {},
   ) {
     const recorded: { id: string; attempt: AttemptRecord }[] = []
     const deferred: { id: string; untilUs: number }[] = []
@@ -400,7 +405,10 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
         defer: async (deferrals: readonly Deferral[], _owner: string) => {
           for (const { event, untilUs } of deferrals) {
             deferred.push({ id: event.id, untilUs })
-            if (options.dueAgain) due.push(event)
+            // Claimable again at once; with `dueAgainWithinMs`, only if due by then (a circuit's cool-down is not).
+            const soon =
+              untilUs < Date.now() * 1000 + (options.dueAgainWithinMs ?? Number.POSITIVE_INFINITY) * 1000
+            if (options.dueAgain && soon) due.push(event)
           }
         },
       },
@@ -492,20 +500,25 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       perEndpoint?: number
       firstSlots?: number
       dueAgain?: boolean
+      dueAgainWithinMs?: number
       recordMs?: number
       next?: Record<string, ClaimedEvent>
+      circuits?: EndpointCircuits
     } = {},
   ) {
-    const { givenBackPauseMs, perEndpoint = 2, firstSlots, dueAgain, recordMs, next } = options
+    const { givenBackPauseMs, perEndpoint = 2, firstSlots, circuits, ...outbox } = options
     const clock = manualClock(Date.now() * 1000)
-    const fake = fakeOutbox(events, { dueAgain, recordMs, next })
-    const pool = new DeliveryPool(deliveryOver(fake, clock), {
-      concurrency,
-      perEndpoint,
-      firstSlots,
-      idleMs: 20,
-      givenBackPauseMs,
-    })
+    const fake = fakeOutbox(events, outbox)
+    const pool = new DeliveryPool(
+      { ...deliveryOver(fake, clock), circuits },
+      {
+        concurrency,
+        perEndpoint,
+        firstSlots,
+        idleMs: 20,
+        givenBackPauseMs,
+      },
+    )
     try {
       await meanwhile?.(clock)
       await receiver.waitFor(() => until(fake), 5_000, 'the pool to be done')
@@ -557,6 +570,31 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     assert.ok(arrivals[3]! - arrivals[0]! < 200, 'the third and fourth did not wait for a record')
     assert.ok(arrivals[4]! - arrivals[0]! >= 290, 'q5 was claimed with q1\u2019s record, and sent after it')
     assert.deepEqual(fake.deferred, [], 'none given back')
+  })
+
+  test('the circuit hears each failure when the request ends, before its slot frees: three 503s open it, though no attempt is recorded yet', async () => {
+    receiver.script('/failing', [], { status: 503 })
+    const now = Date.now() * 1000
+    const events = ['x1', 'x2', 'x3', 'x4', 'x5', 'x6'].map((id) => event(id, '/failing', now))
+    // One slot, recording takes 300 ms, and events given back for want of a slot are due again at once.
+    const cooledDown = (outbox: FakeOutbox) =>
+      outbox.deferred.some(({ untilUs }) => untilUs >= now + 5_000_000)
+    const { fake } = await runPool(
+      events,
+      8,
+      (outbox) => outbox.recorded.length === 3 && cooledDown(outbox),
+      undefined,
+      {
+        perEndpoint: 1,
+        firstSlots: 1,
+        recordMs: 300,
+        dueAgain: true,
+        dueAgainWithinMs: 1_000,
+        circuits: new EndpointCircuits(undefined, () => 0),
+      },
+    )
+    assert.equal(receiver.requestsTo('/failing').length, 3, 'the fourth found the circuit open')
+    assert.ok(cooledDown(fake), 'and went back until the cool-down ends')
   })
 
   test('an event that waited so long its lease could run out mid-send goes back to the outbox, due at once', async () => {
