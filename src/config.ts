@@ -29,7 +29,7 @@ export interface Config {
   readonly redisUrl: string | undefined
   /** Whether this instance runs scheduled work and callback delivery (WORKERS=off: API only). */
   readonly runWorkers: boolean
-  /** Callback deliveries in flight at once in this instance (CALLBACK_CONCURRENCY); a quarter of them at most to one endpoint. */
+  /** Callback deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY); a quarter of them at most requests to one endpoint. */
   readonly callbackConcurrency: number
   /** OPERATORS_FILE: the JSON file of live operator connections, read and checked at start. */
   readonly operatorsFile: string | undefined

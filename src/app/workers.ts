@@ -58,7 +58,7 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
 /**
  * The background work of one instance, in two loops that never wait for each other: scheduled
  * work (submissions, polls, expiry), and callback delivery (a pool of CALLBACK_CONCURRENCY
- * deliveries in flight, with a circuit per endpoint: `events/delivery-pool.ts`). A hanging
+ * deliveries in flight or being recorded, with a circuit per endpoint: `events/delivery-pool.ts`). A hanging
  * receiver can so delay neither a settlement nor another merchant's callbacks. Each loop runs
  * again at once while it finds work, and every `idleMs` otherwise. `manual` leaves the running to
  * the caller (tests that move a clock by hand): `runDue` does one pass of each, deterministically,

@@ -1,5 +1,5 @@
 import type { ClaimedEvent, Deferral } from '../store/repositories/outbox.ts'
-import { endpointOf } from './circuit.ts'
+import { defaultCircuitSettings, endpointOf } from './circuit.ts'
 import { type Delivery, deliverThroughCircuit, deliveryTimeoutMs, leaseMs } from './dispatcher.ts'
 import { WakeSignal } from './wake-signal.ts'
 
@@ -19,13 +19,18 @@ export interface PoolSettings {
   readonly givenBackPauseMs?: number
 }
 
-/** A quarter of the deliveries in flight to one endpoint at most, so three quarters stay for the others. */
+/**
+ * A quarter of the pool's slots at most for one endpoint's requests in flight, and as many for its
+ * events waiting: half stay for the others whatever one endpoint does. (Deliveries being recorded
+ * hold pool slots too, for one commit's time, whatever their endpoint.)
+ */
 export function perEndpointLimit(concurrency: number): number {
   return Math.max(1, Math.ceil(concurrency / 4))
 }
 
-/** What the pool knows of one endpoint: its deliveries in flight, and how long one takes. */
+/** What the pool knows of one endpoint: its requests in flight, and how long one takes. */
 interface EndpointLoad {
+  /** Requests sent and not yet answered (a delivery's record does not count). */
   inFlight: number
   /** How many it may have in flight, and waiting: earned by answering, up to `perEndpoint`. */
   slots: number
@@ -46,10 +51,11 @@ interface Waiting {
 }
 
 /**
- * How long a claimed event may wait here for a slot: its lease must still cover a whole delivery
- * and a wait for the endpoint's probe, or another instance could claim it while it is sent.
+ * How long a claimed event may wait here for a slot: its lease must still cover a wait for the
+ * endpoint's probe (`probeWindowMs`) and a whole delivery, or another instance could claim it
+ * while it is sent.
  */
-const longestWaitUs = (leaseMs - 2 * deliveryTimeoutMs) * 1000
+const longestWaitUs = (leaseMs - defaultCircuitSettings.probeWindowMs - deliveryTimeoutMs) * 1000
 
 interface Filled {
   claimed: number
@@ -84,8 +90,8 @@ const smoothing = 0.3
  * `longestWaitUs`): a busy endpoint's backlog flows without
  * a write per event. Beyond that, an event goes back to the outbox unsent, due again about when a
  * slot can have freed (paced on how long its requests take), so it leaves the head of the queue
- * to other merchants' events. Waiting events take pool slots too: one endpoint holds at most
- * half of them.
+ * to other merchants' events. Waiting events take pool slots too: one endpoint's requests and
+ * waiting events hold at most half of them.
  * With the endpoint circuits (`circuit.ts`), a hanging receiver holds its first slots for one
  * timeout, then one probe now and then.
  */
@@ -167,12 +173,12 @@ export class DeliveryPool {
    * Starts the event if its endpoint has a free slot, holds it if the endpoint has room for one
    * more waiting; otherwise returns when to try it again.
    */
-  private place(event: ClaimedEvent, nowUs: number): Deferral | undefined {
+  private place(event: ClaimedEvent, nowUs: number, leasedSinceUs = nowUs): Deferral | undefined {
     const load = this.loadOf(event.callbackUrl ? endpointOf(event.callbackUrl) : '')
     if (load.inFlight < load.slots) this.start(event, load)
     else if (load.waiting.length < load.slots) {
       this.taken++
-      load.waiting.push({ event, claimedAtUs: nowUs })
+      load.waiting.push({ event, claimedAtUs: leasedSinceUs })
     } else return { event, untilUs: this.nextTurn(load, nowUs) }
     return undefined
   }
@@ -185,12 +191,16 @@ export class DeliveryPool {
    * claimed event is.
    */
   private start(event: ClaimedEvent, load: EndpointLoad): void {
+    const { clock, logger } = this.delivery.dependencies
     this.taken++
     load.inFlight++
     let sending = true
+    // The next event's lease starts with the record, after this: its wait here is counted from it.
+    let sentAtUs = clock.nowUs()
     const sent = () => {
       if (!sending) return
       sending = false
+      sentAtUs = clock.nowUs()
       load.inFlight--
       this.startWaiting(load)
     }
@@ -202,10 +212,8 @@ export class DeliveryPool {
       },
     }
     const run = deliverThroughCircuit(delivery, event)
-      .then(
-        (next) => next && this.placeNext(next),
-        (error) => this.delivery.dependencies.logger.error({ err: error }, 'callback delivery failed'),
-      )
+      .then((next) => next && this.placeNext(next, sentAtUs))
+      .catch((error) => logger.error({ err: error }, 'callback delivery failed'))
       .finally(() => {
         sent()
         this.taken--
@@ -216,9 +224,9 @@ export class DeliveryPool {
   }
 
   /** An operation's next event, claimed once its event was done: placed, or given back when the pool stops. */
-  private placeNext(event: ClaimedEvent): void {
+  private placeNext(event: ClaimedEvent, leasedSinceUs: number): void {
     const nowUs = this.delivery.dependencies.clock.nowUs()
-    const deferral = this.stopped ? { event, untilUs: nowUs } : this.place(event, nowUs)
+    const deferral = this.stopped ? { event, untilUs: nowUs } : this.place(event, nowUs, leasedSinceUs)
     if (deferral) this.giveBack(deferral)
   }
 
