@@ -116,10 +116,12 @@ export class WriteLanes {
         continue
       }
       this.counted.refusedInGroups += 1
-      const before = await this.commitInOrder(rest.slice(0, failedAt))
-      if (before) {
-        for (const pending of rest.slice(failedAt)) pending.reject(before.error)
-        return before
+      // The writes before the failed one, committed again without it; if the database did not
+      // answer them, those after it are answered with them.
+      const unanswered = await this.commitInOrder(rest.slice(0, failedAt))
+      if (unanswered) {
+        for (const pending of rest.slice(failedAt)) pending.reject(unanswered.error)
+        return unanswered
       }
       rest = rest.slice(failedAt)
     }
