@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
+import { xofBalance } from './support/ledger.ts'
 import { describeEachStore } from './support/stores.ts'
 import { assertStoreConsistent } from './support/verify.ts'
 
@@ -163,6 +164,68 @@ describeEachStore('group commit', (target) => {
       )
       for (let i = 1; i < own.length; i++)
         assert.ok(own[i]!.initiated_at_us >= own[i - 1]!.initiated_at_us, 'list order and date order agree')
+    }
+    await assertStoreConsistent(app)
+  })
+
+  test('one merchant’s collects and withdrawals at once: every balance after follows from the one before, refusals write nothing', async (t) => {
+    // Within a lane's transaction the balance row stays locked, so after its first change the
+    // rest are counted in the process (src/store/repositories/ledger.ts): the rows must say
+    // exactly what one statement per change would have made them say.
+    const { id, sandbox } = await app.createMerchant('Group commit, balances')
+    const client = app.client(sandbox)
+    const { posted } = await xofBalance(app, id)
+    // Leaves room for a few withdrawals, so that some of those racing the collects are refused.
+    const drain = await client.post(
+      '/api/v1/withdraw',
+      withdraw('drain', Math.floor((posted - 20_000) / 1.005)),
+    )
+    assert.equal(drain.status, 200, drain.text)
+    const answers = await Promise.all(
+      Array.from({ length: 48 }, (_, i) =>
+        i % 2 === 0
+          ? client.post('/api/v1/collect', collect(`credit-${i}`, 3000))
+          : client.post('/api/v1/withdraw', withdraw(`debit-${i}`, 4000)),
+      ),
+    )
+    const refused = answers.filter((answer) => answer.status !== 200)
+    for (const answer of refused) {
+      assert.equal(answer.body.code, 'insufficient_balance', answer.text)
+      // What it names as available is what was left when its turn came: less than it needed.
+      const available = Number(/balance \((\d+)\)/.exec(answer.body.message)?.[1])
+      assert.ok(available >= 0 && available < 4020, answer.text)
+    }
+    assert.ok(refused.length > 0 && refused.length < 24, `${refused.length} of 24 withdrawals refused`)
+
+    const entries = await app.db
+      .selectFrom('ledger_entries')
+      .select(['type', 'status', 'amount_minor', 'balance_after_minor', 'reference'])
+      .where('merchant_id', '=', id)
+      .where('mode', '=', 'sandbox')
+      .where('currency', '=', 'XOF')
+      .orderBy('sequence')
+      .execute()
+    let balance = 0
+    for (const entry of entries) {
+      assert.equal(entry.status, 'succeeded', entry.reference)
+      balance += entry.type === 'cash-in' ? entry.amount_minor : -entry.amount_minor
+      assert.equal(entry.balance_after_minor, balance, entry.reference)
+    }
+    assert.equal(
+      entries.length,
+      2 + answers.length - refused.length,
+      'one entry per operation that moved money',
+    )
+    assert.deepEqual(await xofBalance(app, id), { posted: balance, held: 0 })
+    if (app.context.store.name === 'postgres') {
+      const transactions = await app.db
+        .selectFrom('operations')
+        .select(sql<string>`xmin::text`.as('transaction'))
+        .where('merchant_id', '=', id)
+        .where('merchant_reference', 'like', 'credit-%')
+        .execute()
+      const distinct = new Set(transactions.map((row) => row.transaction)).size
+      if (distinct === transactions.length) t.diagnostic('no two collects shared a transaction this time')
     }
     await assertStoreConsistent(app)
   })

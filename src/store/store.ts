@@ -71,7 +71,7 @@ const internals = new WeakMap<Store, StoreInternals>()
 function repositoriesOn(scope: RepositoryScope, inTransaction = false): Repositories {
   return {
     operations: operationsRepository(scope),
-    ledger: ledgerRepository(scope),
+    ledger: ledgerRepository(scope, inTransaction),
     outbox: outboxRepository(scope),
     scheduledWork: scheduledWorkRepository(scope),
     sequences: sequencesRepository(scope, inTransaction),

@@ -85,20 +85,37 @@ export interface LedgerRepository {
   ): AsyncIterable<LedgerEntry>
 }
 
-export function ledgerRepository(scope: RepositoryScope): LedgerRepository {
+/**
+ * A balance row's figures as this transaction left them. A row the transaction has written stays
+ * locked until it ends, so nothing else can change it: once a statement has returned its figures,
+ * later changes to it are counted here and sent without waiting for an answer (write-only.ts).
+ * Every opening of one merchant's write lane after the first (`app/write-lanes.ts`) then needs one
+ * round trip, not two, while the whole lane waits behind it.
+ */
+type LockedBalances = Map<string, { postedMinor: number; heldMinor: number }>
+
+/** The ledger of a transaction (`inTransaction`) counts the balances it has locked; outside one, the database answers every time. */
+export function ledgerRepository(scope: RepositoryScope, inTransaction = false): LedgerRepository {
+  const locked: LockedBalances | undefined = inTransaction ? new Map() : undefined
   return {
     async apply(operation, effects, firstSequence) {
+      const ledger: LedgerScope = { ...scope, locked }
       let sequence = firstSequence
       for (const effect of effects) {
-        if (effect.action === 'credit') await credit(scope, operation, effect.amountMinor, sequence++)
+        if (effect.action === 'credit') await credit(ledger, operation, effect.amountMinor, sequence++)
         else if (effect.action === 'resolve')
-          await resolve(scope, operation, effect.entryType, effect.resolution)
+          await resolve(ledger, operation, effect.entryType, effect.resolution)
         else if (effect.action === 'hold-resolved') {
-          const refused = await holdResolved(scope, operation, effect, sequence++)
+          const refused = await holdResolved(ledger, operation, effect, sequence++)
           if (refused) return refused
         } else {
           const { entryType, amountMinor, role } = effect
-          const refused = await hold(scope, operation, { entryType, amountMinor, role, sequence: sequence++ })
+          const refused = await hold(ledger, operation, {
+            entryType,
+            amountMinor,
+            role,
+            sequence: sequence++,
+          })
           if (refused) return refused
         }
       }
@@ -110,6 +127,60 @@ export function ledgerRepository(scope: RepositoryScope): LedgerRepository {
   }
 }
 
+/** What the ledger's writes are made with: the transaction, and the balances it has locked (in a transaction only). */
+interface LedgerScope extends RepositoryScope {
+  locked: LockedBalances | undefined
+}
+
+function balanceKey(operation: Operation): string {
+  return `${operation.merchantId}/${operation.mode}/${operation.currency}`
+}
+
+/** Remembers a locked row's figures, as a statement that wrote it returned them. */
+function rememberLocked(
+  { locked }: LedgerScope,
+  operation: Operation,
+  row: { posted_minor: number; held_minor: number },
+): void {
+  locked?.set(balanceKey(operation), { postedMinor: row.posted_minor, heldMinor: row.held_minor })
+}
+
+/**
+ * Changes a balance row this transaction has locked, by amounts already checked against its
+ * known figures; the statement waits for the next one that needs an answer. The database's CHECK
+ * still guards the row, so a figure counted wrong here would fail the transaction, not overdraw.
+ */
+async function changeLocked(
+  scope: LedgerScope,
+  operation: Operation,
+  change: { postedMinor: number; heldMinor: number },
+): Promise<void> {
+  const known = scope.locked!.get(balanceKey(operation))!
+  known.postedMinor += change.postedMinor
+  known.heldMinor += change.heldMinor
+  await addToBalanceUnread(scope.db, {
+    merchantId: operation.merchantId,
+    mode: operation.mode,
+    currency: operation.currency,
+    posted: change.postedMinor,
+    held: change.heldMinor,
+  })
+}
+
+const addToBalanceUnread = statementTemplate(
+  (db, change: { merchantId: string; mode: string; currency: string; posted: number; held: number }) =>
+    db
+      .updateTable('balances')
+      .set({
+        posted_minor: sql`posted_minor + ${change.posted}`,
+        held_minor: sql`held_minor + ${change.held}`,
+      })
+      .where('merchant_id', '=', change.merchantId)
+      .where('mode', '=', change.mode)
+      .where('currency', '=', change.currency),
+  { writeOnly: 'balances' },
+)
+
 function balanceRow({ db }: RepositoryScope, operation: Operation) {
   return db
     .updateTable('balances')
@@ -120,16 +191,26 @@ function balanceRow({ db }: RepositoryScope, operation: Operation) {
 
 /** Reserves funds; refused, and nothing written, when less is available than asked. */
 async function hold(
-  scope: RepositoryScope,
+  scope: LedgerScope,
   operation: Operation,
   { entryType: type, amountMinor, role, sequence }: HeldEntry,
 ): Promise<RefusedHold | undefined> {
-  // No balance row yet means nothing is available: the conditional update then matches nothing.
-  const result = await balanceRow(scope, operation)
-    .set({ held_minor: sql`held_minor + ${amountMinor}` })
-    .where(sql<boolean>`posted_minor - held_minor >= ${amountMinor}`)
-    .executeTakeFirst()
-  if (result.numUpdatedRows === 0n) return refusedHold(scope, operation, role, amountMinor)
+  const known = scope.locked?.get(balanceKey(operation))
+  if (known) {
+    const availableMinor = known.postedMinor - known.heldMinor
+    if (availableMinor < amountMinor)
+      return { role, currency: operation.currency, availableMinor, neededMinor: amountMinor }
+    await changeLocked(scope, operation, { postedMinor: 0, heldMinor: amountMinor })
+  } else {
+    // No balance row yet means nothing is available: the conditional update then matches nothing.
+    const balance = await balanceRow(scope, operation)
+      .set({ held_minor: sql`held_minor + ${amountMinor}` })
+      .where(sql<boolean>`posted_minor - held_minor >= ${amountMinor}`)
+      .returning(['posted_minor', 'held_minor'])
+      .executeTakeFirst()
+    if (!balance) return refusedHold(scope, operation, role, amountMinor)
+    rememberLocked(scope, operation, balance)
+  }
   await insertEntry(scope, operation, { type, amountMinor, status: 'pending', sequence })
   return undefined
 }
@@ -149,29 +230,41 @@ async function refusedHold(
  * posting (or nothing, for a release) and one entry written settled, with the balance after it.
  */
 async function holdResolved(
-  scope: RepositoryScope,
+  scope: LedgerScope,
   operation: Operation,
   effect: Extract<LedgerEffect, { action: 'hold-resolved' }>,
   sequence: number,
 ): Promise<RefusedHold | undefined> {
   const { entryType: type, amountMinor, role, resolution } = effect
   const posted = resolution === 'succeeded' ? amountMinor : 0
-  const [balance] = (
-    await debitIfAvailable(scope.db, {
-      merchantId: operation.merchantId,
-      mode: operation.mode,
-      currency: operation.currency,
-      posted,
-      needed: amountMinor,
-    })
-  ).rows
-  if (!balance) return refusedHold(scope, operation, role, amountMinor)
+  let postedAfter: number
+  const known = scope.locked?.get(balanceKey(operation))
+  if (known) {
+    const availableMinor = known.postedMinor - known.heldMinor
+    if (availableMinor < amountMinor)
+      return { role, currency: operation.currency, availableMinor, neededMinor: amountMinor }
+    if (posted > 0) await changeLocked(scope, operation, { postedMinor: -posted, heldMinor: 0 })
+    postedAfter = known.postedMinor
+  } else {
+    const [balance] = (
+      await debitIfAvailable(scope.db, {
+        merchantId: operation.merchantId,
+        mode: operation.mode,
+        currency: operation.currency,
+        posted,
+        needed: amountMinor,
+      })
+    ).rows
+    if (!balance) return refusedHold(scope, operation, role, amountMinor)
+    rememberLocked(scope, operation, balance)
+    postedAfter = balance.posted_minor
+  }
   await insertEntry(scope, operation, {
     type,
     amountMinor,
     status: resolution,
     sequence,
-    ...(resolution === 'succeeded' ? { balanceAfterMinor: balance.posted_minor } : {}),
+    ...(resolution === 'succeeded' ? { balanceAfterMinor: postedAfter } : {}),
   })
   return undefined
 }
@@ -186,7 +279,7 @@ const debitIfAvailable = statementTemplate(
       .where('mode', '=', debit.mode)
       .where('currency', '=', debit.currency)
       .where(sql<boolean>`posted_minor - held_minor >= ${debit.needed}`)
-      .returning('posted_minor'),
+      .returning(['posted_minor', 'held_minor']),
 )
 
 interface HeldEntry {
@@ -197,19 +290,28 @@ interface HeldEntry {
 }
 
 async function credit(
-  scope: RepositoryScope,
+  scope: LedgerScope,
   operation: Operation,
   amountMinor: number,
   sequence: number,
 ): Promise<void> {
   const { merchantId, mode, currency } = operation
-  const [balance] = (await creditBalance(scope.db, { merchantId, mode, currency, amountMinor })).rows
+  let postedAfter: number
+  const known = scope.locked?.get(balanceKey(operation))
+  if (known) {
+    await changeLocked(scope, operation, { postedMinor: amountMinor, heldMinor: 0 })
+    postedAfter = known.postedMinor
+  } else {
+    const [balance] = (await creditBalance(scope.db, { merchantId, mode, currency, amountMinor })).rows
+    rememberLocked(scope, operation, balance!)
+    postedAfter = balance!.posted_minor
+  }
   await insertEntry(scope, operation, {
     type: 'cash-in',
     amountMinor,
     status: 'succeeded',
     sequence,
-    balanceAfterMinor: balance!.posted_minor,
+    balanceAfterMinor: postedAfter,
   })
 }
 
@@ -230,16 +332,20 @@ const creditBalance = statementTemplate(
           .columns(['merchant_id', 'mode', 'currency'])
           .doUpdateSet({ posted_minor: sql`balances.posted_minor + ${credit.amountMinor}` }),
       )
-      .returning('posted_minor'),
+      .returning(['posted_minor', 'held_minor']),
 )
 
-/** Posts or releases the operation's pending hold of this type; the entry's own status guards it, so at most once. */
+/**
+ * Posts or releases the operation's pending hold of this type; the entry's own status guards it,
+ * so at most once. The balance's new figures are not counted here: the row is then read again.
+ */
 async function resolve(
-  scope: RepositoryScope,
+  scope: LedgerScope,
   operation: Operation,
   type: EntryType,
   resolution: 'succeeded' | 'canceled',
 ): Promise<void> {
+  scope.locked?.delete(balanceKey(operation))
   const entry = await scope.db
     .updateTable('ledger_entries')
     .set({ status: resolution, updated_at_us: scope.clock.nowUs() })
