@@ -96,10 +96,9 @@ type LockedBalances = Map<string, { postedMinor: number; heldMinor: number }>
 
 /** The ledger of a transaction (`inTransaction`) counts the balances it has locked; outside one, the database answers every time. */
 export function ledgerRepository(scope: RepositoryScope, inTransaction = false): LedgerRepository {
-  const locked: LockedBalances | undefined = inTransaction ? new Map() : undefined
+  const ledger: LedgerScope = { ...scope, locked: inTransaction ? new Map() : undefined }
   return {
     async apply(operation, effects, firstSequence) {
-      const ledger: LedgerScope = { ...scope, locked }
       let sequence = firstSequence
       for (const effect of effects) {
         if (effect.action === 'credit') await credit(ledger, operation, effect.amountMinor, sequence++)
@@ -134,6 +133,19 @@ interface LedgerScope extends RepositoryScope {
 
 function balanceKey(operation: Operation): string {
   return `${operation.merchantId}/${operation.mode}/${operation.currency}`
+}
+
+/** A hold the locked row's figures cannot cover, by the rule the conditional updates below apply. */
+function shortfall(
+  known: { postedMinor: number; heldMinor: number },
+  operation: Operation,
+  role: SideRole,
+  neededMinor: number,
+): RefusedHold | undefined {
+  const availableMinor = known.postedMinor - known.heldMinor
+  return availableMinor < neededMinor
+    ? { role, currency: operation.currency, availableMinor, neededMinor }
+    : undefined
 }
 
 /** Remembers a locked row's figures, as a statement that wrote it returned them. */
@@ -197,9 +209,8 @@ async function hold(
 ): Promise<RefusedHold | undefined> {
   const known = scope.locked?.get(balanceKey(operation))
   if (known) {
-    const availableMinor = known.postedMinor - known.heldMinor
-    if (availableMinor < amountMinor)
-      return { role, currency: operation.currency, availableMinor, neededMinor: amountMinor }
+    const refused = shortfall(known, operation, role, amountMinor)
+    if (refused) return refused
     await changeLocked(scope, operation, { postedMinor: 0, heldMinor: amountMinor })
   } else {
     // No balance row yet means nothing is available: the conditional update then matches nothing.
@@ -240,9 +251,8 @@ async function holdResolved(
   let postedAfter: number
   const known = scope.locked?.get(balanceKey(operation))
   if (known) {
-    const availableMinor = known.postedMinor - known.heldMinor
-    if (availableMinor < amountMinor)
-      return { role, currency: operation.currency, availableMinor, neededMinor: amountMinor }
+    const refused = shortfall(known, operation, role, amountMinor)
+    if (refused) return refused
     if (posted > 0) await changeLocked(scope, operation, { postedMinor: -posted, heldMinor: 0 })
     postedAfter = known.postedMinor
   } else {
