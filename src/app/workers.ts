@@ -48,6 +48,7 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
       claimDue: (...args) => context.store.outbox.claimDue(...args),
       recordAttempt: (ended) => attempts.write(ended),
       defer: (deferrals, owner) => context.store.transaction((tx) => tx.outbox.defer(deferrals, owner)),
+      park: (...args) => context.store.outbox.park(...args),
     },
     clock: context.clock,
     logger: context.logger,

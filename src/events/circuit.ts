@@ -86,6 +86,11 @@ export class EndpointCircuits {
     return { kind: 'send' }
   }
 
+  /** Until when the endpoint's circuit is open, if it is. */
+  openUntilUs(endpoint: string): number | undefined {
+    return this.circuits.get(endpoint)?.openUntilUs
+  }
+
   /** Takes the verdict of an attempt that was admitted; says when the circuit opened or closed. */
   record(endpoint: string, eventId: string, verdict: EndpointVerdict, nowUs: number): CircuitChange {
     const circuit = this.circuits.get(endpoint)

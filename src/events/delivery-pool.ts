@@ -1,6 +1,12 @@
 import type { ClaimedEvent, Deferral } from '../store/repositories/outbox.ts'
 import { defaultCircuitSettings, endpointOf } from './circuit.ts'
-import { type Delivery, deliverThroughCircuit, deliveryTimeoutMs, leaseMs } from './dispatcher.ts'
+import {
+  type Delivery,
+  deliverThroughCircuit,
+  deliveryTimeoutMs,
+  leaseMs,
+  parkBacklog,
+} from './dispatcher.ts'
 import { WakeSignal } from './wake-signal.ts'
 
 export interface PoolSettings {
@@ -43,6 +49,10 @@ interface EndpointLoad {
   averageMs: number
   /** When the last event given back for want of a free slot is due again. */
   nextTurnUs: number
+  /** When it last answered, or had nothing in flight: its requests out since then are unanswered. */
+  heardUs: number
+  /** When its due backlog was last parked (`parkIfSilent`). */
+  parkedUs: number
 }
 
 interface Waiting {
@@ -75,6 +85,9 @@ const defaultFirstSlots = 4
 
 /** The first guess for an endpoint not heard from yet. */
 const initialAverageMs = 100
+/** Unanswered this long at least (and four of its usual requests' time) before its backlog is parked. */
+const minimumSilenceUs = 200_000
+const reparkAfterUs = 1_000_000
 const smoothing = 0.3
 
 /**
@@ -179,8 +192,34 @@ export class DeliveryPool {
     else if (load.waiting.length < load.slots) {
       this.taken++
       load.waiting.push({ event, claimedAtUs: leasedSinceUs })
-    } else return { event, untilUs: this.nextTurn(load, nowUs) }
+    } else {
+      const untilUs = this.nextTurn(load, nowUs)
+      if (event.callbackUrl) this.parkIfSilent(endpointOf(event.callbackUrl), load, nowUs)
+      return { event, untilUs }
+    }
     return undefined
+  }
+
+  /**
+   * An endpoint that has answered none of its requests for a while, with more due than it may
+   * hold, would have each of its due events claimed and given back, one by one, at the others'
+   * expense (before its circuit can open, a hanging receiver takes a delivery timeout): its due
+   * backlog is given its turns in a statement a chunk instead, at the pace of the give-backs
+   * after the last one, and again at most once a second while it stays silent.
+   */
+  private parkIfSilent(endpoint: string, load: EndpointLoad, nowUs: number): void {
+    const silenceUs = Math.max(minimumSilenceUs, 4 * load.averageMs * 1000)
+    if (load.inFlight === 0 || nowUs - load.heardUs < silenceUs || nowUs - load.parkedUs < reparkAfterUs)
+      return
+    load.parkedUs = nowUs
+    const stepUs = this.stepUs(load)
+    const fromUs = load.nextTurnUs + stepUs
+    const parked = parkBacklog(this.delivery.dependencies, endpoint, fromUs, stepUs)
+      .then((count) => {
+        load.nextTurnUs = Math.max(load.nextTurnUs, fromUs + count * stepUs)
+      })
+      .finally(() => this.running.delete(parked))
+    this.running.add(parked)
   }
 
   /**
@@ -193,6 +232,7 @@ export class DeliveryPool {
   private start(event: ClaimedEvent, load: EndpointLoad): void {
     const { clock, logger } = this.delivery.dependencies
     this.taken++
+    if (load.inFlight === 0) load.heardUs = clock.nowUs()
     load.inFlight++
     let sending = true
     // The next event's lease starts with the record, after this: its wait here is counted from it.
@@ -257,15 +297,20 @@ export class DeliveryPool {
    * answers, each event given back about once.
    */
   private nextTurn(load: EndpointLoad, nowUs: number): number {
-    const stepUs = Math.max(1_000, Math.round((load.averageMs * 1000) / this.settings.perEndpoint))
-    load.nextTurnUs = Math.max(load.nextTurnUs, nowUs) + stepUs
+    load.nextTurnUs = Math.max(load.nextTurnUs, nowUs) + this.stepUs(load)
     return load.nextTurnUs
+  }
+
+  /** One request's time, shared by its slots: the pace its given-back events come back at. */
+  private stepUs(load: EndpointLoad): number {
+    return Math.max(1_000, Math.round((load.averageMs * 1000) / this.settings.perEndpoint))
   }
 
   /** An answer earns the endpoint a slot and counts in its pace; a failure takes it back to its first slots. */
   private observe(endpoint: string, durationMs: number, answered: boolean): void {
     const load = this.loads.get(endpoint)
     if (!load) return
+    if (answered) load.heardUs = this.delivery.dependencies.clock.nowUs()
     if (!answered) {
       load.slots = this.firstSlots
       return
@@ -284,6 +329,8 @@ export class DeliveryPool {
         waiting: [],
         averageMs: initialAverageMs,
         nextTurnUs: 0,
+        heardUs: 0,
+        parkedUs: 0,
       }
       this.loads.set(endpoint, load)
     }

@@ -25,7 +25,7 @@ const liveAgent = new Agent({ connect: { timeout: deliveryTimeoutMs, lookup: pub
 
 /** What the dispatcher needs, and nothing of the app: the outbox, time, a log, and the merchant's signing secrets per mode. */
 export interface DispatcherDependencies {
-  outbox: Pick<OutboxRepository, 'claimDue' | 'defer'> & {
+  outbox: Pick<OutboxRepository, 'claimDue' | 'defer' | 'park'> & {
     /** Records the attempt; once its event is done, returns its operation's next event, claimed, if one is due. */
     recordAttempt(ended: EndedAttempt): Promise<ClaimedEvent | undefined>
   }
@@ -95,11 +95,17 @@ export async function deliverThroughCircuit(
   // The circuit hears the verdict as soon as the request ends, before the attempt is recorded
   // and before the endpoint's slot frees: the endpoint's next request is sent knowing it.
   let judged = false
+  let parking: Promise<number> | undefined
   const judge = (verdict: EndpointVerdict) => {
     if (judged) return
     judged = true
     const change = circuits?.record(endpoint, event.id, verdict, dependencies.clock.nowUs())
     logCircuitChange(dependencies.logger, endpoint, change)
+    // Its due backlog waits for the end of the cool-down in one statement a chunk, not a claim
+    // and a give-back each; one a millisecond from then, so they do not all come back together.
+    const openUntilUs =
+      change === 'opened' || change === 'reopened' ? circuits?.openUntilUs(endpoint) : undefined
+    if (openUntilUs !== undefined) parking = parkBacklog(dependencies, endpoint, openUntilUs, 1_000)
   }
   const started = performance.now()
   try {
@@ -109,7 +115,44 @@ export async function deliverThroughCircuit(
     })
   } finally {
     judge('not-reached')
+    await parking
   }
+}
+
+/** Events given later turns per statement: a few milliseconds of SQLite's writer at most. */
+const parkChunk = 256
+/** A backlog of more than this many chunks is left to the claims: a park does not run for ever. */
+const parkChunksAtMost = 400
+
+/**
+ * Gives the endpoint's due backlog later turns (`OutboxRepository.park`), from `fromUs`, one
+ * every `stepUs`, a chunk per statement until one comes back short; resolves with how many, and
+ * logs rather than throws when the store fails (the events are then claimed and given back one by
+ * one, as before).
+ */
+export async function parkBacklog(
+  dependencies: Pick<DispatcherDependencies, 'outbox' | 'clock' | 'logger'>,
+  endpoint: string,
+  fromUs: number,
+  stepUs: number,
+): Promise<number> {
+  let parked = 0
+  try {
+    for (let chunk = 0; chunk < parkChunksAtMost; chunk++) {
+      const turn = { fromUs: fromUs + parked * stepUs, stepUs, holdUs: longestHoldMs * 1000 }
+      const { found, parked: count } = await dependencies.outbox.park(
+        endpoint,
+        dependencies.clock.nowUs(),
+        turn,
+        parkChunk,
+      )
+      parked += count
+      if (found < parkChunk) break
+    }
+  } catch (error) {
+    dependencies.logger.error({ err: error, endpoint }, 'could not park an endpoint’s callbacks')
+  }
+  return parked
 }
 
 /** Undefined when the event may go now; otherwise when it is due again. Waits for a probe at most once. */

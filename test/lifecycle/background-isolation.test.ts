@@ -12,6 +12,7 @@ import type {
   ClaimedEvent,
   Deferral,
   EndedAttempt,
+  ParkTurns,
 } from '../../src/store/repositories/outbox.ts'
 import { manualClock, startApp, type TestApp } from '../support/app.ts'
 import { initiate, merchantWithClient } from '../support/operations.ts'
@@ -380,10 +381,13 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
   ) {
     const recorded: { id: string; attempt: AttemptRecord }[] = []
     const deferred: { id: string; untilUs: number }[] = []
+    /** Each park asked for, with how many events had been given back one by one before it. */
+    const parked: { endpoint: string; fromUs: number; deferredBefore: number }[] = []
     let due = [...events]
     return {
       recorded,
       deferred,
+      parked,
       outbox: {
         claimDue: async (
           _owner: string,
@@ -410,6 +414,11 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
               untilUs < Date.now() * 1000 + (options.dueAgainWithinMs ?? Number.POSITIVE_INFINITY) * 1000
             if (options.dueAgain && soon) due.push(event)
           }
+        },
+        // Parks nothing: what is due stays due, as in a store where the park found none unclaimed.
+        park: async (endpoint: string, _nowUs: number, turn: ParkTurns) => {
+          parked.push({ endpoint, fromUs: turn.fromUs, deferredBefore: deferred.length })
+          return { found: 0, parked: 0 }
         },
       },
     }
@@ -458,14 +467,23 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       await deliverDueEvents({ ...deliveryOver(fake, clock), circuits }, 16)
       return fake
     }
-    // Three 503s in a row open the endpoint's circuit.
+    // Three 503s in a row open the endpoint's circuit; its due backlog is then parked until the
+    // end of the cool-down, in one call, instead of being claimed and given back event by event.
+    const parks: { endpoint: string; fromUs: number }[][] = []
     for (const id of ['e1', 'e2', 'e3']) {
-      const { recorded } = await run([event(id, '/down', now)])
+      const { recorded, parked } = await run([event(id, '/down', now)])
+      parks.push(parked)
       assert.deepEqual(
         recorded.map((entry) => [entry.attempt.statusCode, entry.attempt.outcome]),
         [[503, 'retry']],
       )
     }
+    assert.deepEqual(parks[0], [])
+    assert.deepEqual(parks[1], [])
+    assert.equal(parks[2]!.length, 1, 'parked when the third failure opened it')
+    assert.equal(parks[2]![0]!.endpoint, new URL(receiver.url('/down')).origin)
+    const parkedFromUs = parks[2]![0]!.fromUs
+    assert.ok(parkedFromUs >= now + 5_000_000 && parkedFromUs < now + 5_100_000, 'from the end of the cool-down')
     const before = receiver.requestsTo('/down').length
     const fresh = await run([event('e4', '/down', now), event('e5', '/ok', now)])
     assert.equal(receiver.requestsTo('/down').length, before, 'nothing sent to the open endpoint')
@@ -494,7 +512,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     events: ClaimedEvent[],
     concurrency: number,
     until: (fake: FakeOutbox) => boolean,
-    meanwhile?: (clock: ReturnType<typeof manualClock>) => Promise<void>,
+    meanwhile?: (clock: ReturnType<typeof manualClock>, fake: FakeOutbox) => Promise<void>,
     options: {
       givenBackPauseMs?: number
       perEndpoint?: number
@@ -520,7 +538,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       },
     )
     try {
-      await meanwhile?.(clock)
+      await meanwhile?.(clock, fake)
       await receiver.waitFor(() => until(fake), 5_000, 'the pool to be done')
     } finally {
       await pool.stop()
@@ -679,6 +697,39 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       assert.deepEqual(
         givenBack.slice(0, 32),
         Array.from({ length: 32 }, (_, i) => `s${i + 9}`),
+      )
+    } finally {
+      await silent.close()
+    }
+  })
+
+  test('an endpoint silent for 400 ms with more due than it may hold has its due backlog parked, at most once a second; one that answers is not', async () => {
+    const silent = await startReceiver()
+    try {
+      silent.script('/silent', [], { status: 200, delayMs: 3_000 })
+      const events = elsewhereThenAnswering(silent.url('/silent'), 's', 40, 8)
+      const endpoint = new URL(silent.url('/silent')).origin
+      // Given-back events are due again at once, so claims keep finding the silent endpoint's.
+      const { fake } = await runPool(
+        events,
+        64,
+        (outbox) => outbox.parked.length >= 1,
+        async (clock, fake) => {
+          await receiver.waitFor(() => fake.deferred.length >= 8, 5_000, 'events given back')
+          assert.deepEqual(fake.parked, [], 'not parked while it has been silent less than 400 ms')
+          clock.advance(400)
+        },
+        { perEndpoint: 16, dueAgain: true },
+      )
+      assert.deepEqual(
+        fake.parked.map((entry) => entry.endpoint),
+        [endpoint],
+        'only the silent endpoint, and once within the second',
+      )
+      const before = fake.deferred.slice(0, fake.parked[0]!.deferredBefore)
+      assert.ok(
+        fake.parked[0]!.fromUs > Math.max(...before.map((entry) => entry.untilUs)),
+        'its backlog is due after the events it gave back one by one',
       )
     } finally {
       await silent.close()

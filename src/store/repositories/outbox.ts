@@ -72,6 +72,14 @@ export interface EndedAttempt {
   attempt: AttemptRecord
 }
 
+/** When an endpoint's parked events are due again: from `fromUs`, one every `stepUs`. */
+export interface ParkTurns {
+  fromUs: number
+  stepUs: number
+  /** None is parked past its creation by this much or more (`longestHoldMs`). */
+  holdUs: number
+}
+
 /** A claimed event to give back unsent, and when it is due again. */
 export interface Deferral {
   event: ClaimedEvent
@@ -115,6 +123,22 @@ export interface OutboxRepository {
    * long. Two statements whatever their number: run it in a transaction.
    */
   defer(deferrals: readonly Deferral[], owner: string): Promise<void>
+  /**
+   * Gives due events of one endpoint that nobody holds later turns, in one statement and without
+   * claiming them: the first (in due order) at `turn.fromUs`, each next `turn.stepUs` after the
+   * one before, at most `limit` of them. Only events never attempted, and none that its turn would
+   * hold `turn.holdUs` or more past its creation. An endpoint that takes nothing (it has not
+   * answered for a while, or its circuit is open) so costs a statement for its backlog instead of a
+   * claim and a give-back for each event. `endpoint` is a callback URL's origin; events whose URL
+   * starts otherwise are left alone. Says how many it found (`limit` when there may be more) and how
+   * many of those it gave a later turn (a claim may have taken some meanwhile).
+   */
+  park(
+    endpoint: string,
+    nowUs: number,
+    turn: ParkTurns,
+    limit: number,
+  ): Promise<{ found: number; parked: number }>
   list(merchantId: string, mode: Mode, filters: EventFilters, page: PageRequest): Promise<Page<EventView>>
   find(merchantId: string, mode: Mode, id: string): Promise<EventView | undefined>
   attempts(eventId: string): Promise<AttemptView[]>
@@ -137,6 +161,7 @@ export function outboxRepository(scope: RepositoryScope): OutboxRepository {
       ),
     recordAttempts: (ended, nowUs, leaseMs) => recordAttempts(scope, ended, nowUs, leaseMs),
     defer: (deferrals, owner) => deferEvents(db, deferrals, owner),
+    park: (endpoint, nowUs, turn, limit) => parkEndpoint(scope, endpoint, nowUs, turn, limit),
     list: (merchantId, mode, filters, page) => listEvents(scope, merchantId, mode, filters, page),
     async find(merchantId, mode, id) {
       const row = await eventsOf(db, merchantId, mode).where('events.id', '=', id).executeTakeFirst()
@@ -290,6 +315,43 @@ async function deferEvents(db: Executor, deferrals: readonly Deferral[], owner: 
     db,
     deferrals.filter(({ event }) => deferred.has(event.id)),
   )
+}
+
+async function parkEndpoint(
+  { db, dialect }: RepositoryScope,
+  endpoint: string,
+  nowUs: number,
+  turn: ParkTurns,
+  limit: number,
+): Promise<{ found: number; parked: number }> {
+  const length = endpoint.length
+  const unheld = (table: string) =>
+    sql`(${sql.ref(`${table}.lease_until_us`)} is null or ${sql.ref(`${table}.lease_until_us`)} < ${nowUs})`
+  // The origin, then the URL's end or its path, query or fragment: never another port's or host's.
+  // In due order, then by position: an operation's later event keeps a later turn than its earlier one.
+  const { rows: due } = await sql<{ id: string }>`
+    select id from events parked
+    where parked.delivery_status = 'pending' and parked.next_attempt_at_us <= ${nowUs}
+      and parked.attempts = 0 and parked.created_at_us > ${turn.fromUs - turn.holdUs} and ${unheld('parked')}
+      and substr(parked.callback_url, 1, ${length}) = ${endpoint}
+      and (length(parked.callback_url) = ${length}
+        or substr(parked.callback_url, ${length + 1}, 1) in ('/', '?', '#'))
+    order by parked.next_attempt_at_us, parked.position
+    ${dialect.limit(limit)}`.execute(db)
+  if (due.length === 0) return { found: 0, parked: 0 }
+  // Ids and turns as values, as `deferEvents` gives them: joined on the key whatever the
+  // statistics say. The conditions are checked again: a claim may have taken one meanwhile.
+  const turns = due.map(
+    ({ id }, rank) =>
+      sql`select cast(${id} as text) as parked_id, cast(${turn.fromUs + rank * turn.stepUs} as bigint) as until_us`,
+  )
+  const { rows } = await sql<{ id: string }>`
+    update events set next_attempt_at_us = v.until_us
+    from (${sql.join(turns, sql` union all `)}) as v
+    where events.id = v.parked_id and events.delivery_status = 'pending' and events.attempts = 0
+      and events.next_attempt_at_us < v.until_us and ${unheld('events')}
+    returning id`.execute(db)
+  return { found: due.length, parked: rows.length }
 }
 
 /**
