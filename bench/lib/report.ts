@@ -243,7 +243,7 @@ export function renderReport(input: {
     ...overloadTable(stores),
     '',
     '## Callbacks and soak',
-    `Callbacks: events made with no instance delivering, then drained by one instance with CALLBACK_CONCURRENCY=${callbackConcurrency} (${Math.ceil(Number(callbackConcurrency) / 4)} in flight to one endpoint); the second drain sends every other operation's events to an endpoint that never answers.`,
+    `Callbacks: events made with no instance delivering, then drained by one instance with CALLBACK_CONCURRENCY=${callbackConcurrency} (${Math.ceil(Number(callbackConcurrency) / 4)} in flight to one endpoint); the second drain makes the same operations for the live endpoint and half as many again, every third, for an endpoint that never answers.`,
     '',
     ...callbackAndSoakLines(stores),
     '',
