@@ -86,9 +86,10 @@ export class EndpointCircuits {
     return { kind: 'send' }
   }
 
-  /** Until when the endpoint's circuit is open, if it is. */
-  openUntilUs(endpoint: string): number | undefined {
-    return this.circuits.get(endpoint)?.openUntilUs
+  /** While the endpoint's circuit is open, when an event deferred now is due again (as `admit` says). */
+  deferredUntilUs(endpoint: string): number | undefined {
+    const circuit = this.circuits.get(endpoint)
+    return circuit?.openUntilUs === undefined ? undefined : this.spread(circuit.openUntilUs, circuit)
   }
 
   /** Takes the verdict of an attempt that was admitted; says when the circuit opened or closed. */

@@ -101,11 +101,13 @@ export async function deliverThroughCircuit(
     judged = true
     const change = circuits?.record(endpoint, event.id, verdict, dependencies.clock.nowUs())
     logCircuitChange(dependencies.logger, endpoint, change)
-    // Its due backlog waits for the end of the cool-down in one statement a chunk, not a claim
-    // and a give-back each; one a millisecond from then, so they do not all come back together.
-    const openUntilUs =
-      change === 'opened' || change === 'reopened' ? circuits?.openUntilUs(endpoint) : undefined
-    if (openUntilUs !== undefined) parking = parkBacklog(dependencies, endpoint, openUntilUs, 1_000)
+    // Its due backlog waits for the end of the cool-down in a statement a chunk, not a claim and a
+    // give-back each. All of it is due again at once, as the circuit's own deferrals are (within
+    // a tenth of the cool-down): the probe goes first and the rest wait for its answer. Spread
+    // out, they came due one by one while the circuit was open and each was deferred alone.
+    const untilUs =
+      change === 'opened' || change === 'reopened' ? circuits?.deferredUntilUs(endpoint) : undefined
+    if (untilUs !== undefined) parking = parkBacklog(dependencies, endpoint, untilUs, 0)
   }
   const started = performance.now()
   try {

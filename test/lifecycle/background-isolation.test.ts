@@ -382,7 +382,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     const recorded: { id: string; attempt: AttemptRecord }[] = []
     const deferred: { id: string; untilUs: number }[] = []
     /** Each park asked for, with how many events had been given back one by one before it. */
-    const parked: { endpoint: string; fromUs: number; deferredBefore: number }[] = []
+    const parked: { endpoint: string; fromUs: number; stepUs: number; deferredBefore: number }[] = []
     let due = [...events]
     return {
       recorded,
@@ -417,7 +417,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
         },
         // Parks nothing: what is due stays due, as in a store where the park found none unclaimed.
         park: async (endpoint: string, _nowUs: number, turn: ParkTurns) => {
-          parked.push({ endpoint, fromUs: turn.fromUs, deferredBefore: deferred.length })
+          parked.push({ endpoint, fromUs: turn.fromUs, stepUs: turn.stepUs, deferredBefore: deferred.length })
           return { found: 0, parked: 0 }
         },
       },
@@ -469,7 +469,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     }
     // Three 503s in a row open the endpoint's circuit; its due backlog is then parked until the
     // end of the cool-down, in one call, instead of being claimed and given back event by event.
-    const parks: { endpoint: string; fromUs: number }[][] = []
+    const parks: { endpoint: string; fromUs: number; stepUs: number }[][] = []
     for (const id of ['e1', 'e2', 'e3']) {
       const { recorded, parked } = await run([event(id, '/down', now)])
       parks.push(parked)
@@ -483,7 +483,11 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     assert.equal(parks[2]!.length, 1, 'parked when the third failure opened it')
     assert.equal(parks[2]![0]!.endpoint, new URL(receiver.url('/down')).origin)
     const parkedFromUs = parks[2]![0]!.fromUs
-    assert.ok(parkedFromUs >= now + 5_000_000 && parkedFromUs < now + 5_100_000, 'from the end of the cool-down')
+    assert.ok(
+      parkedFromUs >= now + 5_000_000 && parkedFromUs < now + 5_100_000,
+      'at the end of the cool-down',
+    )
+    assert.equal(parks[2]![0]!.stepUs, 0, 'all of it at once, as the circuit defers')
     const before = receiver.requestsTo('/down').length
     const fresh = await run([event('e4', '/down', now), event('e5', '/ok', now)])
     assert.equal(receiver.requestsTo('/down').length, before, 'nothing sent to the open endpoint')

@@ -72,7 +72,7 @@ export interface EndedAttempt {
   attempt: AttemptRecord
 }
 
-/** When an endpoint's parked events are due again: from `fromUs`, one every `stepUs`. */
+/** When an endpoint's parked events are due again: from `fromUs`, one every `stepUs` (0: all at once). */
 export interface ParkTurns {
   fromUs: number
   stepUs: number
