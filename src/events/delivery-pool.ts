@@ -187,14 +187,15 @@ export class DeliveryPool {
    * more waiting; otherwise returns when to try it again.
    */
   private place(event: ClaimedEvent, nowUs: number, leasedSinceUs = nowUs): Deferral | undefined {
-    const load = this.loadOf(event.callbackUrl ? endpointOf(event.callbackUrl) : '')
+    const endpoint = event.callbackUrl ? endpointOf(event.callbackUrl) : ''
+    const load = this.loadOf(endpoint)
     if (load.inFlight < load.slots) this.start(event, load)
     else if (load.waiting.length < load.slots) {
       this.taken++
       load.waiting.push({ event, claimedAtUs: leasedSinceUs })
     } else {
       const untilUs = this.nextTurn(load, nowUs)
-      if (event.callbackUrl) this.parkIfSilent(endpointOf(event.callbackUrl), load, nowUs)
+      if (endpoint) this.parkIfSilent(endpoint, load, nowUs)
       return { event, untilUs }
     }
     return undefined

@@ -124,12 +124,12 @@ export interface OutboxRepository {
    */
   defer(deferrals: readonly Deferral[], owner: string): Promise<void>
   /**
-   * Gives due events of one endpoint that nobody holds later turns, in one statement and without
-   * claiming them: the first (in due order) at `turn.fromUs`, each next `turn.stepUs` after the
-   * one before, at most `limit` of them. Only events never attempted, and none that its turn would
-   * hold `turn.holdUs` or more past its creation. An endpoint that takes nothing (it has not
-   * answered for a while, or its circuit is open) so costs a statement for its backlog instead of a
-   * claim and a give-back for each event. `endpoint` is a callback URL's origin; events whose URL
+   * Gives due events of one endpoint that nobody holds later turns, without claiming them (a
+   * select, then one update of them all): the first (in due order) at `turn.fromUs`, each next
+   * `turn.stepUs` after the one before, at most `limit` of them. Only events never attempted, and
+   * none that its turn would hold `turn.holdUs` or more past its creation. An endpoint that takes
+   * nothing (it has not answered for a while, or its circuit is open) so costs two statements a
+   * chunk of its backlog instead of a claim and a give-back for each event. `endpoint` is a callback URL's origin; events whose URL
    * starts otherwise are left alone. Says how many it found (`limit` when there may be more) and how
    * many of those it gave a later turn (a claim may have taken some meanwhile).
    */
