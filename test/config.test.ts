@@ -32,6 +32,11 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.sandboxDelayMs, 3000, 'SANDBOX_DELAY_MS defaults to 3000 (CONTRACT, Sandbox)')
     assert.equal(config.rateLimitPerSecond, 100, 'RATE_LIMIT_PER_SECOND defaults to 100 (CONTRACT, Limits)')
     assert.equal(config.redisUrl, undefined)
+    assert.equal(
+      config.callbackConcurrency,
+      64,
+      'CALLBACK_CONCURRENCY defaults to 64: 16 to one endpoint (README)',
+    )
   })
 
   test('PUBLIC_BASE_URL defaults to http://localhost on the configured PORT', () => {
@@ -55,6 +60,16 @@ describe('loadConfig: explicit values', () => {
       kind: 'sqlite',
       path: resolve('var/custom.db'),
     })
+  })
+
+  test('a SQLite file may be named by a file: URL, absolute or relative to the working folder', () => {
+    for (const [value, path] of [
+      ['file:///srv/sika/data.db', '/srv/sika/data.db'],
+      ['file:var/custom.db', resolve('var/custom.db')],
+      ['FILE:var/custom.db', resolve('var/custom.db')],
+      ['file:///srv/with%20space.db', '/srv/with space.db'],
+    ])
+      assert.deepEqual(loadConfig({ DATABASE_URL: value }).database, { kind: 'sqlite', path }, value)
   })
 
   for (const url of [
@@ -108,6 +123,7 @@ describe('loadConfig: each bad value is a ConfigError naming its variable', () =
     { variable: 'SANDBOX_DELAY_MS', value: '1.5' },
     { variable: 'RATE_LIMIT_PER_SECOND', value: 'many' },
     { variable: 'REDIS_URL', value: 'http://127.0.0.1:6379' },
+    { variable: 'DATABASE_URL', value: 'file://elsewhere/sika.db' },
   ]
   for (const { variable, value } of table) {
     test(`${variable}=${value}`, () => {

@@ -7,7 +7,7 @@ import { api, callbacksDrained, type Sika, startSika } from './sika.ts'
 
 /**
  * Deliveries in flight while draining: one merchant's endpoint may hold a quarter of them, so the
- * default 16 gives it 4. A high-volume instance is configured with more; the report names it.
+ * default 64 gives it 16. Set here all the same, so that the report names it.
  */
 export const callbackConcurrency = process.env.BENCH_CALLBACK_CONCURRENCY ?? '64'
 
