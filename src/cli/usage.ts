@@ -32,5 +32,5 @@ Commands:
   verify [--json]                         check the whole store: balances against the ledger, events
                                           and scheduled work against operations; exit 1 naming each problem
 
-Environment: DATABASE_URL (SQLite path or postgres:// URL), and the settings in the README.
+Environment: DATABASE_URL (SQLite path, file: URL or postgres:// URL), and the settings in the README.
 `
