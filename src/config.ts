@@ -133,7 +133,8 @@ export const defaultCallbackConcurrency = 64
 
 export function parseDatabaseLocation(value: string): DatabaseLocation {
   if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value }
-  return { kind: 'sqlite', path: value === ':memory:' ? value : resolve(sqlitePath(value)) }
+  const path = sqlitePath(value)
+  return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) }
 }
 
 function databaseLocation(value: string, problems: string[]): DatabaseLocation {

@@ -68,6 +68,7 @@ describe('loadConfig: explicit values', () => {
       ['file:var/custom.db', resolve('var/custom.db')],
       ['FILE:var/custom.db', resolve('var/custom.db')],
       ['file:///srv/with%20space.db', '/srv/with space.db'],
+      ['file::memory:', ':memory:'],
     ])
       assert.deepEqual(loadConfig({ DATABASE_URL: value }).database, { kind: 'sqlite', path }, value)
   })
