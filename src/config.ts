@@ -129,7 +129,7 @@ export function loadConfig(environment: Environment = process.env): Config {
  * backlog that took 15 s to drain, and a collect with its two callbacks cost 970 µs of CPU; with
  * 64, 3.9 s and 710–750 µs, as claims and records take more events at a time.
  */
-export const defaultCallbackConcurrency = 64
+const defaultCallbackConcurrency = 64
 
 export function parseDatabaseLocation(value: string): DatabaseLocation {
   if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value }
@@ -142,7 +142,7 @@ function databaseLocation(value: string, problems: string[]): DatabaseLocation {
     return parseDatabaseLocation(value)
   } catch (error) {
     problems.push(
-      `DATABASE_URL must be a postgres:// URL, a SQLite file's path or its file:// URL, got "${value}" (${(error as Error).message})`,
+      `DATABASE_URL must be a postgres:// URL, a SQLite file's path or its file: URL, got "${value}" (${(error as Error).message})`,
     )
     return parseDatabaseLocation(defaultDatabaseUrl)
   }
@@ -150,12 +150,15 @@ function databaseLocation(value: string, problems: string[]): DatabaseLocation {
 
 /**
  * A SQLite file's path, also when written as a `file:` URL (`file:///srv/sika.db`, or
- * `file:data/sika.db` relative to the working folder): read as a plain path, `file:` became a
- * folder of that name.
+ * `file:data/sika.db` relative to the working folder, as SQLite reads it), percent-decoded either
+ * way: read as a plain path, `file:` became a folder of that name. SQLite's URI parameters
+ * (`?mode=ro`) would be ignored, so they are refused.
  */
 function sqlitePath(value: string): string {
+  if (!/^file:/i.test(value)) return value
+  if (/[?#]/.test(value)) throw new Error('Sika opens the file itself: a file: URL takes no ?parameters')
   if (/^file:\/\//i.test(value)) return fileURLToPath(value)
-  return value.replace(/^file:/i, '')
+  return decodeURIComponent(value.slice('file:'.length))
 }
 
 /** Creates the SQLite file's folder, so a fresh clone starts without any manual step. */

@@ -68,6 +68,7 @@ describe('loadConfig: explicit values', () => {
       ['file:var/custom.db', resolve('var/custom.db')],
       ['FILE:var/custom.db', resolve('var/custom.db')],
       ['file:///srv/with%20space.db', '/srv/with space.db'],
+      ['file:with%20space.db', resolve('with space.db')],
       ['file::memory:', ':memory:'],
     ])
       assert.deepEqual(loadConfig({ DATABASE_URL: value }).database, { kind: 'sqlite', path }, value)
@@ -125,6 +126,8 @@ describe('loadConfig: each bad value is a ConfigError naming its variable', () =
     { variable: 'RATE_LIMIT_PER_SECOND', value: 'many' },
     { variable: 'REDIS_URL', value: 'http://127.0.0.1:6379' },
     { variable: 'DATABASE_URL', value: 'file://elsewhere/sika.db' },
+    { variable: 'DATABASE_URL', value: 'file:data/sika.db?mode=ro' },
+    { variable: 'DATABASE_URL', value: 'file:bad%zz.db' },
   ]
   for (const { variable, value } of table) {
     test(`${variable}=${value}`, () => {
