@@ -25,6 +25,8 @@ export interface Config {
   /** API requests one instance works on at once (0: no limit); more wait up to admissionWaitMs, then 503. */
   readonly maxInFlight: number
   readonly admissionWaitMs: number
+  /** How long one turn of the event loop starts API requests before the rest wait for the next (0: no limit; SQLite only by default). */
+  readonly turnBudgetMs: number
   /** Failed authentications allowed per api-key and per client address in 10 s (AUTH_FAILURE_LIMIT; 0: unlimited). */
   readonly authFailureLimit: number
   readonly redisUrl: string | undefined
@@ -91,6 +93,7 @@ export function loadConfig(environment: Environment = process.env): Config {
   const rateLimitPerSecond = integer('RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000)
   const maxInFlight = integer('MAX_IN_FLIGHT', 64, 0, 100_000)
   const admissionWaitMs = integer('ADMISSION_WAIT_MS', 100, 1, 60_000)
+  const turnBudgetMs = integer('TURN_BUDGET_MS', defaultTurnBudgetMs(database), 0, 1_000)
   const authFailureLimit = integer('AUTH_FAILURE_LIMIT', 10, 0, 1_000_000)
   const redisUrl = read('REDIS_URL')
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
@@ -114,6 +117,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     rateLimitPerSecond,
     maxInFlight,
     admissionWaitMs,
+    turnBudgetMs,
     authFailureLimit,
     redisUrl,
     runWorkers: workers === 'on',
@@ -121,6 +125,15 @@ export function loadConfig(environment: Environment = process.env): Config {
     operatorsFile: read('OPERATORS_FILE'),
     metricsToken: read('METRICS_TOKEN'),
   })
+}
+
+/**
+ * SQLite answers a request without yielding, so a burst of them holds the event loop (turn-budget.ts).
+ * On PostgreSQL every query yields already, and holding requests back only made the write lanes'
+ * groups smaller: collects 10–20 % slower in the bench's A/B, loop delay unchanged.
+ */
+function defaultTurnBudgetMs(database: DatabaseLocation): number {
+  return database.kind === 'sqlite' ? 4 : 0
 }
 
 /**

@@ -186,3 +186,49 @@ describeEachStore('admission control for requests answered without waiting', (ta
 function headersOf(merchant: IssuedMerchant): Record<string, string> {
   return { 'api-key': merchant.sandbox.apiKey, 'secret-key': merchant.sandbox.secretKey }
 }
+
+/**
+ * The turn budget (README, TURN_BUDGET_MS) on the real server: with 1 ms, a burst of reads and
+ * collects on 60 connections is spread over many turns of the event loop, and every request is
+ * still answered, each with its own record.
+ */
+describeEachStore('a burst spread over turns of the event loop', (target) => {
+  let app: TestApp
+  let merchant: IssuedMerchant
+
+  before(async () => {
+    app = await startApp(target(), { environment: { TURN_BUDGET_MS: '1' } })
+    merchant = await app.createMerchant('Spread')
+  })
+  after(() => app.close())
+
+  test('60 requests at once with a 1 ms budget: every one answered, each its own', async () => {
+    const agent = new Agent({ connections: 60 })
+    const send = (path: string, body?: unknown) =>
+      undiciRequest(`${app.url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { ...headersOf(merchant), 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: agent,
+      }).then(async (answer) => ({ status: answer.statusCode, body: (await answer.body.json()) as any }))
+    try {
+      const first = await send('/api/v1/collect', collect('spread-first'))
+      const token = first.body.data.collect.token as string
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          i % 2 === 0 ? send(`/api/v1/collect/${token}`) : send('/api/v1/collect', collect(`spread-${i}`)),
+        ),
+      )
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        Array(60).fill(200),
+      )
+      answers.forEach((answer, i) => {
+        const reference = i % 2 === 0 ? 'spread-first' : `spread-${i}`
+        assert.equal(answer.body.data.collect.merchantReference, reference)
+      })
+    } finally {
+      await agent.close()
+    }
+  })
+})

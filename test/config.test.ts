@@ -37,6 +37,17 @@ describe('loadConfig: defaults', () => {
       64,
       'CALLBACK_CONCURRENCY defaults to 64: 16 to one endpoint (README)',
     )
+    assert.equal(config.turnBudgetMs, 4, 'TURN_BUDGET_MS defaults to 4 on SQLite (README)')
+  })
+
+  test('TURN_BUDGET_MS defaults to 0 on PostgreSQL, where every query yields the loop already', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/sika', SECRETS_KEY: secretsKey })
+    assert.equal(config.turnBudgetMs, 0)
+    assert.equal(
+      loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/sika', TURN_BUDGET_MS: '3', SECRETS_KEY: secretsKey })
+        .turnBudgetMs,
+      3,
+    )
   })
 
   test('PUBLIC_BASE_URL defaults to http://localhost on the configured PORT', () => {
@@ -124,6 +135,7 @@ describe('loadConfig: each bad value is a ConfigError naming its variable', () =
     { variable: 'SECRETS_KEY', value: 'short' },
     { variable: 'SANDBOX_DELAY_MS', value: '1.5' },
     { variable: 'RATE_LIMIT_PER_SECOND', value: 'many' },
+    { variable: 'TURN_BUDGET_MS', value: '-1' },
     { variable: 'REDIS_URL', value: 'http://127.0.0.1:6379' },
     { variable: 'DATABASE_URL', value: 'file://elsewhere/sika.db' },
     { variable: 'DATABASE_URL', value: 'file:data/sika.db?mode=ro' },

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { errorEnvelope } from './error-handler.ts'
+import { TurnBudget } from './turn-budget.ts'
 
 /**
  * Admission control for one instance. At most `maxInFlight` API requests are worked on at once;
@@ -22,6 +23,9 @@ import { errorEnvelope } from './error-handler.ts'
  * than an answer, or refusing half the requests of an overload leaves no time to answer the other
  * half. Through Fastify's hooks a 503 cost 150 µs of CPU, more than half of a whole read; here
  * it is a fixed body written at once.
+ *
+ * A request admitted starts in the current turn of the event loop while that turn is within
+ * `turnBudgetMs`, and in a later one otherwise (turn-budget.ts).
  */
 export interface Admission {
   /** Passes the request on (`next`) now, or once a slot is free; answers 503 itself otherwise. */
@@ -29,18 +33,20 @@ export interface Admission {
 }
 
 export function createAdmission(
-  config: Pick<Config, 'maxInFlight' | 'admissionWaitMs'>,
+  config: Pick<Config, 'maxInFlight' | 'admissionWaitMs' | 'turnBudgetMs'>,
   refused: (request: IncomingMessage, durationMs: number) => void,
 ): Admission {
   const { maxInFlight, admissionWaitMs } = config
   const line = new AdmissionLine(maxInFlight)
+  const turns = new TurnBudget(config.turnBudgetMs)
   const pass = (response: ServerResponse, next: () => void) => {
     response.once('close', () => line.release())
-    next()
+    turns.run(next)
   }
   return {
     handle(request, response, next) {
-      if (maxInFlight === 0 || !isApiRequest(request.url)) return next()
+      if (!isApiRequest(request.url)) return next()
+      if (maxInFlight === 0) return turns.run(next)
       if (line.admitNow()) return pass(response, next)
       const started = performance.now()
       void line.turnWithin(admissionWaitMs).then((admitted) => {

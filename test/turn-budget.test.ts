@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { TurnBudget } from '../src/http/turn-budget.ts'
+
+/**
+ * The turn budget (README, TURN_BUDGET_MS): one turn of the event loop starts requests while it is
+ * within its budget; the rest start in later turns, in the order they came, and a request alone
+ * starts at once. Each request here "costs" 1 ms of a clock it advances itself.
+ */
+function burst(budgetMs: number, count: number) {
+  let clockMs = 0
+  const turns = new TurnBudget(budgetMs, () => clockMs)
+  const started: { request: number; turn: number }[] = []
+  // Counts the loop's check phases: queued before the burst, it runs first in each of them.
+  let turn = 0
+  const allStarted = new Promise<void>((resolve) => {
+    const tick = () => {
+      if (started.length === count || turn > count + 2) return resolve()
+      turn += 1
+      setImmediate(tick)
+    }
+    setImmediate(tick)
+  })
+  for (let request = 0; request < count; request++) {
+    turns.run(() => {
+      started.push({ request, turn })
+      clockMs += 1
+    })
+  }
+  return { started, startedAtOnce: started.length, allStarted }
+}
+
+describe('TurnBudget', () => {
+  test('a request alone starts at once, in the same turn', () => {
+    const { startedAtOnce } = burst(4, 1)
+    assert.equal(startedAtOnce, 1)
+  })
+
+  test('a burst starts as many as the budget holds now, the rest later, every one in order', async () => {
+    const { started, startedAtOnce, allStarted } = burst(4, 10)
+    assert.equal(startedAtOnce, 4, '4 ms of budget, 1 ms a request')
+    await allStarted
+    assert.deepEqual(
+      started.map((s) => s.request),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    )
+    const perTurn = new Map<number, number>()
+    for (const { turn } of started) perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1)
+    assert.ok(perTurn.size >= 3, `spread over ${perTurn.size} turns`)
+    for (const [turn, count] of perTurn) assert.ok(count <= 4, `turn ${turn} started ${count}`)
+  })
+
+  test('budget 0 starts everything at once', () => {
+    const { startedAtOnce } = burst(0, 10)
+    assert.equal(startedAtOnce, 10)
+  })
+})
