@@ -24,8 +24,9 @@ import { TurnBudget } from './turn-budget.ts'
  * half. Through Fastify's hooks a 503 cost 150 µs of CPU, more than half of a whole read; here
  * it is a fixed body written at once.
  *
- * A request admitted starts in the current turn of the event loop while that turn is within
- * `turnBudgetMs`, and in a later one otherwise (turn-budget.ts).
+ * A request admitted starts at once while the event loop's current stretch is within
+ * `turnBudgetMs`, and in a later check phase otherwise, behind those deferred before it
+ * (turn-budget.ts).
  */
 export interface Admission {
   /** Passes the request on (`next`) now, or once a slot is free; answers 503 itself otherwise. */
@@ -39,23 +40,33 @@ export function createAdmission(
   const { maxInFlight, admissionWaitMs } = config
   const line = new AdmissionLine(maxInFlight)
   const turns = new TurnBudget(config.turnBudgetMs)
-  const pass = (response: ServerResponse, next: () => void) => {
+  const pass = (request: IncomingMessage, response: ServerResponse, next: () => void, fromLine: boolean) => {
     response.once('close', () => line.release())
-    turns.run(next)
+    const start = startUnlessGone(request, response, next)
+    // Let in together from a microtask, they go through the check phase one by one (turn-budget.ts).
+    if (fromLine) turns.later(start)
+    else turns.run(start)
   }
   return {
     handle(request, response, next) {
       if (!isApiRequest(request.url)) return next()
-      if (maxInFlight === 0) return turns.run(next)
-      if (line.admitNow()) return pass(response, next)
+      if (maxInFlight === 0) return turns.run(startUnlessGone(request, response, next))
+      if (line.admitNow()) return pass(request, response, next, false)
       const started = performance.now()
       void line.turnWithin(admissionWaitMs).then((admitted) => {
         if (!admitted) return refuse(request, response, () => refused(request, performance.now() - started))
         // Its client went away while it waited: the slot goes straight back.
         if (response.destroyed || request.socket.destroyed) return line.release()
-        pass(response, next)
+        pass(request, response, next, true)
       })
     },
+  }
+}
+
+/** A request held for a later turn whose client went away is not started: nobody would hear its answer. */
+function startUnlessGone(request: IncomingMessage, response: ServerResponse, next: () => void): () => void {
+  return () => {
+    if (!response.destroyed && !request.socket.destroyed) next()
   }
 }
 
