@@ -25,7 +25,7 @@ export interface Config {
   /** API requests one instance works on at once (0: no limit); more wait up to admissionWaitMs, then 503. */
   readonly maxInFlight: number
   readonly admissionWaitMs: number
-  /** How long one turn of the event loop starts API requests before the rest wait for the next (0: no limit; SQLite only by default). */
+  /** How long a stretch of the event loop starts API requests before the rest wait for a later turn (0: no limit; SQLite only by default). */
   readonly turnBudgetMs: number
   /** Failed authentications allowed per api-key and per client address in 10 s (AUTH_FAILURE_LIMIT; 0: unlimited). */
   readonly authFailureLimit: number

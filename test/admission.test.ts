@@ -210,10 +210,15 @@ describeEachStore('a burst spread over turns of the event loop', (target) => {
         headers: { ...headersOf(merchant), 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
         dispatcher: agent,
-      }).then(async (answer) => ({ status: answer.statusCode, body: (await answer.body.json()) as any }))
+      }).then(async (answer) => ({
+        status: answer.statusCode,
+        body: (await answer.body.json()) as {
+          data: { collect: { token: string; merchantReference: string } }
+        },
+      }))
     try {
       const first = await send('/api/v1/collect', collect('spread-first'))
-      const token = first.body.data.collect.token as string
+      const token = first.body.data.collect.token
       const answers = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
           i % 2 === 0 ? send(`/api/v1/collect/${token}`) : send('/api/v1/collect', collect(`spread-${i}`)),

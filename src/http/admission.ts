@@ -56,7 +56,7 @@ export function createAdmission(
       void line.turnWithin(admissionWaitMs).then((admitted) => {
         if (!admitted) return refuse(request, response, () => refused(request, performance.now() - started))
         // Its client went away while it waited: the slot goes straight back.
-        if (response.destroyed || request.socket.destroyed) return line.release()
+        if (clientGone(request, response)) return line.release()
         pass(request, response, next, true)
       })
     },
@@ -66,8 +66,12 @@ export function createAdmission(
 /** A request held for a later turn whose client went away is not started: nobody would hear its answer. */
 function startUnlessGone(request: IncomingMessage, response: ServerResponse, next: () => void): () => void {
   return () => {
-    if (!response.destroyed && !request.socket.destroyed) next()
+    if (!clientGone(request, response)) next()
   }
+}
+
+function clientGone(request: IncomingMessage, response: ServerResponse): boolean {
+  return response.destroyed || request.socket.destroyed
 }
 
 function isApiRequest(url: string | undefined): boolean {
