@@ -1,3 +1,5 @@
+import { remembered } from './remembered.ts'
+
 /**
  * A circuit per callback endpoint (the origin of the callback URL: scheme, host and port), kept in
  * memory by each instance. After `failureThreshold` failed attempts in a row (no answer within the
@@ -152,11 +154,11 @@ function newProbe(eventId: string, sinceUs: number, windowMs: number): NonNullab
 }
 
 /** The endpoint a callback URL is delivered to: its origin, or the URL itself if it has none. */
-export function endpointOf(callbackUrl: string): string {
+export const endpointOf = remembered((callbackUrl: string): string => {
   try {
     const { origin } = new URL(callbackUrl)
     return origin === 'null' ? callbackUrl : origin
   } catch {
     return callbackUrl
   }
-}
+}, 4096)

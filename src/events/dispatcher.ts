@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import type { Logger } from 'pino'
-import { Agent, request } from 'undici'
+import { Agent } from 'undici'
 import type { Clock } from '../domain/clock.ts'
 import type { Mode } from '../domain/kinds.ts'
 import type { ClaimedEvent, EndedAttempt, OutboxRepository } from '../store/repositories/outbox.ts'
@@ -11,6 +11,7 @@ import {
   endpointOf,
   longestHoldMs,
 } from './circuit.ts'
+import { remembered } from './remembered.ts'
 import { nextRetryDelayMs, scheduledAttemptAtUs } from './retry-schedule.ts'
 import { signatureHeaders } from './signing.ts'
 import { isForbiddenAddress, publicOnlyLookup } from './ssrf.ts'
@@ -243,15 +244,17 @@ async function post(
   live: boolean,
 ): Promise<AttemptResult> {
   try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+    const { origin, path, host } = targetOf(url)
+    // Sandbox callbacks may reach any address (a developer's own machine): only live ones are checked.
     if (live && isIP(host) && isForbiddenAddress(host))
       return { statusCode: null, error: `${host} is not a public address`, verdict: 'not-reached' }
     // undici's request follows no redirects: a 3xx is an answer like any other non-2xx.
-    const response = await request(url, {
+    const response = await (live ? liveAgent : sandboxAgent).request({
+      origin,
+      path,
       method: 'POST',
       body,
       headers,
-      dispatcher: live ? liveAgent : sandboxAgent,
       signal: AbortSignal.timeout(deliveryTimeoutMs),
     })
     await response.body.dump()
@@ -266,6 +269,20 @@ async function post(
     return { statusCode: null, error: reason.slice(0, 500), verdict }
   }
 }
+
+/** Where a callback URL is sent, as undici's dispatcher takes it: its origin and path, and its host for the live check. */
+interface Target {
+  origin: string
+  path: string
+  host: string
+}
+
+/** Throws on a URL that does not parse: the attempt then fails with the reason. Each URL is split once. */
+const targetOf = remembered((url: string): Target => {
+  const parsed = new URL(url)
+  const host = parsed.hostname.replace(/^\[|\]$/g, '')
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, host }
+}, 4096)
 
 async function recordAttempt(
   dependencies: DispatcherDependencies,

@@ -1,4 +1,5 @@
-import { createHmac } from 'node:crypto'
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto'
+import { remembered } from './remembered.ts'
 
 /**
  * Standard Webhooks (standardwebhooks.com): HMAC-SHA256 over "<id>.<timestamp>.<body>" with the
@@ -12,13 +13,18 @@ export function signatureHeaders(
   secrets: readonly string[],
 ): Record<string, string> {
   const signed = `${eventId}.${timestampSeconds}.${body}`
-  const signatures = secrets.map((secret) => {
-    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
-    return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`
-  })
+  const signatures = secrets.map(
+    (secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed).digest('base64')}`,
+  )
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(timestampSeconds),
     'webhook-signature': signatures.join(' '),
   }
 }
+
+/** A secret decoded into its key once, not at every delivery it signs. */
+const keyOf = remembered(
+  (secret: string): KeyObject => createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64')),
+  1024,
+)
