@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { remembered } from '../src/events/remembered.ts'
 
-describe('remembered: what a delivery works out again from the same strings', () => {
+describe('remembered: what a delivery works out again from the same callback URL', () => {
   it('computes an input once, and gives back the same answer after', () => {
     const computed: string[] = []
     const upper = remembered((input: string) => {
@@ -19,7 +19,7 @@ describe('remembered: what a delivery works out again from the same strings', ()
     let calls = 0
     const length = remembered((input: string) => {
       calls++
-      return input.length
+      return String(input.length)
     }, 2)
     length('a')
     length('bb')

@@ -161,4 +161,4 @@ export const endpointOf = remembered((callbackUrl: string): string => {
   } catch {
     return callbackUrl
   }
-}, 4096)
+}, 1024)

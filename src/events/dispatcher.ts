@@ -245,7 +245,6 @@ async function post(
 ): Promise<AttemptResult> {
   try {
     const { origin, path, host } = targetOf(url)
-    // Sandbox callbacks may reach any address (a developer's own machine): only live ones are checked.
     if (live && isIP(host) && isForbiddenAddress(host))
       return { statusCode: null, error: `${host} is not a public address`, verdict: 'not-reached' }
     // undici's request follows no redirects: a 3xx is an answer like any other non-2xx.
@@ -282,7 +281,7 @@ const targetOf = remembered((url: string): Target => {
   const parsed = new URL(url)
   const host = parsed.hostname.replace(/^\[|\]$/g, '')
   return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, host }
-}, 4096)
+}, 1024)
 
 async function recordAttempt(
   dependencies: DispatcherDependencies,

@@ -209,6 +209,21 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
     assert.ok(pending.createdAt <= succeeded.createdAt)
   })
 
+  test('the callback goes to the callbackUrl as written: its path and query byte for byte, its host, no fragment', async () => {
+    const { client } = await merchantWithClient(app)
+    const id = nextId()
+    const sent = `/as%20sent/${id}?order=7&next=a%2Fb&empty=`
+    const record = await initiate(client, 'collect', singleBody('905', `${receiver.origin}${sent}#fragment`))
+    await app.workers.runDue()
+    const [request] = receiver.requests.filter((each) => each.path.startsWith(`/as%20sent/${id}?`))
+    assert.ok(request, 'the callback arrived')
+    assert.equal(request.method, 'POST')
+    assert.equal(request.path, sent)
+    assert.equal(request.headers.host, new URL(receiver.origin).host)
+    assert.equal(request.headers['content-type'], 'application/json')
+    assert.equal(JSON.parse(request.body).data.collect.token, record.token)
+  })
+
   test('signatures verify with standardwebhooks under the merchant secret only, and only over the exact body', async () => {
     const { merchant, client } = await merchantWithClient(app)
     const { merchant: stranger } = await merchantWithClient(app)
