@@ -32,6 +32,8 @@ export interface Config {
   readonly redisUrl: string | undefined
   /** Whether this instance runs scheduled work and callback delivery (WORKERS=off: API only). */
   readonly runWorkers: boolean
+  /** Whether callbacks are delivered from a thread of their own (DELIVERY_THREAD; off by default). */
+  readonly deliveryThread: boolean
   /** Callback deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY); a quarter of them at most requests to one endpoint. */
   readonly callbackConcurrency: number
   /** OPERATORS_FILE: the JSON file of live operator connections, read and checked at start. */
@@ -82,9 +84,7 @@ export function loadConfig(environment: Environment = process.env): Config {
   if (!isHttpUrl(publicBaseUrl))
     problems.push(`PUBLIC_BASE_URL must be an http(s) URL, got "${publicBaseUrl}"`)
 
-  const logLevelRaw = read('LOG_LEVEL') ?? 'info'
-  const logLevel = logLevels.find((level) => level === logLevelRaw)
-  if (!logLevel) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${logLevelRaw}"`)
+  const logLevel = parseLogLevel(read('LOG_LEVEL') ?? 'info', problems)
 
   const secretsKey = parseSecretsKey(read('SECRETS_KEY'), read('SECRETS_KEY_FILE'), database, problems)
 
@@ -99,9 +99,9 @@ export function loadConfig(environment: Environment = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
     problems.push(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`)
 
-  const workers = read('WORKERS') ?? 'on'
+  const runWorkers = onOrOff('WORKERS', read('WORKERS'), true, problems)
+  const deliveryThread = deliveryThreadSetting(read('DELIVERY_THREAD'), database, problems)
   const callbackConcurrency = integer('CALLBACK_CONCURRENCY', defaultCallbackConcurrency, 1, 1024)
-  if (workers !== 'on' && workers !== 'off') problems.push(`WORKERS must be on or off, got "${workers}"`)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
@@ -110,7 +110,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     database,
     databaseTimeoutMs,
     publicBaseUrl,
-    logLevel: logLevel ?? 'info',
+    logLevel,
     secretsKey,
     operationTtlMs,
     sandboxDelayMs,
@@ -120,11 +120,43 @@ export function loadConfig(environment: Environment = process.env): Config {
     turnBudgetMs,
     authFailureLimit,
     redisUrl,
-    runWorkers: workers === 'on',
+    runWorkers,
+    deliveryThread,
     callbackConcurrency,
     operatorsFile: read('OPERATORS_FILE'),
     metricsToken: read('METRICS_TOKEN'),
   })
+}
+
+function parseLogLevel(raw: string, problems: string[]): LogLevel {
+  const level = logLevels.find((known) => known === raw)
+  if (!level) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${raw}"`)
+  return level ?? 'info'
+}
+
+function onOrOff(name: string, raw: string | undefined, fallback: boolean, problems: string[]): boolean {
+  if (raw === undefined) return fallback
+  if (raw !== 'on' && raw !== 'off') problems.push(`${name} must be on or off, got "${raw}"`)
+  return raw === 'on'
+}
+
+/**
+ * Off unless asked for: the thread loads the whole service a second time and opens the store
+ * again, 55–76 MB more memory (BENCHMARKS.md), for 1.05–1.31× the collects a second on SQLite at
+ * saturation. A database in memory cannot be opened by a second connection: the thread would
+ * deliver from an empty one.
+ */
+function deliveryThreadSetting(
+  raw: string | undefined,
+  database: DatabaseLocation,
+  problems: string[],
+): boolean {
+  const on = onOrOff('DELIVERY_THREAD', raw, false, problems)
+  if (on && database.kind === 'sqlite' && database.path === ':memory:')
+    problems.push(
+      'DELIVERY_THREAD=on needs a database the thread can open too: a SQLite file or PostgreSQL, not :memory:',
+    )
+  return on
 }
 
 /**

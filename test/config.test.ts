@@ -38,6 +38,15 @@ describe('loadConfig: defaults', () => {
       'CALLBACK_CONCURRENCY defaults to 64: 16 to one endpoint (README)',
     )
     assert.equal(config.turnBudgetMs, 4, 'TURN_BUDGET_MS defaults to 4 on SQLite (README)')
+    assert.equal(config.deliveryThread, false, 'DELIVERY_THREAD defaults to off (README)')
+  })
+
+  test('DELIVERY_THREAD=on for a SQLite file or PostgreSQL; a database in memory cannot be opened by the thread', () => {
+    const postgres = { DATABASE_URL: 'postgres://127.0.0.1/sika', SECRETS_KEY: secretsKey }
+    assert.equal(loadConfig({ ...postgres, DELIVERY_THREAD: 'on' }).deliveryThread, true)
+    assert.equal(loadConfig({ DELIVERY_THREAD: 'on' }).deliveryThread, true)
+    const error = configErrorFor({ DATABASE_URL: ':memory:', DELIVERY_THREAD: 'on' })
+    assert.match(error.message, /DELIVERY_THREAD=on needs a database the thread can open too/)
   })
 
   test('TURN_BUDGET_MS defaults to 0 on PostgreSQL, where every query yields the loop already', () => {
@@ -136,6 +145,7 @@ describe('loadConfig: each bad value is a ConfigError naming its variable', () =
     { variable: 'SANDBOX_DELAY_MS', value: '1.5' },
     { variable: 'RATE_LIMIT_PER_SECOND', value: 'many' },
     { variable: 'TURN_BUDGET_MS', value: '-1' },
+    { variable: 'DELIVERY_THREAD', value: 'yes' },
     { variable: 'REDIS_URL', value: 'http://127.0.0.1:6379' },
     { variable: 'DATABASE_URL', value: 'file://elsewhere/sika.db' },
     { variable: 'DATABASE_URL', value: 'file:data/sika.db?mode=ro' },

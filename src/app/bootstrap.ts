@@ -7,6 +7,7 @@ import { OperatorsFileError } from '../providers/operators-file.ts'
 import { createProviderRegistry, type LiveConnection } from '../providers/registry.ts'
 import { createSandboxAdapter } from '../providers/sandbox/sandbox-adapter.ts'
 import { migrate, openStore } from '../store/store.ts'
+import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import { createSecretBox } from './credentials.ts'
@@ -33,6 +34,8 @@ export async function createContext(
   config: Config,
   logger: Logger,
   clock: Clock = systemClock,
+  /** When a callback delivery thread writes the same SQLite file (delivery-thread.ts). */
+  writerTurns?: WriterTurns,
 ): Promise<AppContext> {
   // A bad OPERATORS_FILE stops the start before anything is opened, naming the entry and field.
   const live = readLiveConnections(config)
@@ -40,6 +43,7 @@ export async function createContext(
     timeoutMs: config.databaseTimeoutMs,
     clock,
     onWarning: (message) => logger.warn({ databaseWarning: message }, 'the database warned'),
+    writerTurns,
   })
   let appliedMigrations: string[]
   try {

@@ -10,7 +10,9 @@ import {
 } from '../events/dispatcher.ts'
 import { WakeSignal } from '../events/wake-signal.ts'
 import type { ClaimedEvent, EndedAttempt } from '../store/repositories/outbox.ts'
+import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
+import { startDeliveryThread } from './delivery-thread.ts'
 import { GroupedWrites } from './grouped-writes.ts'
 import { runDueScheduledWork } from './lifecycle.ts'
 import { signingSecrets } from './webhook-secrets.ts'
@@ -67,7 +69,12 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
  */
 export function createWorkers(
   context: AppContext,
-  options: { idleMs?: number; manual?: boolean } = {},
+  options: {
+    idleMs?: number
+    manual?: boolean
+    /** Callbacks delivered from a thread of their own, taking `turns` at a SQLite file's write lock. */
+    deliveryThread?: { turns: WriterTurns | undefined }
+  } = {},
 ): Workers {
   const owner = workerIdentity()
   const idleMs = options.idleMs ?? 250
@@ -78,16 +85,30 @@ export function createWorkers(
   if (options.manual) return { runDue, stop: async () => {} }
 
   const scheduled = repeatWhileBusy(context, () => runDueScheduledWork(context, owner), idleMs)
-  const pool = new DeliveryPool(
-    { ...delivery, circuits: new EndpointCircuits() },
-    { concurrency, perEndpoint: perEndpointLimit(concurrency), idleMs },
-  )
+  const callbacks = options.deliveryThread
+    ? startDeliveryThread(context.config, context.logger, options.deliveryThread.turns, () =>
+        startDeliveryPool(context, idleMs),
+      )
+    : startDeliveryPool(context, idleMs)
   return {
     runDue,
     stop: async () => {
-      await Promise.all([scheduled.stop(), pool.stop()])
+      await Promise.all([scheduled.stop(), callbacks.stop()])
     },
   }
+}
+
+/** Callback delivery in this thread: the pool, with a circuit per endpoint, until stopped. */
+export function startDeliveryPool(context: AppContext, idleMs = 250): { stop(): Promise<void> } {
+  const concurrency = context.config.callbackConcurrency
+  return new DeliveryPool(
+    {
+      dependencies: dispatcherDependencies(context),
+      owner: workerIdentity(),
+      circuits: new EndpointCircuits(),
+    },
+    { concurrency, perEndpoint: perEndpointLimit(concurrency), idleMs },
+  )
 }
 
 /** Runs `work` again at once while it handles something, and after `idleMs` otherwise, until stopped. */

@@ -1,20 +1,26 @@
 import type { FastifyInstance } from 'fastify'
 import { createContext, ensureDemoMerchant } from '../app/bootstrap.ts'
+import { deliveryThreadTurns } from '../app/delivery-thread.ts'
 import type { IssuedMerchant } from '../app/merchants.ts'
 import { createWorkers } from '../app/workers.ts'
 import type { Config } from '../config.ts'
+import { systemClock } from '../domain/clock.ts'
 import { buildServer } from '../http/server.ts'
 import { createLogger } from '../logger.ts'
 
 /** sika serve: migrate, create the demo merchant on first start, listen, and stop gracefully. */
 export async function serve(config: Config): Promise<FastifyInstance> {
   const logger = createLogger(config.logLevel)
-  const context = await createContext(config, logger)
+  // Before the store opens: with callbacks in a thread of their own, the two take turns at SQLite's write lock.
+  const turns = deliveryThreadTurns(config)
+  const context = await createContext(config, logger, systemClock, turns)
   const demo = await ensureDemoMerchant(context)
   const app = await buildServer(context)
   await app.listen({ port: config.port, host: config.host })
   // Scheduled work and callbacks resume from the database: whatever was due before a crash runs now.
-  const workers = config.runWorkers ? createWorkers(context) : undefined
+  const workers = config.runWorkers
+    ? createWorkers(context, { deliveryThread: config.deliveryThread ? { turns } : undefined })
+    : undefined
   if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
   logger.info({ store: context.store.name, url: config.publicBaseUrl }, 'Sika is ready')
 

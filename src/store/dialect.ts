@@ -6,6 +6,7 @@ import { GuardedPostgresDialect } from './postgres-driver.ts'
 import { type CommitStatistics, GuardedSqliteDialect } from './sqlite-driver.ts'
 import { backstopPages, WalCheckpointer } from './wal-checkpointer.ts'
 import { WalSync } from './wal-sync.ts'
+import type { WriterTurns } from './writer-turns.ts'
 
 /**
  * Every difference between SQLite and PostgreSQL lives in this file and nowhere else.
@@ -61,6 +62,8 @@ export interface DialectOptions {
   timeoutMs: number
   /** Warnings the database sends (PostgreSQL notices), for the log. */
   onWarning?: (message: string) => void
+  /** SQLite: turns at the write lock with another thread of this process that writes the same file. */
+  writerTurns?: WriterTurns
 }
 
 export function createDialect(location: DatabaseLocation, options: DialectOptions): StoreDialect {
@@ -93,7 +96,7 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
   // Reads outside transactions: a second connection sees only what has been committed.
   const reader = path === ':memory:' ? undefined : new BetterSqlite3(path, { readonly: true })
   reader?.pragma('busy_timeout = 20')
-  const kyselyDialect = new GuardedSqliteDialect(database, options.timeoutMs, walSync)
+  const kyselyDialect = new GuardedSqliteDialect(database, options.timeoutMs, walSync, options.writerTurns)
   return {
     name: 'sqlite',
     kyselyDialect,

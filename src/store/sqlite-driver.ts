@@ -13,6 +13,7 @@ import {
   ValueNode,
 } from 'kysely'
 import type { WalSync } from './wal-sync.ts'
+import type { WriterTurns } from './writer-turns.ts'
 
 /**
  * Transactions take the write lock at BEGIN. With a deferred BEGIN, two processes that both
@@ -59,6 +60,8 @@ class GuardedSqliteDriver extends SqliteDriver {
     private readonly lockWaitMs: number,
     /** Makes each COMMIT durable off the event loop; absent for a database in memory. */
     private readonly walSync: WalSync | undefined,
+    /** Turns at the write lock with another thread of this process (writer-turns.ts), when one writes too. */
+    private readonly turns: WriterTurns | undefined,
   ) {
     super({ database })
     this.writer = new CachedConnection(database, () => this.commitGroup())
@@ -109,22 +112,37 @@ class GuardedSqliteDriver extends SqliteDriver {
 
   private async beginGroup(): Promise<void> {
     const giveUpAt = this.giveUpAt
-    for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 20)) {
+    const guest = this.turns?.guest === true
+    if (this.turns?.guestWants() && !guest) await this.letGuestGo()
+    // A guest tries again every millisecond: the host lets it go first, and waits for it.
+    for (let pauseMs = 1; ; pauseMs = guest ? 1 : Math.min(pauseMs * 2, 20)) {
       // Another transaction of this process may have opened a group while this one waited: join it.
       if (this.group) return
       try {
         this.database.exec('begin immediate')
         this.group = { members: 0, committed: deferred() }
+        if (guest) this.turns?.holding()
         return
       } catch (error) {
-        if (!isBusy(error) || performance.now() + pauseMs > giveUpAt) throw error
+        if (!isBusy(error) || performance.now() + pauseMs > giveUpAt) {
+          if (guest) this.turns?.released()
+          throw error
+        }
       }
+      if (guest) this.turns?.waiting()
       // Another process holds the write lock. This process's reads do not need it, so the one
       // connection is handed on while this transaction waits, then taken back to try again.
       await super.releaseConnection()
       await new Promise((resolve) => setTimeout(resolve, pauseMs))
       await super.acquireConnection()
     }
+  }
+
+  /** The host hands the one connection on and waits while the guest takes the lock and commits. */
+  private async letGuestGo(): Promise<void> {
+    await super.releaseConnection()
+    await this.turns?.giveWay(guestTurnMs)
+    await super.acquireConnection()
   }
 
   override async commitTransaction(): Promise<void> {
@@ -139,7 +157,8 @@ class GuardedSqliteDriver extends SqliteDriver {
     this.writer.inMember = false
     const group = this.group!
     group.members += 1
-    if (group.members >= groupLimit) this.commitGroup()
+    // A guest waiting for the lock does not wait for the rest of this group: it goes next.
+    if (group.members >= groupLimit || (this.turns?.guestWants() && !this.turns.guest)) this.commitGroup()
   }
 
   override async rollbackTransaction(): Promise<void> {
@@ -190,12 +209,14 @@ class GuardedSqliteDriver extends SqliteDriver {
     this.group = undefined
     try {
       this.database.exec('commit')
+      if (this.turns?.guest) this.turns.released()
       this.statistics.commits += 1
       this.statistics.transactions += group.members
       if (this.walSync) this.walSync.cover(group.committed)
       else group.committed.resolve()
     } catch (error) {
       if (this.database.inTransaction) this.database.exec('rollback')
+      if (this.turns?.guest) this.turns.released()
       group.committed.reject(error)
     }
   }
@@ -203,6 +224,7 @@ class GuardedSqliteDriver extends SqliteDriver {
   private failGroup(error: Error): void {
     const group = this.group
     this.group = undefined
+    if (this.turns?.guest) this.turns.released()
     group?.committed.reject(Object.assign(error, { code: 'SQLITE_IOERR' }))
   }
 
@@ -241,6 +263,8 @@ class GuardedSqliteDriver extends SqliteDriver {
 
 /** At most this many transactions share one commit, so a steady queue still commits regularly. */
 const groupLimit = 64
+/** The longest the host waits for the guest's turn: a guest that stopped holds nothing up for long. */
+const guestTurnMs = 50
 const statementCacheSize = 500
 
 interface Group {
@@ -368,6 +392,7 @@ export class GuardedSqliteDialect extends SqliteDialect {
     private readonly database: BetterSqlite3.Database,
     private readonly lockWaitMs: number,
     private readonly walSync: WalSync | undefined,
+    private readonly turns: WriterTurns | undefined,
   ) {
     super({ database })
   }
@@ -375,7 +400,7 @@ export class GuardedSqliteDialect extends SqliteDialect {
     return new SqliteStatementCompiler()
   }
   override createDriver(): SqliteDriver {
-    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync)
+    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync, this.turns)
     return this.driver
   }
   /** The COMMIT the transaction now running on this dialect's connection will be part of. */
