@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
 import { after, before, describe, test } from 'node:test'
-import { Webhook } from 'standardwebhooks'
 import { WriterTurns } from '../src/store/writer-turns.ts'
 import { apiClient } from './support/app.ts'
 import { demoCredentials, type ServiceProcess, startService } from './support/process.ts'
+import { type Receiver, startReceiver } from './support/receiver.ts'
 import { describeEachStore } from './support/stores.ts'
 import { waitFor } from './support/wait.ts'
+import { verifyWebhook } from './support/webhooks.ts'
 
 /**
  * DELIVERY_THREAD (README): callbacks delivered from a thread of their own, with its own store
@@ -43,45 +43,13 @@ describe('writer turns: the API lets the delivery thread take the write lock fir
   })
 })
 
-/** A receiver on 127.0.0.1 that verifies each callback's signature and keeps what it carried. */
-async function startVerifyingReceiver() {
-  const received: { type: string; token: string }[] = []
-  let secret = ''
-  const server: Server = createServer((request, response) => {
-    let body = ''
-    request.on('data', (chunk) => {
-      body += chunk
-    })
-    request.on('end', () => {
-      const event = new Webhook(secret).verify(body, request.headers as Record<string, string>) as any
-      received.push({ type: event.type, token: (Object.values(event.data)[0] as any).token })
-      response.end('ok')
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  if (!address || typeof address === 'string') throw new Error('no receiver address')
-  return {
-    url: `http://127.0.0.1:${address.port}/callbacks`,
-    received,
-    useSecret: (value: string) => {
-      secret = value
-    },
-    close: async () => {
-      server.closeAllConnections()
-      server.close()
-    },
-  }
-}
-
 describeEachStore(
   'sika serve with DELIVERY_THREAD=on delivers every callback, signed, and stops cleanly',
   (store) => {
-    let receiver: Awaited<ReturnType<typeof startVerifyingReceiver>>
+    let receiver: Receiver
     let service: ServiceProcess
     before(async () => {
-      receiver = await startVerifyingReceiver()
+      receiver = await startReceiver()
       service = await startService({ DATABASE_URL: store().databaseUrl, DELIVERY_THREAD: 'on' })
     })
     after(async () => {
@@ -91,7 +59,6 @@ describeEachStore(
 
     test('40 collects from 8 clients at once: 80 callbacks, each operation pending then succeeded', async () => {
       const demo = demoCredentials(service.output())
-      receiver.useSecret(demo.webhookSecret)
       const client = apiClient(service.url, { apiKey: demo.apiKey, secretKey: demo.secretKey })
       const tokens: string[] = []
       let next = 0
@@ -105,16 +72,21 @@ describeEachStore(
               country: 'CI',
               customer: { fullName: 'Awa Kone', phoneNumber: '+2250700000123' },
               merchantReference: `thread-${store().name}-${i}`,
-              callbackUrl: receiver.url,
+              callbackUrl: receiver.url('/callbacks'),
             })
             assert.equal(response.status, 200, JSON.stringify(response.body))
             tokens.push(response.body.data.collect.token)
           }
         }),
       )
-      await waitFor('80 callbacks', () => receiver.received.length >= 80, 20_000)
+      await waitFor('80 callbacks', () => receiver.requestsTo('/callbacks').length >= 80, 20_000)
+      // Each verified with the merchant's secret, as the merchant's receiver would.
+      const received = receiver
+        .requestsTo('/callbacks')
+        .map((request) => verifyWebhook(demo.webhookSecret, request) as any)
+        .map((event) => ({ type: event.type, token: event.data.collect.token }))
       for (const token of tokens) {
-        const types = receiver.received.filter((event) => event.token === token).map((event) => event.type)
+        const types = received.filter((event) => event.token === token).map((event) => event.type)
         assert.deepEqual(types, ['collect.pending', 'collect.succeeded'], token)
       }
       assert.match(service.output(), /callback delivery thread started/)
