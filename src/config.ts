@@ -141,10 +141,10 @@ function onOrOff(name: string, raw: string | undefined, fallback: boolean, probl
 }
 
 /**
- * Off unless asked for: the thread loads the whole service a second time and opens the store
- * again, 55–76 MB more memory (BENCHMARKS.md), for 1.05–1.31× the collects a second on SQLite at
- * saturation. A database in memory cannot be opened by a second connection: the thread would
- * deliver from an empty one.
+ * Off unless asked for: the thread loads the service a second time and opens the store again, about
+ * 50 MB more memory under load, and at saturation its callbacks run a couple of seconds further
+ * behind the operations, for about 1.3× the collects a second on SQLite (BENCHMARKS.md). A database
+ * in memory cannot be opened by a second connection: the thread would deliver from an empty one.
  */
 function deliveryThreadSetting(
   raw: string | undefined,

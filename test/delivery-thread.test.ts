@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import BetterSqlite3 from 'better-sqlite3'
+import { migrate, openStore, type Store } from '../src/store/store.ts'
 import { WriterTurns } from '../src/store/writer-turns.ts'
 import { apiClient } from './support/app.ts'
 import { demoCredentials, type ServiceProcess, startService } from './support/process.ts'
@@ -13,33 +18,81 @@ import { verifyWebhook } from './support/webhooks.ts'
  * DELIVERY_THREAD (README): callbacks delivered from a thread of their own, with its own store
  * connection; on a SQLite file the API's writer lets that thread's writes go first when it waits.
  */
+/**
+ * Two stores on one SQLite file in this process, the API's (host) and a delivery thread's (guest),
+ * sharing their turns, as `sika serve` gives them with DELIVERY_THREAD=on.
+ */
+function storesTakingTurns(lockWaitMs = 2_000) {
+  const path = join(mkdtempSync(join(tmpdir(), 'sika-turns-')), 'sika.db')
+  const turns = WriterTurns.host()
+  const host = openStore({ kind: 'sqlite', path }, { timeoutMs: 2_000, writerTurns: turns })
+  const guest = openStore(
+    { kind: 'sqlite', path },
+    { timeoutMs: lockWaitMs, writerTurns: WriterTurns.guest(turns.buffer) },
+  )
+  return { path, turns, host, guest }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+let marker = 0
+const write = (store: Store) => store.transaction((tx) => tx.merchants.claimMarker(`m${marker++}`, 'x'))
+
 describe('writer turns: the API lets the delivery thread take the write lock first', () => {
-  test('the host waits while the guest waits for the lock and holds it, and goes on once it is released', async () => {
-    const host = WriterTurns.host()
-    const guest = WriterTurns.guest(host.buffer)
-    assert.equal(host.guestWants(), false)
-    guest.waiting()
-    assert.equal(host.guestWants(), true)
-    const steps: string[] = []
-    const given = host.giveWay(5_000).then(() => steps.push('host goes on'))
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    guest.holding()
-    steps.push('guest holds')
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    steps.push('guest commits')
-    guest.released()
-    await given
-    assert.deepEqual(steps, ['guest holds', 'guest commits', 'host goes on'])
-    assert.equal(host.guestWants(), false)
+  test('while the guest holds the lock the host waits for its commit; the word is free after', async () => {
+    const { turns, host, guest } = storesTakingTurns()
+    await migrate(host)
+    const order: string[] = []
+    const guestDone = guest.transaction(async (tx) => {
+      await tx.merchants.claimMarker('guest', 'x')
+      order.push('guest wrote')
+      await sleep(100)
+      order.push('guest ends')
+    })
+    await sleep(20)
+    assert.equal(turns.guestWants(), true, 'the guest holds the lock')
+    await write(host)
+    order.push('host wrote')
+    await guestDone
+    assert.deepEqual(order, ['guest wrote', 'guest ends', 'host wrote'])
+    assert.equal(turns.guestWants(), false)
+    await Promise.all([host.close(), guest.close()])
   })
 
-  test('a guest that never takes its turn holds the host up for the bound only', async () => {
-    const host = WriterTurns.host()
-    WriterTurns.guest(host.buffer).waiting()
-    const started = performance.now()
-    await host.giveWay(50)
-    const waitedMs = performance.now() - started
-    assert.ok(waitedMs >= 45 && waitedMs < 1_000, `waited ${waitedMs} ms`)
+  test('a guest transaction that fails leaves the word free once its group ends', async () => {
+    const { turns, host, guest } = storesTakingTurns()
+    await migrate(host)
+    await assert.rejects(
+      guest.transaction(async (tx) => {
+        await tx.merchants.claimMarker('rolled back', 'x')
+        throw new Error('the delivery failed')
+      }),
+      /the delivery failed/,
+    )
+    await sleep(20)
+    assert.equal(turns.guestWants(), false)
+    await write(guest)
+    await write(host)
+    assert.equal(turns.guestWants(), false)
+    await Promise.all([host.close(), guest.close()])
+  })
+
+  test('a guest that gives up waiting for a lock a third connection holds leaves the word free, and the host is not held up', async () => {
+    const { path, turns, host, guest } = storesTakingTurns(100)
+    await migrate(host)
+    const third = new BetterSqlite3(path)
+    third.exec('begin immediate')
+    const guestWrite = write(guest)
+    await sleep(10)
+    assert.equal(turns.guestWants(), true, 'the guest waits for the lock')
+    const hostWrite = write(host)
+    await assert.rejects(guestWrite, (error: Error) =>
+      /busy|locked/i.test(`${(error as { code?: string }).code} ${error.message}`),
+    )
+    assert.equal(turns.guestWants(), false)
+    third.exec('commit')
+    third.close()
+    await hostWrite
+    await Promise.all([host.close(), guest.close()])
   })
 })
 

@@ -30,12 +30,19 @@ function readLiveConnections(config: Config): LiveConnection[] {
   }
 }
 
+/** How a context is opened: by the service, or by its callback delivery thread (delivery-thread.ts). */
+export interface ContextOptions {
+  /** Turns at a SQLite file's write lock shared with a delivery thread, or the thread's side of them. */
+  writerTurns?: WriterTurns
+  /** The delivery thread's context: it neither migrates, nor issues secrets, nor checkpoints. */
+  deliveryThread?: boolean
+}
+
 export async function createContext(
   config: Config,
   logger: Logger,
   clock: Clock = systemClock,
-  /** When a callback delivery thread writes the same SQLite file (delivery-thread.ts). */
-  writerTurns?: WriterTurns,
+  options: ContextOptions = {},
 ): Promise<AppContext> {
   // A bad OPERATORS_FILE stops the start before anything is opened, naming the entry and field.
   const live = readLiveConnections(config)
@@ -43,11 +50,13 @@ export async function createContext(
     timeoutMs: config.databaseTimeoutMs,
     clock,
     onWarning: (message) => logger.warn({ databaseWarning: message }, 'the database warned'),
-    writerTurns,
+    writerTurns: options.writerTurns,
+    // The service that started a delivery thread checkpoints the file, migrated it and issued secrets.
+    checkpoints: !options.deliveryThread,
   })
-  let appliedMigrations: string[]
+  let appliedMigrations: string[] = []
   try {
-    appliedMigrations = await migrate(store)
+    if (!options.deliveryThread) appliedMigrations = await migrate(store)
   } catch (error) {
     await store.close()
     throw error
@@ -80,7 +89,7 @@ export async function createContext(
     }),
   }
   try {
-    const issued = await issueMissingLiveSecrets(context)
+    const issued = options.deliveryThread ? [] : await issueMissingLiveSecrets(context)
     if (issued.length > 0)
       logger.info({ merchants: issued.length }, 'issued live webhook secrets to merchants that had none')
   } catch (error) {

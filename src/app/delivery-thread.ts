@@ -1,8 +1,8 @@
-import { once } from 'node:events'
 import { parentPort, Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import { systemClock } from '../domain/clock.ts'
+import { deliveryTimeoutMs } from '../events/dispatcher.ts'
 import { createLogger } from '../logger.ts'
 import { WriterTurns } from '../store/writer-turns.ts'
 import { createContext } from './bootstrap.ts'
@@ -19,12 +19,17 @@ interface Stoppable {
   stop(): Promise<void>
 }
 
-/** How long a thread that failed is given before it is started again. */
-const restartAfterMs = 1000
+/** A thread that failed is started again after this, doubled at each failure in a row, up to `restartAtMostMs`. */
+const restartAfterMs = 1_000
+const restartAtMostMs = 30_000
+/** A thread that ran this long before it failed starts a new row of failures. */
+const steadyAfterMs = 60_000
+/** How long a stop waits for the deliveries in flight to end and be recorded before the thread is ended. */
+const stopWithinMs = 2 * deliveryTimeoutMs
 
 /**
  * The API's side of the turns at a SQLite file's write lock, when callbacks are delivered from a
- * thread of their own (DELIVERY_THREAD) on that file; created before the API's store is opened.
+ * thread of their own (DELIVERY_THREAD=on) on that file; created before the API's store is opened.
  */
 export function deliveryThreadTurns(config: Config): WriterTurns | undefined {
   return config.runWorkers && config.deliveryThread && config.database.kind === 'sqlite'
@@ -50,22 +55,27 @@ export function startDeliveryThread(
 ): Stoppable {
   let stopping = false
   let worker: Worker | undefined
+  let exited: Promise<void> = Promise.resolve()
   let inThisThread: Stoppable | undefined
+  let failuresInARow = 0
   const start = () => {
-    let ready = false
-    const data: ThreadData = { entry: import.meta.url, config, turns: turns?.buffer }
-    const thread = new Worker(threadSource, { eval: true, workerData: data })
+    let readyAt: number | undefined
+    const thread = new Worker(threadSource, {
+      eval: true,
+      workerData: { entry: import.meta.url, config, turns: turns?.buffer } satisfies ThreadData,
+    })
     worker = thread
+    exited = new Promise((resolve) => thread.once('exit', () => resolve()))
     thread.on('message', (message) => {
-      if (message === 'ready') ready = true
+      if (message === 'ready') readyAt = performance.now()
     })
     thread.on('error', (error) => logger.error({ err: error }, 'the callback delivery thread failed'))
-    thread.on('exit', (code) => {
+    thread.once('exit', (code) => {
       worker = undefined
       // Whatever turn it had is over: its connection closed with it.
       turns?.released()
       if (stopping) return
-      if (!ready) {
+      if (readyAt === undefined) {
         logger.error(
           { code },
           'the callback delivery thread could not start: delivering from the main thread',
@@ -73,11 +83,10 @@ export function startDeliveryThread(
         inThisThread = fallback()
         return
       }
-      logger.error(
-        { code },
-        `the callback delivery thread stopped: starting it again in ${restartAfterMs} ms`,
-      )
-      setTimeout(() => stopping || start(), restartAfterMs).unref()
+      failuresInARow = performance.now() - readyAt >= steadyAfterMs ? 1 : failuresInARow + 1
+      const afterMs = Math.min(restartAfterMs * 2 ** (failuresInARow - 1), restartAtMostMs)
+      logger.error({ code, afterMs }, 'the callback delivery thread stopped: starting it again')
+      setTimeout(() => stopping || start(), afterMs).unref()
     })
   }
   start()
@@ -86,9 +95,16 @@ export function startDeliveryThread(
       stopping = true
       const thread = worker
       if (thread) {
-        const exited = once(thread, 'exit')
         thread.postMessage('stop')
-        await exited
+        let timer: NodeJS.Timeout | undefined
+        const late = new Promise<'late'>((resolve) => {
+          timer = setTimeout(() => resolve('late'), stopWithinMs)
+        })
+        if ((await Promise.race([exited, late])) === 'late') {
+          logger.warn({ withinMs: stopWithinMs }, 'the callback delivery thread did not stop in time: ended')
+          await thread.terminate()
+        }
+        clearTimeout(timer)
       }
       await inThisThread?.stop()
     },
@@ -96,21 +112,40 @@ export function startDeliveryThread(
 }
 
 /**
- * The thread's side: a context of its own (the store opened again; its migrations are applied
- * already), the delivery pool, and on 'stop' the deliveries in flight finished and recorded.
+ * The thread's side: a context of its own (the store opened again, without migrating it or
+ * checkpointing it: the service that started the thread does both), the delivery pool, and on
+ * 'stop' the deliveries in flight finished and recorded. A 'stop' that comes while it starts is
+ * heard too: it then starts no pool.
  */
 export async function runDeliveryThread(data: ThreadData): Promise<void> {
   const config = threadConfig(data.config)
   const logger = createLogger(config.logLevel).child({ thread: 'callbacks' })
+  let stopRequested = false
+  let stop = async () => {
+    stopRequested = true
+  }
+  parentPort?.once('message', () => void stop())
   const turns = data.turns && WriterTurns.guest(data.turns)
-  const context = await createContext(config, logger, systemClock, turns)
-  const pool = startDeliveryPool(context)
-  parentPort?.once('message', async () => {
-    await pool.stop()
-    await context.store.close()
-    // Kept-alive connections to receivers would hold the thread open: it is done.
-    process.exit(0)
+  const context = await createContext(config, logger, systemClock, {
+    writerTurns: turns,
+    deliveryThread: true,
   })
+  // Its first statement would be a claim, a write outside a transaction, and on SQLite that waited
+  // for ever for its turn on a writer no statement had opened yet (migrate opens it in the
+  // service): a read through the store opens it first.
+  await context.store.ping(config.databaseTimeoutMs)
+  const pool = stopRequested ? undefined : startDeliveryPool(context)
+  stop = async () => {
+    try {
+      await pool?.stop()
+      await context.store.close()
+    } finally {
+      logger.flush()
+      // Kept-alive connections to receivers would hold the thread open: it is done.
+      process.exit(0)
+    }
+  }
+  if (stopRequested) return stop()
   parentPort?.postMessage('ready')
   logger.info({ concurrency: config.callbackConcurrency }, 'callback delivery thread started')
 }

@@ -13,7 +13,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const logger = createLogger(config.logLevel)
   // Before the store opens: with callbacks in a thread of their own, the two take turns at SQLite's write lock.
   const turns = deliveryThreadTurns(config)
-  const context = await createContext(config, logger, systemClock, turns)
+  const context = await createContext(config, logger, systemClock, { writerTurns: turns })
   const demo = await ensureDemoMerchant(context)
   const app = await buildServer(context)
   await app.listen({ port: config.port, host: config.host })

@@ -64,6 +64,8 @@ export interface DialectOptions {
   onWarning?: (message: string) => void
   /** SQLite: turns at the write lock with another thread of this process that writes the same file. */
   writerTurns?: WriterTurns
+  /** SQLite: whether this connection's process checkpoints the WAL (default true; one per file is enough). */
+  checkpoints?: boolean
 }
 
 export function createDialect(location: DatabaseLocation, options: DialectOptions): StoreDialect {
@@ -91,7 +93,10 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
   // write lock asynchronously instead (sqlite-driver.ts).
   database.pragma('busy_timeout = 0')
   // Checkpoints run beside the writer, off the event loop (wal-checkpointer.ts).
-  const checkpointer = walSync && new WalCheckpointer(path, (problem) => options.onWarning?.(problem))
+  const checkpointer =
+    walSync && options.checkpoints !== false
+      ? new WalCheckpointer(path, (problem) => options.onWarning?.(problem))
+      : undefined
   database.pragma(`wal_autocheckpoint = ${backstopPages}`)
   // Reads outside transactions: a second connection sees only what has been committed.
   const reader = path === ':memory:' ? undefined : new BetterSqlite3(path, { readonly: true })

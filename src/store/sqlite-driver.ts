@@ -112,36 +112,32 @@ class GuardedSqliteDriver extends SqliteDriver {
 
   private async beginGroup(): Promise<void> {
     const giveUpAt = this.giveUpAt
-    const guest = this.turns?.guest === true
-    if (this.turns?.guestWants() && !guest) await this.letGuestGo()
-    // A guest tries again every millisecond: the host lets it go first, and waits for it.
-    for (let pauseMs = 1; ; pauseMs = guest ? 1 : Math.min(pauseMs * 2, 20)) {
+    const turn = this.turns?.beforeBegin()
+    if (turn) await this.waitHandingOn(turn)
+    for (let pauseMs = 1; ; pauseMs = this.turns?.nextPauseMs(pauseMs) ?? Math.min(pauseMs * 2, 20)) {
       // Another transaction of this process may have opened a group while this one waited: join it.
       if (this.group) return
       try {
         this.database.exec('begin immediate')
         this.group = { members: 0, committed: deferred() }
-        if (guest) this.turns?.holding()
+        this.turns?.begun()
         return
       } catch (error) {
         if (!isBusy(error) || performance.now() + pauseMs > giveUpAt) {
-          if (guest) this.turns?.released()
+          this.turns?.ended()
           throw error
         }
       }
-      if (guest) this.turns?.waiting()
-      // Another process holds the write lock. This process's reads do not need it, so the one
-      // connection is handed on while this transaction waits, then taken back to try again.
-      await super.releaseConnection()
-      await new Promise((resolve) => setTimeout(resolve, pauseMs))
-      await super.acquireConnection()
+      this.turns?.busy()
+      // Another connection holds the write lock. This process's reads do not need this one, so it
+      // is handed on while this transaction waits, then taken back to try again.
+      await this.waitHandingOn(new Promise((resolve) => setTimeout(resolve, pauseMs)))
     }
   }
 
-  /** The host hands the one connection on and waits while the guest takes the lock and commits. */
-  private async letGuestGo(): Promise<void> {
+  private async waitHandingOn(wait: Promise<unknown>): Promise<void> {
     await super.releaseConnection()
-    await this.turns?.giveWay(guestTurnMs)
+    await wait
     await super.acquireConnection()
   }
 
@@ -157,8 +153,8 @@ class GuardedSqliteDriver extends SqliteDriver {
     this.writer.inMember = false
     const group = this.group!
     group.members += 1
-    // A guest waiting for the lock does not wait for the rest of this group: it goes next.
-    if (group.members >= groupLimit || (this.turns?.guestWants() && !this.turns.guest)) this.commitGroup()
+    // A delivery thread waiting for the lock does not wait for the rest of this group (writer-turns.ts).
+    if (group.members >= groupLimit || this.turns?.endGroupEarly()) this.commitGroup()
   }
 
   override async rollbackTransaction(): Promise<void> {
@@ -209,14 +205,14 @@ class GuardedSqliteDriver extends SqliteDriver {
     this.group = undefined
     try {
       this.database.exec('commit')
-      if (this.turns?.guest) this.turns.released()
+      this.turns?.ended()
       this.statistics.commits += 1
       this.statistics.transactions += group.members
       if (this.walSync) this.walSync.cover(group.committed)
       else group.committed.resolve()
     } catch (error) {
       if (this.database.inTransaction) this.database.exec('rollback')
-      if (this.turns?.guest) this.turns.released()
+      this.turns?.ended()
       group.committed.reject(error)
     }
   }
@@ -224,7 +220,7 @@ class GuardedSqliteDriver extends SqliteDriver {
   private failGroup(error: Error): void {
     const group = this.group
     this.group = undefined
-    if (this.turns?.guest) this.turns.released()
+    this.turns?.ended()
     group?.committed.reject(Object.assign(error, { code: 'SQLITE_IOERR' }))
   }
 
@@ -263,8 +259,6 @@ class GuardedSqliteDriver extends SqliteDriver {
 
 /** At most this many transactions share one commit, so a steady queue still commits regularly. */
 const groupLimit = 64
-/** The longest the host waits for the guest's turn: a guest that stopped holds nothing up for long. */
-const guestTurnMs = 50
 const statementCacheSize = 500
 
 interface Group {
