@@ -11,7 +11,7 @@ import { apiClient } from './support/app.ts'
 import { demoCredentials, type ServiceProcess, startService } from './support/process.ts'
 import { type Receiver, startReceiver } from './support/receiver.ts'
 import { describeEachStore } from './support/stores.ts'
-import { waitFor } from './support/wait.ts'
+import { sleep, waitFor } from './support/wait.ts'
 import { verifyWebhook } from './support/webhooks.ts'
 
 /**
@@ -33,7 +33,6 @@ function storesTakingTurns(lockWaitMs = 2_000) {
   return { path, turns, host, guest }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 let marker = 0
 const write = (store: Store) => store.transaction((tx) => tx.merchants.claimMarker(`m${marker++}`, 'x'))
 

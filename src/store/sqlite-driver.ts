@@ -114,7 +114,7 @@ class GuardedSqliteDriver extends SqliteDriver {
     const giveUpAt = this.giveUpAt
     const turn = this.turns?.beforeBegin()
     if (turn) await this.waitHandingOn(turn)
-    for (let pauseMs = 1; ; pauseMs = this.turns?.nextPauseMs(pauseMs) ?? Math.min(pauseMs * 2, 20)) {
+    for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, this.turns?.longestPauseMs ?? 20)) {
       // Another transaction of this process may have opened a group while this one waited: join it.
       if (this.group) return
       try {

@@ -82,9 +82,9 @@ export class WriterTurns {
     return !this.guest && this.hostShouldGiveWay()
   }
 
-  /** How long to pause before trying BEGIN again after `previousMs`, the lock being taken. */
-  nextPauseMs(previousMs: number): number {
-    return Math.min(previousMs * 2, this.guest ? guestLongestPauseMs : 20)
+  /** The longest pause between two tries of BEGIN while the lock is taken: the guest tries often. */
+  get longestPauseMs(): number {
+    return this.guest ? guestLongestPauseMs : 20
   }
 
   /** BEGIN found the lock taken: the guest says it is waiting. */
