@@ -57,6 +57,18 @@ describe('SQLite reads', () => {
     assert.equal(await store.merchants.exists('m_raw'), true)
   })
 
+  test('a store opened on an existing file may begin with a write outside any transaction', async () => {
+    // Its writer had not run a statement of its own yet: this write once found no connection and
+    // was refused as busy at once, every time (the delivery thread's first claim met it).
+    const second = openStore(parseDatabaseLocation(join(folder, 'sika.db')))
+    try {
+      await second.merchants.insert({ id: 'm_first_write', name: 'First', createdAtUs: 3 })
+      assert.equal(await store.merchants.exists('m_first_write'), true)
+    } finally {
+      await second.close()
+    }
+  })
+
   test('a bound LIMIT is compiled as an expression SQLite does not read while planning, and still limits', async () => {
     // SQLite prepares a statement again each time a LIMIT it read while planning is bound
     // (sqlite-driver.ts, SqliteStatementCompiler): `? + 0` keeps the prepared statement.

@@ -130,10 +130,6 @@ export async function runDeliveryThread(data: ThreadData): Promise<void> {
     writerTurns: turns,
     deliveryThread: true,
   })
-  // Its first statement would be a claim, a write outside a transaction, and on SQLite that waited
-  // for ever for its turn on a writer no statement had opened yet (migrate opens it in the
-  // service): a read through the store opens it first.
-  await context.store.ping(config.databaseTimeoutMs)
   const pool = stopRequested ? undefined : startDeliveryPool(context)
   stop = async () => {
     try {

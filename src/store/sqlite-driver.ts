@@ -74,13 +74,16 @@ class GuardedSqliteDriver extends SqliteDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const giveUpAt = performance.now() + this.lockWaitMs
     const acquiring = super.acquireConnection()
+    // Whether the turn came, not what Kysely's driver hands back: that is undefined until its
+    // init, which only a statement through the writer's own Kysely runs (a write outside any
+    // transaction comes through `runAlone` instead), and the connection used is `this.writer`.
     let timer: NodeJS.Timeout | undefined
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), this.lockWaitMs)
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.lockWaitMs)
     })
-    const connection = await Promise.race([acquiring, late])
+    const turnCame = await Promise.race([acquiring.then(() => true), late])
     clearTimeout(timer)
-    if (!connection) {
+    if (!turnCame) {
       // Still queued: the turn, when it comes, is handed straight on.
       void acquiring.then(() => super.releaseConnection())
       throw busyError(`no turn on the database connection within ${this.lockWaitMs} ms`)
