@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { pathToFileURL } from 'node:url'
 import BetterSqlite3 from 'better-sqlite3'
+import { startDeliveryThread } from '../src/app/delivery-thread.ts'
+import { loadConfig } from '../src/config.ts'
+import { createLogger } from '../src/logger.ts'
 import { migrate, openStore, type Store } from '../src/store/store.ts'
 import { WriterTurns } from '../src/store/writer-turns.ts'
 import { apiClient } from './support/app.ts'
@@ -92,6 +96,100 @@ describe('writer turns: the API lets the delivery thread take the write lock fir
     third.close()
     await hostWrite
     await Promise.all([host.close(), guest.close()])
+  })
+})
+
+/**
+ * The thread's keeper (`startDeliveryThread`), with stand-in threads whose failures a real one
+ * meets only by accident: a thread that never gets ready leaves delivery to the API's thread; one
+ * that dies once ready is started again after 1 s, then 2 s; a stop while it waits starts nothing.
+ * Each stand-in says it started on a BroadcastChannel, which every thread of the process hears.
+ */
+describe('the delivery thread fails: fallback and restarts', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'sika-thread-'))
+  const standIn = (name: string, body: string) => {
+    const path = join(folder, `${name}.mjs`)
+    writeFileSync(
+      path,
+      `import { parentPort } from 'node:worker_threads'
+export async function runDeliveryThread() {
+  const channel = new BroadcastChannel('${name}')
+  channel.postMessage('started')
+  channel.close()
+  ${body}
+}
+`,
+    )
+    return pathToFileURL(path).href
+  }
+  const starts = (name: string) => {
+    const heard: number[] = []
+    const channel = new BroadcastChannel(name)
+    channel.onmessage = () => heard.push(performance.now())
+    return { heard, close: () => channel.close() }
+  }
+  const logged = () => {
+    const lines: { msg: string; afterMs?: number }[] = []
+    const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) })
+    return { lines, logger }
+  }
+  const config = loadConfig({ DATABASE_URL: join(folder, 'unused.db') })
+
+  test('a thread that never gets ready: delivery runs in the API thread, and a stop stops it', async () => {
+    const entry = standIn('never-ready', `throw new Error('the store cannot be opened')`)
+    const { lines, logger } = logged()
+    let fallbackStopped = false
+    const thread = startDeliveryThread(
+      config,
+      logger,
+      undefined,
+      () => ({
+        stop: async () => {
+          fallbackStopped = true
+        },
+      }),
+      entry,
+    )
+    try {
+      await waitFor('the fallback', () => lines.some((line) => /could not start/.test(line.msg)))
+    } finally {
+      await thread.stop()
+    }
+    assert.equal(fallbackStopped, true, 'the stop reaches the delivery that replaced the thread')
+  })
+
+  test('a thread that dies once ready is started again after 1 s, then 2 s; a stop while it waits starts nothing', async () => {
+    const entry = standIn('dies', `parentPort.postMessage('ready'); setTimeout(() => process.exit(3), 20)`)
+    const heard = starts('dies')
+    const { lines, logger } = logged()
+    let fallbacks = 0
+    const thread = startDeliveryThread(
+      config,
+      logger,
+      undefined,
+      () => {
+        fallbacks++
+        return { stop: async () => {} }
+      },
+      entry,
+    )
+    try {
+      await waitFor('three starts', () => heard.heard.length === 3, 10_000)
+      await waitFor('the third death', () => lines.some((line) => line.afterMs === 4_000))
+    } finally {
+      await thread.stop()
+      setTimeout(() => heard.close(), 4_500)
+    }
+    const [first, second, third] = heard.heard as [number, number, number]
+    assert.ok(second - first >= 1_000 && second - first < 1_800, `restarted after ${second - first} ms`)
+    assert.ok(third - second >= 2_000 && third - second < 2_800, `then after ${third - second} ms`)
+    await sleep(4_600)
+    assert.equal(heard.heard.length, 3, 'nothing started after the stop')
+    assert.deepEqual(
+      lines.filter((line) => line.afterMs !== undefined).map((line) => line.afterMs),
+      [1_000, 2_000, 4_000],
+    )
+    assert.equal(fallbacks, 0, 'a thread that was ready is restarted, not replaced')
   })
 })
 

@@ -52,6 +52,8 @@ export function startDeliveryThread(
   logger: Logger,
   turns: WriterTurns | undefined,
   fallback: () => Stoppable,
+  /** The module whose `runDeliveryThread` the thread runs: this one (or the bundle that holds it). */
+  entry: string = import.meta.url,
 ): Stoppable {
   let stopping = false
   let worker: Worker | undefined
@@ -62,7 +64,7 @@ export function startDeliveryThread(
     let readyAt: number | undefined
     const thread = new Worker(threadSource, {
       eval: true,
-      workerData: { entry: import.meta.url, config, turns: turns?.buffer } satisfies ThreadData,
+      workerData: { entry, config, turns: turns?.buffer } satisfies ThreadData,
     })
     worker = thread
     exited = new Promise((resolve) => thread.once('exit', () => resolve()))
