@@ -212,12 +212,20 @@ export class DeliveryPool {
     const silenceUs = Math.max(minimumSilenceUs, 4 * load.averageMs * 1000)
     if (load.inFlight === 0 || nowUs - load.heardUs < silenceUs || nowUs - load.parkedUs < reparkAfterUs)
       return
+    // Said once a silence, not at each of its parks: the circuit's own line follows if it opens.
+    const firstOfSilence = load.parkedUs < load.heardUs
     load.parkedUs = nowUs
     const stepUs = this.stepUs(load)
     const fromUs = load.nextTurnUs + stepUs
     const parked = parkBacklog(this.delivery.dependencies, endpoint, fromUs, stepUs)
       .then((count) => {
         load.nextTurnUs = Math.max(load.nextTurnUs, fromUs + count * stepUs)
+        if (!firstOfSilence) return
+        const silentMs = Math.round((nowUs - load.heardUs) / 1000)
+        this.delivery.dependencies.logger.warn(
+          { endpoint, silentMs, parked: count, everyMs: stepUs / 1000 },
+          'callback endpoint not answering: its due callbacks wait their turns, one at a time',
+        )
       })
       .finally(() => this.running.delete(parked))
     this.running.add(parked)

@@ -383,11 +383,14 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     const deferred: { id: string; untilUs: number }[] = []
     /** Each park asked for, with how many events had been given back one by one before it. */
     const parked: { endpoint: string; fromUs: number; stepUs: number; deferredBefore: number }[] = []
+    /** What the dispatcher logged, at warn and above. */
+    const warnings: { msg: string; endpoint?: string }[] = []
     let due = [...events]
     return {
       recorded,
       deferred,
       parked,
+      warnings,
       outbox: {
         claimDue: async (
           _owner: string,
@@ -424,7 +427,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     }
   }
 
-  /** The dispatcher's dependencies over a fake outbox: a silent log and one fixed signing secret. */
+  /** The dispatcher's dependencies over a fake outbox: its warnings kept, and one fixed signing secret. */
   function deliveryOver(
     fake: ReturnType<typeof fakeOutbox>,
     clock: ReturnType<typeof manualClock>,
@@ -433,7 +436,10 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       dependencies: {
         outbox: fake.outbox,
         clock,
-        logger: pino({ level: 'silent' }),
+        logger: pino(
+          { level: 'warn' },
+          { write: (line: string) => void fake.warnings.push(JSON.parse(line)) },
+        ),
         signingSecrets: async () => [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
       },
       owner: 'test',
@@ -729,6 +735,11 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
         fake.parked.map((entry) => entry.endpoint),
         [endpoint],
         'only the silent endpoint, and once within the second',
+      )
+      assert.deepEqual(
+        fake.warnings.filter((line) => /not answering/.test(line.msg)).map((line) => line.endpoint),
+        [endpoint],
+        'the person on call hears of it',
       )
       const before = fake.deferred.slice(0, fake.parked[0]!.deferredBefore)
       assert.ok(
