@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -67,6 +67,26 @@ describe('SQLite reads', () => {
     } finally {
       await second.close()
     }
+  })
+
+  test('such a store, closed, leaves none of its files open', async () => {
+    const path = join(folder, 'alone.db')
+    const first = openStore(parseDatabaseLocation(path))
+    await migrate(first)
+    await first.close()
+    const second = openStore(parseDatabaseLocation(path))
+    await second.merchants.insert({ id: 'm_alone', name: 'Alone', createdAtUs: 4 })
+    await second.close()
+    const open = readdirSync('/proc/self/fd')
+      .map((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`)
+        } catch {
+          return ''
+        }
+      })
+      .filter((target) => target.startsWith(path))
+    assert.deepEqual(open, [], 'the database, its WAL and its shared memory are all closed')
   })
 
   test('a bound LIMIT is compiled as an expression SQLite does not read while planning, and still limits', async () => {

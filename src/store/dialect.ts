@@ -125,6 +125,7 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
         errorCode(error)?.startsWith(code),
       ),
     close: async () => {
+      await kyselyDialect.finish()
       await checkpointer?.close()
       if (reader?.open) reader.close()
       if (database.open) database.close()

@@ -81,8 +81,7 @@ class GuardedSqliteDriver extends SqliteDriver {
     const late = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), this.lockWaitMs)
     })
-    const turnCame = await Promise.race([acquiring.then(() => true), late])
-    clearTimeout(timer)
+    const turnCame = await Promise.race([acquiring.then(() => true), late]).finally(() => clearTimeout(timer))
     if (!turnCame) {
       // Still queued: the turn, when it comes, is handed straight on.
       void acquiring.then(() => super.releaseConnection())
@@ -253,10 +252,19 @@ class GuardedSqliteDriver extends SqliteDriver {
   }
 
   override async destroy(): Promise<void> {
+    await this.finish()
+    await super.destroy()
+  }
+
+  /**
+   * Commits the open group and waits for it to be durable. Kysely destroys a driver only once a
+   * statement through its own instance has run, and a store that only wrote outside transactions
+   * never had one: the store calls this on close itself (twice does no harm).
+   */
+  async finish(): Promise<void> {
     this.commitGroup()
     await this.walSync?.durable().catch(() => {})
     this.walSync?.close()
-    await super.destroy()
   }
 }
 
@@ -399,6 +407,10 @@ export class GuardedSqliteDialect extends SqliteDialect {
   override createDriver(): SqliteDriver {
     this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync, this.turns)
     return this.driver
+  }
+  /** Commits what is open and makes it durable, whether Kysely ever initialised the driver or not. */
+  finish(): Promise<void> {
+    return this.driver?.finish() ?? Promise.resolve()
   }
   /** The COMMIT the transaction now running on this dialect's connection will be part of. */
   groupCommitted(): Promise<void> | undefined {
