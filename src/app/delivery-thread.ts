@@ -132,6 +132,9 @@ export async function runDeliveryThread(data: ThreadData): Promise<void> {
     writerTurns: turns,
     deliveryThread: true,
   })
+  // Ready only once the store answers: on PostgreSQL nothing before this connects, and a thread
+  // that cannot reach it (its second pool refused, say) is one that could not start.
+  await context.store.ping(config.databaseTimeoutMs)
   const pool = stopRequested ? undefined : startDeliveryPool(context)
   stop = async () => {
     try {
