@@ -53,6 +53,10 @@ interface EndpointLoad {
   heardUs: number
   /** When its due backlog was last parked (`parkIfSilent`). */
   parkedUs: number
+  /** When it last answered a request of this instance, 0 if it never has. */
+  answeredUs: number
+  /** Whether its silence since that answer has been logged: once a silence, not at each park. */
+  silenceLogged: boolean
 }
 
 interface Waiting {
@@ -212,18 +216,18 @@ export class DeliveryPool {
     const silenceUs = Math.max(minimumSilenceUs, 4 * load.averageMs * 1000)
     if (load.inFlight === 0 || nowUs - load.heardUs < silenceUs || nowUs - load.parkedUs < reparkAfterUs)
       return
-    // Said once a silence, not at each of its parks: the circuit's own line follows if it opens.
-    const firstOfSilence = load.parkedUs < load.heardUs
+    const logSilence = !load.silenceLogged
+    load.silenceLogged = true
+    const lastAnswerMsAgo = load.answeredUs === 0 ? null : Math.round((nowUs - load.answeredUs) / 1000)
     load.parkedUs = nowUs
     const stepUs = this.stepUs(load)
     const fromUs = load.nextTurnUs + stepUs
     const parked = parkBacklog(this.delivery.dependencies, endpoint, fromUs, stepUs)
       .then((count) => {
         load.nextTurnUs = Math.max(load.nextTurnUs, fromUs + count * stepUs)
-        if (!firstOfSilence) return
-        const silentMs = Math.round((nowUs - load.heardUs) / 1000)
+        if (!logSilence) return
         this.delivery.dependencies.logger.warn(
-          { endpoint, silentMs, parked: count, everyMs: stepUs / 1000 },
+          { endpoint, lastAnswerMsAgo, parked: count, everyMs: stepUs / 1000 },
           'callback endpoint not answering: its due callbacks wait their turns, one at a time',
         )
       })
@@ -319,11 +323,13 @@ export class DeliveryPool {
   private observe(endpoint: string, durationMs: number, answered: boolean): void {
     const load = this.loads.get(endpoint)
     if (!load) return
-    if (answered) load.heardUs = this.delivery.dependencies.clock.nowUs()
     if (!answered) {
       load.slots = this.firstSlots
       return
     }
+    load.heardUs = this.delivery.dependencies.clock.nowUs()
+    load.answeredUs = load.heardUs
+    load.silenceLogged = false
     load.slots = Math.min(this.settings.perEndpoint, load.slots + 1)
     load.averageMs = load.averageMs * (1 - smoothing) + durationMs * smoothing
   }
@@ -340,6 +346,8 @@ export class DeliveryPool {
         nextTurnUs: 0,
         heardUs: 0,
         parkedUs: 0,
+        answeredUs: 0,
+        silenceLogged: false,
       }
       this.loads.set(endpoint, load)
     }

@@ -384,7 +384,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     /** Each park asked for, with how many events had been given back one by one before it. */
     const parked: { endpoint: string; fromUs: number; stepUs: number; deferredBefore: number }[] = []
     /** What the dispatcher logged, at warn and above. */
-    const warnings: { msg: string; endpoint?: string }[] = []
+    const warnings: { msg: string; endpoint?: string; lastAnswerMsAgo?: number | null }[] = []
     let due = [...events]
     return {
       recorded,
@@ -745,6 +745,35 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       assert.ok(
         fake.parked[0]!.fromUs > Math.max(...before.map((entry) => entry.untilUs)),
         'its backlog is due after the events it gave back one by one',
+      )
+    } finally {
+      await silent.close()
+    }
+  })
+
+  test('a silent endpoint is logged once, with when it last answered, however often its backlog is parked', async () => {
+    const silent = await startReceiver()
+    try {
+      silent.script('/silent', [], { status: 200, delayMs: 3_000 })
+      const events = elsewhereThenAnswering(silent.url('/silent'), 's', 40, 8)
+      const endpoint = new URL(silent.url('/silent')).origin
+      const { fake } = await runPool(
+        events,
+        64,
+        (outbox) => outbox.parked.length >= 2,
+        async (clock, fake) => {
+          await receiver.waitFor(() => fake.deferred.length >= 8, 5_000, 'events given back')
+          clock.advance(400)
+          await receiver.waitFor(() => fake.parked.length >= 1, 5_000, 'the first park')
+          clock.advance(1_000)
+        },
+        { perEndpoint: 16, dueAgain: true },
+      )
+      const warnings = fake.warnings.filter((line) => /not answering/.test(line.msg))
+      assert.deepEqual(
+        warnings.map((line) => [line.endpoint, line.lastAnswerMsAgo]),
+        [[endpoint, null]],
+        'one line for two parks, saying it never answered',
       )
     } finally {
       await silent.close()
