@@ -243,8 +243,8 @@ async function post(
   headers: Record<string, string>,
   live: boolean,
 ): Promise<AttemptResult> {
-  // A timer cleared once answered, not AbortSignal.timeout: that one costs several times more to
-  // make, and its timer stays armed for the whole 10 s after the answer (20,000 of them at the
+  // A timer cleared when the attempt ends, not AbortSignal.timeout: that costs several times more
+  // to make, and its timer stays armed for the whole 10 s after the answer (20,000 of them at the
   // callbacks' rate).
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(timeoutReason()), deliveryTimeoutMs)
@@ -278,8 +278,7 @@ async function post(
   }
 }
 
-const timeoutReason = () =>
-  new DOMException(`no complete answer within ${deliveryTimeoutMs / 1000} s`, 'TimeoutError')
+const timeoutReason = () => new DOMException(`no answer within ${deliveryTimeoutMs / 1000} s`, 'TimeoutError')
 
 /** Where a callback URL is sent, as undici's dispatcher takes it: its origin and path, and its host for the live check. */
 interface Target {

@@ -404,7 +404,7 @@ describeEachStore('callbacks: events, signatures, retries', (store) => {
       event.deliveryAttempts.map((attempt: any) => [attempt.statusCode, attempt.outcome]),
       [[null, 'retry']],
     )
-    assert.equal(event.deliveryAttempts[0].error, 'TimeoutError: no complete answer within 10 s')
+    assert.equal(event.deliveryAttempts[0].error, 'TimeoutError: no answer within 10 s')
     clock.advance(minute * (1 + jitter) + 1_000)
     await app.workers.runDue()
     assert.equal((await eventWithAttempts(client, eventId)).deliveryStatus, 'delivered')
