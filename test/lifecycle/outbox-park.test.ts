@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { sql } from 'kysely'
 import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { startApp, type TestApp } from '../support/app.ts'
 import { sandboxPhone } from '../support/sandbox-requests.ts'
@@ -102,5 +103,23 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
       due.some((event) => event.operationId === otherPort),
       'the other port’s events still are',
     )
+  })
+
+  test('a park does not wait for an event another transaction holds: it parks the others', async (t) => {
+    if (target().name !== 'postgres') return t.skip('row locks: SQLite has one writer at a time')
+    const endpoint = 'http://127.0.0.1:8'
+    const operations = [await collectTo(`${endpoint}/x`), await collectTo(`${endpoint}/y`)]
+    const [held, ...others] = await eventsOf(operations)
+    const nowUs = app.context.clock.nowUs()
+    const turn = { fromUs: nowUs + 1_000_000, stepUs: 1_000, holdUs: 300_000_000 }
+    const parked = await app.db.transaction().execute(async (trx) => {
+      // As a give-back does: it holds an event while it waits for another statement.
+      await sql`select id from events where id = ${held!.id} for update`.execute(trx)
+      return app.context.store.outbox.park(endpoint, nowUs, turn, 256)
+    })
+    assert.deepEqual(parked, { found: 4, parked: 3 })
+    const after = await eventsOf(operations)
+    assert.equal(after.find((event) => event.id === held!.id)!.next_attempt_at_us, held!.next_attempt_at_us)
+    assert.equal(others.length, 3)
   })
 })

@@ -345,11 +345,17 @@ async function parkEndpoint(
     ({ id }, rank) =>
       sql`select cast(${id} as text) as parked_id, cast(${turn.fromUs + rank * turn.stepUs} as bigint) as until_us`,
   )
+  // A park only saves claims, so it never waits for a row another transaction holds (a give-back
+  // holding one event and waiting for its operation's later one, which the park holds, was a deadlock).
+  const free = dialect.supportsRowLocks
+    ? sql`and events.id in (select free.id from events free
+        where free.id in (${sql.join(due.map(({ id }) => id))}) for update skip locked)`
+    : sql``
   const { rows } = await sql<{ id: string }>`
     update events set next_attempt_at_us = v.until_us
     from (${sql.join(turns, sql` union all `)}) as v
     where events.id = v.parked_id and events.delivery_status = 'pending' and events.attempts = 0
-      and events.next_attempt_at_us < v.until_us and ${unheld('events')}
+      and events.next_attempt_at_us < v.until_us and ${unheld('events')} ${free}
     returning id`.execute(db)
   return { found: due.length, parked: rows.length }
 }
