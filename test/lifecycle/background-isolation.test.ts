@@ -713,71 +713,69 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     }
   })
 
-  test('an endpoint silent for 400 ms with more due than it may hold has its due backlog parked, at most once a second; one that answers is not', async () => {
+  /**
+   * A pool with 8 events for an endpoint that answers and 40 for one that holds every request 3 s,
+   * run until its backlog has been parked `parks` times; `meanwhile` runs once 8 were given back.
+   */
+  async function besideSilentEndpoint(
+    parks: number,
+    meanwhile: (clock: ReturnType<typeof manualClock>, fake: FakeOutbox) => Promise<void>,
+  ) {
     const silent = await startReceiver()
     try {
       silent.script('/silent', [], { status: 200, delayMs: 3_000 })
       const events = elsewhereThenAnswering(silent.url('/silent'), 's', 40, 8)
-      const endpoint = new URL(silent.url('/silent')).origin
       // Given-back events are due again at once, so claims keep finding the silent endpoint's.
       const { fake } = await runPool(
         events,
         64,
-        (outbox) => outbox.parked.length >= 1,
+        (outbox) => outbox.parked.length >= parks,
         async (clock, fake) => {
           await receiver.waitFor(() => fake.deferred.length >= 8, 5_000, 'events given back')
-          assert.deepEqual(fake.parked, [], 'not parked while it has been silent less than 400 ms')
-          clock.advance(400)
+          await meanwhile(clock, fake)
         },
         { perEndpoint: 16, dueAgain: true },
       )
-      assert.deepEqual(
-        fake.parked.map((entry) => entry.endpoint),
-        [endpoint],
-        'only the silent endpoint, and once within the second',
-      )
-      assert.deepEqual(
-        fake.warnings.filter((line) => /not answering/.test(line.msg)).map((line) => line.endpoint),
-        [endpoint],
-        'the person on call hears of it',
-      )
-      const before = fake.deferred.slice(0, fake.parked[0]!.deferredBefore)
-      assert.ok(
-        fake.parked[0]!.fromUs > Math.max(...before.map((entry) => entry.untilUs)),
-        'its backlog is due after the events it gave back one by one',
-      )
+      return { fake, endpoint: new URL(silent.url('/silent')).origin }
     } finally {
       await silent.close()
     }
+  }
+
+  test('an endpoint silent for 400 ms with more due than it may hold has its due backlog parked, at most once a second; one that answers is not', async () => {
+    const { fake, endpoint } = await besideSilentEndpoint(1, async (clock, fake) => {
+      assert.deepEqual(fake.parked, [], 'not parked while it has been silent less than 400 ms')
+      clock.advance(400)
+    })
+    assert.deepEqual(
+      fake.parked.map((entry) => entry.endpoint),
+      [endpoint],
+      'only the silent endpoint, and once within the second',
+    )
+    assert.deepEqual(
+      fake.warnings.filter((line) => /not answering/.test(line.msg)).map((line) => line.endpoint),
+      [endpoint],
+      'the person on call hears of it',
+    )
+    const before = fake.deferred.slice(0, fake.parked[0]!.deferredBefore)
+    assert.ok(
+      fake.parked[0]!.fromUs > Math.max(...before.map((entry) => entry.untilUs)),
+      'its backlog is due after the events it gave back one by one',
+    )
   })
 
   test('a silent endpoint is logged once, with when it last answered, however often its backlog is parked', async () => {
-    const silent = await startReceiver()
-    try {
-      silent.script('/silent', [], { status: 200, delayMs: 3_000 })
-      const events = elsewhereThenAnswering(silent.url('/silent'), 's', 40, 8)
-      const endpoint = new URL(silent.url('/silent')).origin
-      const { fake } = await runPool(
-        events,
-        64,
-        (outbox) => outbox.parked.length >= 2,
-        async (clock, fake) => {
-          await receiver.waitFor(() => fake.deferred.length >= 8, 5_000, 'events given back')
-          clock.advance(400)
-          await receiver.waitFor(() => fake.parked.length >= 1, 5_000, 'the first park')
-          clock.advance(1_000)
-        },
-        { perEndpoint: 16, dueAgain: true },
-      )
-      const warnings = fake.warnings.filter((line) => /not answering/.test(line.msg))
-      assert.deepEqual(
-        warnings.map((line) => [line.endpoint, line.lastAnswerMsAgo]),
-        [[endpoint, null]],
-        'one line for two parks, saying it never answered',
-      )
-    } finally {
-      await silent.close()
-    }
+    const { fake, endpoint } = await besideSilentEndpoint(2, async (clock, fake) => {
+      clock.advance(400)
+      await receiver.waitFor(() => fake.parked.length >= 1, 5_000, 'the first park')
+      clock.advance(1_000)
+    })
+    const warnings = fake.warnings.filter((line) => /not answering/.test(line.msg))
+    assert.deepEqual(
+      warnings.map((line) => [line.endpoint, line.lastAnswerMsAgo]),
+      [[endpoint, null]],
+      'one line for two parks, saying it never answered',
+    )
   })
 
   test('each answer earns an endpoint one more slot, up to its share; a failure takes it back to one', async () => {
