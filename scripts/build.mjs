@@ -1,5 +1,7 @@
 // Bundles src/ into dist/sika.mjs with esbuild: plain JavaScript, one file, dependencies left
-// as imports. `bin/sika.mjs` calls ensureBuilt() on every start, so a clone, a pull or an edit
+// as imports; and the callback delivery thread's module alone into dist/delivery-thread.mjs, so
+// that the thread (DELIVERY_THREAD=on) loads what delivery needs, not the HTTP server and its
+// schemas too (about 27 MB less RSS to import). `bin/sika.mjs` calls ensureBuilt() on every start, so a clone, a pull or an edit
 // never runs stale code, and a running service does not carry a TypeScript loader: loading the
 // sources through tsx cost about 70 MB of RSS before anything ran (BENCHMARKS.md, Memory).
 //
@@ -9,11 +11,16 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const entry = join(root, 'src', 'cli', 'main.ts')
 const outputFolder = join(root, 'dist')
 export const bundlePath = join(outputFolder, 'sika.mjs')
+/** Each bundle by the name it is written under (with .mjs), and its entry module. */
+const entries = {
+  // First: the service's bundle, whose date says whether both are fresh, is renamed into place last.
+  'delivery-thread': join(root, 'src', 'app', 'delivery-thread.ts'),
+  sika: join(root, 'src', 'cli', 'main.ts'),
+}
 
-/** The bundle's path, built first when it is missing or older than a source or the lockfile. */
+/** The service bundle's path, both bundles built first when one is missing or older than a source or the lockfile. */
 export async function ensureBuilt() {
   if (!isFresh()) await build()
   return bundlePath
@@ -23,8 +30,9 @@ export async function build() {
   const esbuild = await import('esbuild')
   try {
     const result = await esbuild.build({
-      entryPoints: [entry],
-      outfile: bundlePath,
+      entryPoints: entries,
+      outdir: outputFolder,
+      outExtension: { '.js': '.mjs' },
       bundle: true,
       platform: 'node',
       target: 'node20',
@@ -42,7 +50,8 @@ export async function build() {
     mkdirSync(outputFolder, { recursive: true })
     // Processes started together may all find the bundle stale: each writes its own copy and
     // renames it into place, so none ever imports a half-written file.
-    for (const file of result.outputFiles) {
+    const serviceLast = (file) => (file.path.startsWith(bundlePath) ? 1 : 0)
+    for (const file of [...result.outputFiles].sort((a, b) => serviceLast(a) - serviceLast(b))) {
       const partial = `${file.path}.${process.pid}.partial`
       writeFileSync(partial, file.contents)
       renameSync(partial, file.path)
@@ -53,12 +62,10 @@ export async function build() {
 }
 
 function isFresh() {
-  let builtAt
-  try {
-    builtAt = statSync(bundlePath).mtimeMs
-  } catch {
-    return false
-  }
+  const builtAt = Math.min(
+    ...Object.keys(entries).map((name) => modifiedAt(join(outputFolder, `${name}.mjs`))),
+  )
+  if (builtAt === 0) return false
   const inputs = [join(root, 'package.json'), join(root, 'package-lock.json')]
   if (inputs.some((file) => modifiedAt(file) >= builtAt)) return false
   return newestSource(join(root, 'src')) < builtAt

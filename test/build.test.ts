@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { readFileSync, statSync, utimesSync } from 'node:fs'
+import { readFileSync, rmSync, statSync, utimesSync } from 'node:fs'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -9,6 +9,8 @@ const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
 const sikaBin = `${root}bin/sika.mjs`
 const bundle = `${root}dist/sika.mjs`
+/** What a delivery thread loads (DELIVERY_THREAD=on): its own module's bundle, built with the service's. */
+const threadBundle = `${root}dist/delivery-thread.mjs`
 
 test('`sika` runs a plain-JavaScript bundle of src/, rebuilt when a source is newer than it', async () => {
   await run(process.execPath, [sikaBin, 'help'], { cwd: root })
@@ -19,9 +21,21 @@ test('`sika` runs a plain-JavaScript bundle of src/, rebuilt when a source is ne
 
   assert.match(stdout, /Usage: sika <command>/)
   assert.ok(statSync(bundle).mtimeMs > Date.now() - 60_000, 'the stale bundle was rebuilt')
-  const code = readFileSync(bundle, 'utf8')
-  assert.doesNotMatch(code, /^import .* from ['"]\.\.?\//m, 'every source of ours is inside the bundle')
-  assert.doesNotMatch(code, /\binterface \w+ \{/, 'no TypeScript is left in it')
+  assert.ok(statSync(threadBundle).mtimeMs > Date.now() - 60_000, 'and the thread’s with it')
+  for (const built of [bundle, threadBundle]) {
+    const code = readFileSync(built, 'utf8')
+    assert.doesNotMatch(code, /^import .* from ['"]\.\.?\//m, 'every source of ours is inside the bundle')
+    assert.doesNotMatch(code, /\binterface \w+ \{/, 'no TypeScript is left in it')
+  }
+  assert.match(readFileSync(threadBundle, 'utf8'), /export \{[^}]*\brunDeliveryThread\b/)
+  assert.doesNotMatch(readFileSync(threadBundle, 'utf8'), /from "fastify"/, 'the thread loads no HTTP server')
+})
+
+test('a missing thread bundle is built again, though the service’s is fresh', async () => {
+  await run(process.execPath, [sikaBin, 'help'], { cwd: root })
+  rmSync(threadBundle)
+  await run(process.execPath, [sikaBin, 'help'], { cwd: root })
+  assert.ok(statSync(threadBundle).isFile())
 })
 
 test('an up-to-date bundle is run as it is, not rebuilt', async () => {

@@ -8,7 +8,16 @@ import { WriterTurns } from '../store/writer-turns.ts'
 import { createContext } from './bootstrap.ts'
 import { startDeliveryPool } from './workers.ts'
 
-/** What the thread starts from: the module to load (this one, or the bundle that holds it), the settings, the turns' memory. */
+/**
+ * The module a thread loads: in a service, the bundle of this module alone (dist/delivery-thread.mjs,
+ * scripts/build.mjs), beside the service's, so that it does not load the HTTP server, its schemas
+ * and the operators' adapters a second time; under the sources (tests), this module.
+ */
+const threadEntry = import.meta.url.endsWith('.mjs')
+  ? new URL('delivery-thread.mjs', import.meta.url).href
+  : import.meta.url
+
+/** What the thread starts from: the module to load (`threadEntry`), the settings, the turns' memory. */
 interface ThreadData {
   entry: string
   config: Config
@@ -52,8 +61,8 @@ export function startDeliveryThread(
   logger: Logger,
   turns: WriterTurns | undefined,
   fallback: () => Stoppable,
-  /** The module whose `runDeliveryThread` the thread runs: this one (or the bundle that holds it). */
-  entry: string = import.meta.url,
+  /** The module whose `runDeliveryThread` the thread runs. */
+  entry: string = threadEntry,
 ): Stoppable {
   let stopping = false
   let worker: Worker | undefined
@@ -158,8 +167,8 @@ function threadConfig(config: Config): Config {
   return { ...config, secretsKey: { kind: 'value', value: Buffer.from(key.value) } }
 }
 
-// Plain CommonJS, evaluated by the thread: it loads the module that started it (the bundle in a
-// service, the source under the test runner's loader) and runs its side.
+// Plain CommonJS, evaluated by the thread: it loads its entry (the delivery thread's bundle in a
+// service, this source under the test runner's loader) and runs its side.
 const threadSource = `
 const { workerData } = require('node:worker_threads')
 import(workerData.entry)

@@ -19,9 +19,6 @@ import { CommandError, UsageError, usage } from './usage.ts'
 import { verify } from './verify-command.ts'
 import { parseWebhookSecretRotate, webhookSecretRotate } from './webhook-commands.ts'
 
-// The callback delivery thread loads this module (the bundle, in a service) and runs its side.
-export { runDeliveryThread } from '../app/delivery-thread.ts'
-
 const print = (text: string): void => {
   process.stdout.write(`${text}\n`)
 }
