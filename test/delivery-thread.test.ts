@@ -26,8 +26,14 @@ import { verifyWebhook } from './support/webhooks.ts'
  * Two stores on one SQLite file in this process, the API's (host) and a delivery thread's (guest),
  * sharing their turns, as `sika serve` gives them with DELIVERY_THREAD=on.
  */
+const turnFolders: string[] = []
+after(() => {
+  for (const folder of turnFolders) rmSync(folder, { recursive: true, force: true })
+})
 function storesTakingTurns(lockWaitMs = 2_000) {
-  const path = join(mkdtempSync(join(tmpdir(), 'sika-turns-')), 'sika.db')
+  const folder = mkdtempSync(join(tmpdir(), 'sika-turns-'))
+  turnFolders.push(folder)
+  const path = join(folder, 'sika.db')
   const turns = WriterTurns.host()
   const host = openStore({ kind: 'sqlite', path }, { timeoutMs: 2_000, writerTurns: turns })
   const guest = openStore(

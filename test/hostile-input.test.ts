@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,11 +18,16 @@ import { describeEachStore, type StoreTarget } from './support/stores.ts'
 const collectJson = (merchantReference: string) =>
   `{"amount":1000,"channel":"orange-money","country":"CI","customer":{"phoneNumber":"0700000000"},"merchantReference":${merchantReference},"callbackUrl":"https://merchant.example/cb"}`
 
-/** HTTP-level faults do not depend on the store: one SQLite file is enough. */
-const sqliteTarget = (): StoreTarget => ({
-  name: 'sqlite',
-  databaseUrl: join(mkdtempSync(join(tmpdir(), 'sika-hostile-')), 'sika.db'),
+/** HTTP-level faults do not depend on the store: one SQLite file is enough (removed at the end). */
+const sqliteFolders: string[] = []
+after(() => {
+  for (const folder of sqliteFolders) rmSync(folder, { recursive: true, force: true })
 })
+const sqliteTarget = (): StoreTarget => {
+  const folder = mkdtempSync(join(tmpdir(), 'sika-hostile-'))
+  sqliteFolders.push(folder)
+  return { name: 'sqlite', databaseUrl: join(folder, 'sika.db') }
+}
 
 async function operationCount(app: TestApp): Promise<number> {
   const row = await app.db
