@@ -1,9 +1,10 @@
 // Bundles src/ into dist/sika.mjs with esbuild: plain JavaScript, one file, dependencies left
 // as imports; and the callback delivery thread's module alone into dist/delivery-thread.mjs, so
 // that the thread (DELIVERY_THREAD=on) loads what delivery needs, not the HTTP server and its
-// schemas too (about 27 MB less RSS to import). `bin/sika.mjs` calls ensureBuilt() on every start, so a clone, a pull or an edit
-// never runs stale code, and a running service does not carry a TypeScript loader: loading the
-// sources through tsx cost about 70 MB of RSS before anything ran (BENCHMARKS.md, Memory).
+// schemas too (about 27 MB less RSS to import). `bin/sika.mjs` calls ensureBuilt() on every
+// start, so a clone, a pull or an edit never runs stale code, and a running service does not
+// carry a TypeScript loader: loading the sources through tsx cost about 70 MB of RSS before
+// anything ran (BENCHMARKS.md, Memory).
 //
 //   node scripts/build.mjs        builds now, whatever the dates
 import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
@@ -15,7 +16,6 @@ const outputFolder = join(root, 'dist')
 export const bundlePath = join(outputFolder, 'sika.mjs')
 /** Each bundle by the name it is written under (with .mjs), and its entry module. */
 const entries = {
-  // First: the service's bundle, whose date says whether both are fresh, is renamed into place last.
   'delivery-thread': join(root, 'src', 'app', 'delivery-thread.ts'),
   sika: join(root, 'src', 'cli', 'main.ts'),
 }
@@ -49,7 +49,7 @@ export async function build() {
     })
     mkdirSync(outputFolder, { recursive: true })
     // Processes started together may all find the bundle stale: each writes its own copy and
-    // renames it into place, so none ever imports a half-written file.
+    // renames it into place, so none ever imports a half-written file; the service's last.
     const serviceLast = (file) => (file.path.startsWith(bundlePath) ? 1 : 0)
     for (const file of [...result.outputFiles].sort((a, b) => serviceLast(a) - serviceLast(b))) {
       const partial = `${file.path}.${process.pid}.partial`

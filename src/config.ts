@@ -141,9 +141,9 @@ function onOrOff(name: string, raw: string | undefined, fallback: boolean, probl
 }
 
 /**
- * Off unless asked for: the thread loads the service a second time and opens the store again, about
- * 50 MB more memory under load, and at saturation its callbacks run a couple of seconds further
- * behind the operations, for about 1.3× the collects a second on SQLite (BENCHMARKS.md). A database
+ * Off unless asked for: the thread loads its own bundle and opens the store again, about 40 MB more
+ * memory, and at saturation its callbacks run a couple of seconds further behind the operations,
+ * for about 1.3× the collects a second on SQLite (BENCHMARKS.md). A database
  * in memory cannot be opened by a second connection: the thread would deliver from an empty one.
  */
 function deliveryThreadSetting(

@@ -266,10 +266,11 @@ async function post(
     const failing = statusCode >= 500 || statusCode === 429
     return { statusCode, error: null, verdict: failing ? 'failed' : 'answered' }
   } catch (error) {
+    if (!(error instanceof Error))
+      return { statusCode: null, error: String(error).slice(0, 500), verdict: 'failed' }
     // Node's errors carry a string code (ECONNREFUSED); a DOMException a number nobody reads.
-    const code = error instanceof Error ? (error as { code?: unknown }).code : undefined
-    const name = typeof code === 'string' ? code : error instanceof Error ? error.name : undefined
-    const reason = error instanceof Error ? `${name}: ${error.message}` : String(error)
+    const { code } = error as { code?: unknown }
+    const reason = `${typeof code === 'string' ? code : error.name}: ${error.message}`
     // A live callback to a name that resolves to internal addresses is refused before connecting.
     const verdict = code === 'ESSRF' ? 'not-reached' : 'failed'
     return { statusCode: null, error: reason.slice(0, 500), verdict }

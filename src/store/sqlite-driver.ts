@@ -16,6 +16,13 @@ import type { WalSync } from './wal-sync.ts'
 import type { WriterTurns } from './writer-turns.ts'
 
 /**
+ * What a wait for the connection that ran out resolves to. Not undefined: that is what Kysely's
+ * driver hands back until its init, which only a statement through the writer's own Kysely runs (a
+ * write outside any transaction comes through `runAlone`), and the connection used is `writer`.
+ */
+const noTurn = Symbol('no turn')
+
+/**
  * Transactions take the write lock at BEGIN. With a deferred BEGIN, two processes that both
  * read then write (the server and the CLI) can deadlock on the upgrade, which the busy
  * timeout cannot resolve. With the lock taken first, a busy timeout can only strike at BEGIN,
@@ -74,15 +81,13 @@ class GuardedSqliteDriver extends SqliteDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const giveUpAt = performance.now() + this.lockWaitMs
     const acquiring = super.acquireConnection()
-    // Whether the turn came, not what Kysely's driver hands back: that is undefined until its
-    // init, which only a statement through the writer's own Kysely runs (a write outside any
-    // transaction comes through `runAlone` instead), and the connection used is `this.writer`.
     let timer: NodeJS.Timeout | undefined
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.lockWaitMs)
+    const late = new Promise<typeof noTurn>((resolve) => {
+      timer = setTimeout(() => resolve(noTurn), this.lockWaitMs)
     })
-    const turnCame = await Promise.race([acquiring.then(() => true), late]).finally(() => clearTimeout(timer))
-    if (!turnCame) {
+    const outcome = await Promise.race([acquiring, late])
+    clearTimeout(timer)
+    if (outcome === noTurn) {
       // Still queued: the turn, when it comes, is handed straight on.
       void acquiring.then(() => super.releaseConnection())
       throw busyError(`no turn on the database connection within ${this.lockWaitMs} ms`)
