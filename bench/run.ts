@@ -48,6 +48,7 @@ const options: RunOptions = {
   // 10,000 events: long enough that the draining instance's first seconds (its code not yet
   // optimised) are not most of the measurement.
   callbackOperations: smoke ? 20 : 5000,
+  callbackPairs: smoke ? 1 : 3,
   adminUrl,
 }
 const wanted = (values.stores ?? 'sqlite,postgres').split(',')

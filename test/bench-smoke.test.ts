@@ -31,6 +31,7 @@ test('npm run bench -- --smoke prints every scenario for every store', {
       'list first page',
       'filtered deep page',
       'POST collect',
+      'POST collect, API only',
       'POST disbursement',
       'mix 80/20',
     ]) {

@@ -28,9 +28,10 @@ export interface DrainFigures {
   perSecond: number
 }
 
+/** Drains alone and beside a dead endpoint, alternated: `alone[i]` ran just before `besideDead[i]`. */
 export interface CallbackFigures {
-  alone: DrainFigures
-  besideDead: DrainFigures
+  alone: DrainFigures[]
+  besideDead: DrainFigures[]
 }
 
 export interface SoakFigures {
@@ -159,20 +160,38 @@ function overloadTable(stores: StoreReport[]): string[] {
 
 function callbackAndSoakLines(stores: StoreReport[]): string[] {
   const lines = [
-    '| store | callbacks alone | beside a dead endpoint | soak | RSS start (under its load) → end | growth |',
-    '|---|---|---|---|---|---:|',
+    '| store | callbacks alone | beside a dead endpoint | each pair\'s change, and the means\' | soak | RSS start (under its load) → end | growth |',
+    '|---|---|---|---|---|---|---:|',
   ]
   for (const report of stores) {
     const c = report.callbacks
-    const drain = (d?: DrainFigures) =>
-      d ? `${n(d.perSecond)}/s (${d.deliveries} of ${d.expected} in ${n(d.seconds, 2)} s)` : '-'
     const s = report.soak
+    const soak = s
+      ? `${s.seconds} s of the mix, ${n(s.row.load.perSecond)} req/s, p99 ${n(s.row.load.p99Ms, 1)} ms, errors ${errors(s.row.load)}; RSS every ${n(s.seconds / 10, s.seconds < 10 ? 1 : 0)} s: ${s.rssSeriesMb.map((mb) => n(mb)).join(', ')} MB`
+      : '-'
     lines.push(
-      `| ${report.store} | ${drain(c?.alone)} | ${drain(c?.besideDead)} | ${s ? `${s.seconds} s of the mix, ${n(s.row.load.perSecond)} req/s, p99 ${n(s.row.load.p99Ms, 1)} ms, errors ${errors(s.row.load)}; RSS every ${n(s.seconds / 10, s.seconds < 10 ? 1 : 0)} s: ${s.rssSeriesMb.map((mb) => n(mb)).join(', ')} MB` : '-'} | ${s ? `${n(s.startRssMb)} → ${n(s.endRssMb)} MB` : '-'} | ${s ? pct(s.endRssMb / s.startRssMb - 1) : '-'} |`,
+      `| ${report.store} | ${drains(c?.alone)} | ${drains(c?.besideDead)} | ${c ? pairChanges(c) : '-'} | ${soak} | ${s ? `${n(s.startRssMb)} → ${n(s.endRssMb)} MB` : '-'} | ${s ? pct(s.endRssMb / s.startRssMb - 1) : '-'} |`,
     )
   }
   return lines
 }
+
+/** Each drain's rate, in the order they ran, then what they delivered of what was due and how long it took. */
+function drains(figures: DrainFigures[] | undefined): string {
+  if (!figures || figures.length === 0) return '-'
+  const rates = figures.map((d) => n(d.perSecond)).join(' / ')
+  const delivered = figures.map((d) => `${d.deliveries} of ${d.expected} in ${n(d.seconds, 2)} s`).join('; ')
+  return `${rates}/s, mean ${n(mean(figures))}/s (${delivered})`
+}
+
+function pairChanges(c: CallbackFigures): string {
+  const pairs = c.besideDead.map((beside, i) => signed(beside.perSecond / c.alone[i]!.perSecond - 1))
+  return `${pairs.join(', ')}; means ${signed(mean(c.besideDead) / mean(c.alone) - 1)}`
+}
+
+const mean = (figures: DrainFigures[]) =>
+  figures.reduce((sum, d) => sum + d.perSecond, 0) / Math.max(1, figures.length)
+const signed = (change: number) => (change >= 0 ? `+${pct(change)}` : pct(change))
 
 /** One row per baseline, one column per measurement (after each store's rows). */
 function baselineLines(stores: StoreReport[], connections: number): string[] {
@@ -243,7 +262,7 @@ export function renderReport(input: {
     ...overloadTable(stores),
     '',
     '## Callbacks and soak',
-    `Callbacks: events made with no instance delivering, then drained by one instance with CALLBACK_CONCURRENCY=${callbackConcurrency} (${Math.ceil(Number(callbackConcurrency) / 4)} in flight to one endpoint); the second drain makes the same operations for the live endpoint and half as many again, every third, for an endpoint that never answers.`,
+    `Callbacks: events made with no instance delivering, then drained by one instance with CALLBACK_CONCURRENCY=${callbackConcurrency} (${Math.ceil(Number(callbackConcurrency) / 4)} in flight to one endpoint); the second drain makes the same operations for the live endpoint and half as many again, every third, for an endpoint that never answers. The two alternate, ${options.callbackPairs === 1 ? 'once' : `${options.callbackPairs} times`} on each store, with a new dead endpoint each time.`,
     '',
     ...callbackAndSoakLines(stores),
     '',

@@ -23,6 +23,8 @@ export function disbursementBody(callbackUrl: string): Record<string, unknown> {
   }
 }
 
+export const apiOnlyScenario = 'POST collect, API only'
+
 /**
  * Every read scenario, and the writes, as request files for the load generators. Every write
  * names a callbackUrl (it is required): its events go to a receiver that answers 200.
@@ -45,6 +47,10 @@ export function scenarioRequests(tokens: string[], collects: number, failed: num
     'filtered first page': [{ method: 'GET', path: '/api/v1/collect?status=failed&page=1' }],
     'filtered deep page': [{ method: 'GET', path: `/api/v1/collect?status=failed&page=${middle(failed)}` }],
     'POST collect': [collectLine],
+    // The same, on an instance that delivers no callbacks (WORKERS=off, as an API instance beside
+    // delivering ones): what the raw SQLite baseline does, the writes alone. Its callbacks are
+    // delivered after it, before the next scenario.
+    [apiOnlyScenario]: [collectLine],
     'POST collect, 1 client': [collectLine],
     // The same connections spread over ten merchants: ten lists and balances, as TPC-B's ten branches.
     'POST collect, 10 merchants': [collectLine],

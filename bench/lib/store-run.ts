@@ -8,7 +8,7 @@ import { openLoopFloor } from './baselines.ts'
 import { measureCallbacks, receiver } from './callbacks.ts'
 import { type Keys, type LoadResult, runOpenLoop, runWrk, writeRequests } from './load.ts'
 import type { OverloadFigures, ScenarioRow, SoakFigures, StoreReport } from './report.ts'
-import { collectBody, type ScenarioName, scenarioRequests } from './scenarios.ts'
+import { apiOnlyScenario, collectBody, type ScenarioName, scenarioRequests } from './scenarios.ts'
 import {
   api,
   benchSecretsKey,
@@ -29,6 +29,8 @@ export interface RunOptions {
   scales: number[]
   soakSeconds: number
   callbackOperations: number
+  /** How many times the drain alone and the drain beside a dead endpoint alternate. */
+  callbackPairs: number
   adminUrl: string
 }
 
@@ -79,17 +81,25 @@ export async function benchStore(
       seeded = await seedTo(databaseUrl, templates, scale, seeded)
       sika = await startSika(databaseUrl, {}, sika)
       const tidy = store === 'postgres' ? () => psql(databaseUrl, 'vacuum (analyze)') : () => {}
-      report.scales.push(
-        await benchScale(sika, { store, tidy }, folder, scale, options, callbacks.url, merchants),
+      const measuredScale = await benchScale(
+        sika,
+        { store, databaseUrl, tidy },
+        folder,
+        scale,
+        options,
+        callbacks.url,
+        merchants,
       )
+      sika = measuredScale.sika
+      report.scales.push(measuredScale.figures)
     }
     log(`${store}: callbacks`)
     // This machine's PostgreSQL runs with autovacuum off (its CI configuration), so every event
     // the scenarios delivered (claimed, recorded: three updates each) left dead rows in the
     // outbox's due index, and each claim read them: drains of 5,000 operations in a row on one
-    // database fell 1,621 → 893 → 506 → 251/s. Vacuumed here, as autovacuum would have.
-    if (store === 'postgres') psql(databaseUrl, 'vacuum (analyze)')
-    const drained = await measureCallbacks(sika, databaseUrl, callbacks, options)
+    // database fell 1,621 → 893 → 506 → 251/s. Vacuumed before each drain, as autovacuum would have.
+    const vacuum = store === 'postgres' ? () => psql(databaseUrl, 'vacuum (analyze)') : () => {}
+    const drained = await measureCallbacks(sika, databaseUrl, callbacks, options, vacuum)
     sika = drained.sika
     report.callbacks = drained.figures
     // The soak runs on SQLite only: five minutes per store would double the run.
@@ -170,14 +180,15 @@ async function sampleTokens(sika: Sika, total: number): Promise<string[]> {
  * merchant's collects ran 1,139-1,213/s against 1,238-1,315/s with the table analyzed.
  */
 async function benchScale(
-  sika: Sika,
-  { store, tidy }: { store: string; tidy: () => void },
+  started: Sika,
+  { store, databaseUrl, tidy }: { store: string; databaseUrl: string; tidy: () => void },
   folder: string,
   scale: number,
   options: RunOptions,
   callbackUrl: string,
   merchants: Keys[],
-): Promise<{ scale: number; rows: ScenarioRow[]; overload: OverloadFigures }> {
+): Promise<{ sika: Sika; figures: { scale: number; rows: ScenarioRow[]; overload: OverloadFigures } }> {
+  let sika = started
   const total = (await api(sika, 'GET', '/api/v1/collect')).meta.pagination.total as number
   const failed = (await api(sika, 'GET', '/api/v1/collect?status=failed')).meta.pagination.total as number
   const requests = scenarioRequests(await sampleTokens(sika, total), total, failed, callbackUrl)
@@ -185,6 +196,13 @@ async function benchScale(
   for (const [name, lines] of Object.entries(requests) as [ScenarioName, typeof requests.details][]) {
     const requestsFile = writeRequests(folder, name.replaceAll(/\W+/g, '-'), lines)
     log(`${store} at ${scale.toLocaleString('en')}: ${name}`)
+    const apiOnly = name === apiOnlyScenario
+    if (apiOnly) {
+      // The callbacks of the writes before are delivered first: no instance would deliver them now.
+      await drained(sika)
+      await sika.stop()
+      sika = await startSika(databaseUrl, { WORKERS: 'off' }, sika)
+    }
     const load = (seconds: number) =>
       name === 'POST collect, 10 merchants'
         ? loadAcrossMerchants(merchants, { baseUrl: sika.service.url, requestsFile, seconds, options })
@@ -197,7 +215,11 @@ async function benchScale(
             nonce: nonce(),
           })
     if (options.warmupSeconds > 0) await load(options.warmupSeconds)
-    rows.push(await measured(sika, name, () => load(options.seconds), tidy))
+    rows.push(await measured(sika, name, () => load(options.seconds), tidy, !apiOnly))
+    if (apiOnly) {
+      await sika.stop()
+      sika = await startSika(databaseUrl, {}, sika)
+    }
   }
   const mixRate = rows.find((row) => row.scenario === 'mix 80/20')!.load.perSecond
   tidy()
@@ -208,7 +230,7 @@ async function benchScale(
     options,
     { folder, recordFile: join(folder, 'record.json') },
   )
-  return { scale, rows, overload }
+  return { sika, figures: { scale, rows, overload } }
 }
 
 /** The callbacks of the writes before, delivered first (said in the log when they could not be). */
@@ -270,8 +292,9 @@ async function measured(
   scenario: string,
   run: () => Promise<LoadResult>,
   tidy = () => {},
+  delivering = true,
 ): Promise<ScenarioRow> {
-  await drained(sika)
+  if (delivering) await drained(sika)
   tidy()
   await eventLoopP99Ms(sika)
   const rss = watchRss(sika.service.child.pid!)
