@@ -160,7 +160,7 @@ function overloadTable(stores: StoreReport[]): string[] {
 
 function callbackAndSoakLines(stores: StoreReport[]): string[] {
   const lines = [
-    '| store | callbacks alone | beside a dead endpoint | each pair\'s change, and the means\' | soak | RSS start (under its load) → end | growth |',
+    "| store | callbacks alone | beside a dead endpoint | each pair's change, and the means' | soak | RSS start (under its load) → end | growth |",
     '|---|---|---|---|---|---|---:|',
   ]
   for (const report of stores) {
