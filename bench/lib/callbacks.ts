@@ -76,9 +76,10 @@ async function createOperations(sika: Sika, count: number, callbackUrl: (i: numb
  * when the drain starts. Events are made while no instance delivers (WORKERS=off), then one instance starts and drains
  * them: deliveries per second from the first arrival to the last. Then again with as many
  * operations for the live endpoint and half as many again for an endpoint that never answers:
- * the live endpoint's rate must not fall. The two drains alternate `pairs` times, each beside-dead
- * drain with a dead endpoint of its own: one pair measured a difference that came out between
- * +1.4 % and −41 % across runs of the same code, and the alone drain always ran first.
+ * the live endpoint's rate must not fall. The two drains alternate `callbackPairs` times, each
+ * beside-dead drain with a dead endpoint of its own: one pair measured a difference that came out
+ * between +1.4 % and −41 % across runs of the same code, and the alone drain always ran first.
+ * `tidy` runs before each drain's delivering instance starts (PostgreSQL's vacuum).
  */
 export async function measureCallbacks(
   sika: Sika,
@@ -88,54 +89,51 @@ export async function measureCallbacks(
   tidy: () => void,
 ): Promise<{ sika: Sika; figures: CallbackFigures }> {
   let current = sika
-  let deadReceiver: Receiver | undefined
-  try {
-    const drain = async (tag: string, toDead: boolean): Promise<DrainFigures> => {
-      await current.stop()
-      current = await startSika(databaseUrl, { WORKERS: 'off' }, current)
-      // Beside the dead endpoint, the same operations to the live one as alone, and half as many
-      // again to the dead one, every third: the two drains deliver as many events, so their
-      // first, unoptimised second weighs the same in both.
-      const dead = (i: number) => toDead && i % 3 === 2
-      if (toDead) deadReceiver = await receiver(true)
-      const count = toDead ? Math.floor((3 * options.callbackOperations) / 2) : options.callbackOperations
-      await createOperations(current, count, (i) => (dead(i) ? deadReceiver!.url : live.url), tag)
-      let liveOperations = 0
-      for (let i = 0; i < count; i++) if (!dead(i)) liveOperations++
-      const expected = live.arrivals.length + 2 * liveOperations
-      const first = live.arrivals.length
-      await current.stop()
-      tidy()
-      current = await startSika(databaseUrl, { CALLBACK_CONCURRENCY: callbackConcurrency }, current)
-      const deadline = performance.now() + 120_000
-      while (live.arrivals.length < expected && performance.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50))
-      const window = live.arrivals.slice(first)
-      const seconds = ((window.at(-1) ?? 0) - (window[0] ?? 0)) / 1000
-      return {
-        deliveries: window.length,
-        expected: expected - first,
-        seconds,
-        perSecond: window.length / Math.max(seconds, 0.001),
-      }
+  const drain = async (tag: string, dead: Receiver | undefined): Promise<DrainFigures> => {
+    await current.stop()
+    current = await startSika(databaseUrl, { WORKERS: 'off' }, current)
+    // Beside the dead endpoint, the same operations to the live one as alone, and half as many
+    // again to the dead one, every third: the two drains deliver as many events, so their
+    // first, unoptimised second weighs the same in both.
+    const toDead = (i: number) => dead !== undefined && i % 3 === 2
+    const count = dead ? Math.floor((3 * options.callbackOperations) / 2) : options.callbackOperations
+    await createOperations(current, count, (i) => (toDead(i) ? dead!.url : live.url), tag)
+    let liveOperations = 0
+    for (let i = 0; i < count; i++) if (!toDead(i)) liveOperations++
+    const expected = live.arrivals.length + 2 * liveOperations
+    const first = live.arrivals.length
+    await current.stop()
+    tidy()
+    current = await startSika(databaseUrl, { CALLBACK_CONCURRENCY: callbackConcurrency }, current)
+    const deadline = performance.now() + 120_000
+    while (live.arrivals.length < expected && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50))
+    const window = live.arrivals.slice(first)
+    const seconds = ((window.at(-1) ?? 0) - (window[0] ?? 0)) / 1000
+    return {
+      deliveries: window.length,
+      expected: expected - first,
+      seconds,
+      perSecond: window.length / Math.max(seconds, 0.001),
     }
-    const figures: CallbackFigures = { alone: [], besideDead: [] }
-    for (let pair = 1; pair <= options.callbackPairs; pair++) {
-      figures.alone.push(await drain(`alone-${pair}`, false))
-      figures.besideDead.push(await drain(`beside-dead-${pair}`, true))
+  }
+  const figures: CallbackFigures = { alone: [], besideDead: [] }
+  for (let pair = 1; pair <= options.callbackPairs; pair++) {
+    figures.alone.push(await drain(`alone-${pair}`, undefined))
+    const dead = await receiver(true)
+    try {
+      figures.besideDead.push(await drain(`beside-dead-${pair}`, dead))
       // The dead endpoint's backlog would stay due for days, and each later drain and scenario
       // waits for the outbox to be drained (two minutes at most, which left the soak's process
       // idle and its heap shrunk): it answers 410 Gone now, its probe closes its circuit, and its
       // events stop.
-      deadReceiver!.revive(410)
+      dead.revive(410)
       const left = await callbacksDrained(current, 60_000)
       if (left > 0)
         process.stderr.write(`bench: ${left} callbacks of the dead endpoint still due after a minute\n`)
-      await deadReceiver!.close()
-      deadReceiver = undefined
+    } finally {
+      await dead.close()
     }
-    return { sika: current, figures }
-  } finally {
-    await deadReceiver?.close()
   }
+  return { sika: current, figures }
 }

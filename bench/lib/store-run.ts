@@ -66,6 +66,8 @@ export async function benchStore(
   }
   let sika = await startSika(databaseUrl)
   const callbacks = await receiver(false)
+  // PostgreSQL is vacuumed before each measurement (below, and benchScale's note on why).
+  const tidy = store === 'postgres' ? () => psql(databaseUrl, 'vacuum (analyze)') : () => {}
   try {
     const templates = await prepareMerchant(sika, callbacks.url)
     const merchants = [sika.keys, ...(await createMerchants(databaseUrl, 9))]
@@ -80,7 +82,6 @@ export async function benchStore(
       await sika.stop()
       seeded = await seedTo(databaseUrl, templates, scale, seeded)
       sika = await startSika(databaseUrl, {}, sika)
-      const tidy = store === 'postgres' ? () => psql(databaseUrl, 'vacuum (analyze)') : () => {}
       const measuredScale = await benchScale(
         sika,
         { store, databaseUrl, tidy },
@@ -98,8 +99,7 @@ export async function benchStore(
     // the scenarios delivered (claimed, recorded: three updates each) left dead rows in the
     // outbox's due index, and each claim read them: drains of 5,000 operations in a row on one
     // database fell 1,621 → 893 → 506 → 251/s. Vacuumed before each drain, as autovacuum would have.
-    const vacuum = store === 'postgres' ? () => psql(databaseUrl, 'vacuum (analyze)') : () => {}
-    const drained = await measureCallbacks(sika, databaseUrl, callbacks, options, vacuum)
+    const drained = await measureCallbacks(sika, databaseUrl, callbacks, options, tidy)
     sika = drained.sika
     report.callbacks = drained.figures
     // The soak runs on SQLite only: five minutes per store would double the run.
