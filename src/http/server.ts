@@ -88,14 +88,16 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
 
 /** Fastify's own HTTP/1 server, with admission control in front of its handler (admission.ts). */
 function admittingServer(context: AppContext): FastifyServerFactory {
-  const admission = createAdmission(context.config, (request, durationMs) =>
-    context.metrics.observeRequest({
-      method: request.method ?? 'GET',
-      route: atCapacityRoute,
-      statusCode: 503,
-      durationMs,
-    }),
-  )
+  const admission = createAdmission(context.config, {
+    waited: () => context.metrics.countAdmissionWait(),
+    refused: (request, durationMs) =>
+      context.metrics.observeRequest({
+        method: request.method ?? 'GET',
+        route: atCapacityRoute,
+        statusCode: 503,
+        durationMs,
+      }),
+  })
   return (handler, options) => {
     // What Fastify would have set on the server it creates (its options, defaults filled in).
     const { http, keepAliveTimeout, requestTimeout, connectionTimeout } = options as ServerSettings

@@ -20,6 +20,8 @@ export interface Metrics {
   countStatuses(states: readonly StatusTaken[]): void
   /** After each HTTP answer: `route` is the route's pattern (/api/v1/collect/:token), never the URL. */
   observeRequest(answer: AnsweredRequest): void
+  /** An API request found every slot of admission control taken (it waits in the line, or is refused when that is full). */
+  countAdmissionWait(): void
   /** The text exposition, after reading the store's gauges. */
   render(): Promise<string>
   /** Stops listening to operator calls. */
@@ -74,6 +76,11 @@ export function createMetrics({
   // Every series exists from the start, so rate() sees the first increase.
   for (const kind of operationKindNames)
     for (const mode of modes) for (const status of statuses) operations.inc({ kind, mode, status }, 0)
+  const admissionWaits = new Counter({
+    name: 'sika_admission_waits_total',
+    help: 'API requests that found all MAX_IN_FLIGHT slots taken: they waited in the line and were admitted later or refused 503, or were refused at once when the line was full too (refusals: route="at-capacity" in sika_http_requests_total).',
+    registers: [registry],
+  })
   groupedCommitMetrics(registry, groupedCommits)
   const refreshStore = storeGauges(registry, store, clock, logger)
   const stopOperatorCalls = recordOperatorCalls(registry, connections)
@@ -87,6 +94,7 @@ export function createMetrics({
       http.requests.inc(labels)
       http.duration.observe(labels, durationMs / 1000)
     },
+    countAdmissionWait: () => admissionWaits.inc(),
     render: async () => {
       await refreshStore()
       return registry.metrics()
