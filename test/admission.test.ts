@@ -69,8 +69,8 @@ describeEachStore('admission control', (target) => {
     const release = await holdWrites(target())
     const held = [post('held-1'), post('held-2')]
     await new Promise((resolve) => setTimeout(resolve, 300))
-    const started = performance.now()
     const waitsBefore = await admissionWaits(app.url)
+    const started = performance.now()
     const refused = await list()
     const waitedMs = performance.now() - started
     assert.equal(refused.status, 503)
