@@ -105,6 +105,24 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
     )
   })
 
+  test('a backlog longer than one statement’s 256 is found at once and parked in due order across its statements', async () => {
+    const endpoint = 'http://127.0.0.1:9'
+    const operations: number[] = []
+    for (let i = 0; i < 150; i++) operations.push(await collectTo(`${endpoint}/many`))
+    const nowUs = app.context.clock.nowUs()
+    const turn = { fromUs: nowUs + 1_000_000, stepUs: 1_000, holdUs: 300_000_000 }
+    assert.deepEqual(await app.context.store.outbox.park(endpoint, nowUs, turn, 4_096), {
+      found: 300,
+      parked: 300,
+    })
+    const parked = await eventsOf(operations)
+    assert.deepEqual(
+      parked.map((event) => Number(event.next_attempt_at_us)),
+      parked.map((_, rank) => turn.fromUs + rank * turn.stepUs),
+      'one step apart, the 257th right after the 256th',
+    )
+  })
+
   test('a park does not wait for an event another transaction holds: it parks the others', async (t) => {
     if (target().name !== 'postgres') return t.skip('row locks: SQLite has one writer at a time')
     const endpoint = 'http://127.0.0.1:8'

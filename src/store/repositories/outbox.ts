@@ -1,7 +1,8 @@
-import { type Insertable, type Selectable, sql } from 'kysely'
+import { type Insertable, type RawBuilder, type Selectable, sql } from 'kysely'
 import { newEventId } from '../../domain/identifiers.ts'
 import type { Mode } from '../../domain/kinds.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
+import type { StoreDialect } from '../dialect.ts'
 import type { DeliveryStatus, EventAttemptsTable, EventsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
@@ -125,10 +126,10 @@ export interface OutboxRepository {
   defer(deferrals: readonly Deferral[], owner: string): Promise<void>
   /**
    * Gives due events of one endpoint that nobody holds later turns, without claiming them (a
-   * select, then one update of them all): the first (in due order) at `turn.fromUs`, each next
+   * select, then an update for each 256 of them): the first (in due order) at `turn.fromUs`, each next
    * `turn.stepUs` after the one before, at most `limit` of them. Only events never attempted, and
    * none that its turn would hold `turn.holdUs` or more past its creation. An endpoint that takes
-   * nothing (it has not answered for a while, or its circuit is open) so costs two statements a
+   * nothing (it has not answered for a while, or its circuit is open) so costs a few statements a
    * chunk of its backlog instead of a claim and a give-back for each event. `endpoint` is a callback URL's origin; events whose URL
    * starts otherwise are left alone. Says how many it found (`limit` when there may be more) and how
    * many of those it gave a later turn (a claim may have taken some meanwhile).
@@ -210,8 +211,13 @@ async function claimDueEvents(
   operationIds: readonly number[] | undefined,
 ): Promise<ClaimedEvent[]> {
   const skipLocked = dialect.supportsRowLocks ? sql`for update of due skip locked` : sql``
+  // Operations' next events are found through their operations (events_by_operation), in no
+  // order: each operation has one claimable event at most, so the limit never binds. Ordered by
+  // when due, PostgreSQL's generic plan walked the due index instead, over every due event
+  // (6,000 rows for 16 claimed in a drain of 10,000 events, 5 ms a claim).
   const ofOperation =
     operationIds === undefined ? sql`` : sql`and due.operation_id in (${sql.join(operationIds)})`
+  const inDueOrder = operationIds === undefined ? sql`order by due.next_attempt_at_us` : sql``
   // Delivered, stopped, given up and no_callback are done: only a pending earlier event holds a
   // later one back (events_by_operation finds an operation's few events). "Not done" is written
   // as the four done statuses, not as = 'pending': that would let PostgreSQL's planner, on
@@ -231,7 +237,7 @@ async function claimDueEvents(
           where earlier.operation_id = due.operation_id and earlier.position < due.position
             and earlier.delivery_status not in ('delivered', 'stopped', 'given_up', 'no_callback')
         )
-      order by due.next_attempt_at_us
+      ${inDueOrder}
       ${dialect.limit(limit)}
       ${skipLocked}
     )
@@ -338,18 +344,40 @@ async function parkEndpoint(
         or substr(parked.callback_url, ${length + 1}, 1) in ('/', '?', '#'))
     order by parked.next_attempt_at_us, parked.position
     ${dialect.limit(limit)}`.execute(db)
-  if (due.length === 0) return { found: 0, parked: 0 }
+  let parked = 0
+  for (let first = 0; first < due.length; first += parkUpdateChunk) {
+    const chunk = due.slice(first, first + parkUpdateChunk).map(({ id }, rank) => ({
+      id,
+      untilUs: turn.fromUs + (first + rank) * turn.stepUs,
+    }))
+    parked += await giveTurns(db, dialect, chunk, unheld)
+  }
+  return { found: due.length, parked }
+}
+
+/**
+ * Events a park gives their turns to per statement: a few milliseconds of SQLite's writer at most.
+ * The select before reads every due event of every endpoint (PostgreSQL's planner cannot know how
+ * few are this endpoint's), so it finds a whole backlog's chunks at once.
+ */
+const parkUpdateChunk = 256
+
+async function giveTurns(
+  db: Executor,
+  dialect: StoreDialect,
+  chunk: readonly { id: string; untilUs: number }[],
+  unheld: (table: string) => RawBuilder<unknown>,
+): Promise<number> {
   // Ids and turns as values, as `deferEvents` gives them: joined on the key whatever the
   // statistics say. The conditions are checked again: a claim may have taken one meanwhile.
-  const turns = due.map(
-    ({ id }, rank) =>
-      sql`select cast(${id} as text) as parked_id, cast(${turn.fromUs + rank * turn.stepUs} as bigint) as until_us`,
+  const turns = chunk.map(
+    ({ id, untilUs }) => sql`select cast(${id} as text) as parked_id, cast(${untilUs} as bigint) as until_us`,
   )
   // A park only saves claims, so it never waits for a row another transaction holds (a give-back
   // holding one event and waiting for its operation's later one, which the park holds, was a deadlock).
   const free = dialect.supportsRowLocks
     ? sql`and events.id in (select free.id from events free
-        where free.id in (${sql.join(due.map(({ id }) => id))}) for update skip locked)`
+        where free.id in (${sql.join(chunk.map(({ id }) => id))}) for update skip locked)`
     : sql``
   const { rows } = await sql<{ id: string }>`
     update events set next_attempt_at_us = v.until_us
@@ -357,7 +385,7 @@ async function parkEndpoint(
     where events.id = v.parked_id and events.delivery_status = 'pending' and events.attempts = 0
       and events.next_attempt_at_us < v.until_us and ${unheld('events')} ${free}
     returning id`.execute(db)
-  return { found: due.length, parked: rows.length }
+  return rows.length
 }
 
 /**
