@@ -92,6 +92,8 @@ const initialAverageMs = 100
 /** Unanswered this long at least (and four of its usual requests' time) before its backlog is parked. */
 const minimumSilenceUs = 200_000
 const reparkAfterUs = 1_000_000
+/** Given-back events come due again at most ten thousand a second an endpoint: more than an instance delivers. */
+const shortestStepUs = 100
 const smoothing = 0.3
 
 /**
@@ -314,9 +316,13 @@ export class DeliveryPool {
     return load.nextTurnUs
   }
 
-  /** One request's time, shared by its slots: the pace its given-back events come back at. */
+  /**
+   * One request's time, shared by its slots: the pace its given-back events come back at. At
+   * least `shortestStepUs`: an endpoint that answers in a millisecond takes one event every 60 µs
+   * or so, and a step of 1 ms, as it was, held a lone fast endpoint's backlog to a thousand a second.
+   */
   private stepUs(load: EndpointLoad): number {
-    return Math.max(1_000, Math.round((load.averageMs * 1000) / this.settings.perEndpoint))
+    return Math.max(shortestStepUs, Math.round((load.averageMs * 1000) / this.settings.perEndpoint))
   }
 
   /** An answer earns the endpoint a slot and counts in its pace; a failure takes it back to its first slots. */

@@ -778,6 +778,24 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     )
   })
 
+  test('a fast endpoint’s given-back events come back at its pace, one request’s time shared by its slots, not one a millisecond', async () => {
+    receiver.script('/fast', [], { status: 200 })
+    const now = Date.now() * 1000
+    const events = Array.from({ length: 400 }, (_, i) => event(`q${i + 1}`, '/fast', now))
+    const { fake } = await runPool(events, 64, (outbox) => outbox.recorded.length === 400, undefined, {
+      perEndpoint: 16,
+      dueAgain: true,
+    })
+    // The clock stands still here: each event given back is due one step after the one before.
+    const steps = fake.deferred
+      .slice(1)
+      .map((deferral, i) => deferral.untilUs - fake.deferred[i]!.untilUs)
+      .filter((step) => step > 0)
+    assert.ok(steps.length > 0, 'events were given back')
+    assert.ok(Math.min(...steps) < 1_000, `steps of ${Math.min(...steps)} µs at the least`)
+    assert.ok(Math.min(...steps) >= 100, 'never closer than 100 µs')
+  })
+
   test('each answer earns an endpoint one more slot, up to its share; a failure takes it back to one', async () => {
     const answerMs = 60
     receiver.script('/earns', [], { status: 200, delayMs: answerMs })
