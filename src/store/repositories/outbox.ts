@@ -1,4 +1,4 @@
-import { type Insertable, type RawBuilder, type Selectable, sql } from 'kysely'
+import { type Insertable, type Selectable, sql } from 'kysely'
 import { newEventId } from '../../domain/identifiers.ts'
 import type { Mode } from '../../domain/kinds.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
@@ -202,6 +202,12 @@ function eventsOf(db: Executor, merchantId: string, mode: Mode) {
     .where('events.mode', '=', mode)
 }
 
+/** Nobody holds the event: it was never leased, or its lease ran out (its holder died). */
+function unheld(table: string, nowUs: number) {
+  const leaseUntil = sql.ref(`${table}.lease_until_us`)
+  return sql`(${leaseUntil} is null or ${leaseUntil} < ${nowUs})`
+}
+
 async function claimDueEvents(
   { db, dialect }: RepositoryScope,
   owner: string,
@@ -230,7 +236,7 @@ async function claimDueEvents(
     where id in (
       select due.id from events due
       where due.delivery_status = 'pending' and due.next_attempt_at_us <= ${nowUs}
-        and (due.lease_until_us is null or due.lease_until_us < ${nowUs})
+        and ${unheld('due', nowUs)}
         ${ofOperation}
         and not exists (
           select 1 from events earlier
@@ -331,14 +337,12 @@ async function parkEndpoint(
   limit: number,
 ): Promise<{ found: number; parked: number }> {
   const length = endpoint.length
-  const unheld = (table: string) =>
-    sql`(${sql.ref(`${table}.lease_until_us`)} is null or ${sql.ref(`${table}.lease_until_us`)} < ${nowUs})`
   // The origin, then the URL's end or its path, query or fragment: never another port's or host's.
   // In due order, then by position: an operation's later event keeps a later turn than its earlier one.
   const { rows: due } = await sql<{ id: string }>`
     select id from events parked
     where parked.delivery_status = 'pending' and parked.next_attempt_at_us <= ${nowUs}
-      and parked.attempts = 0 and parked.created_at_us > ${turn.fromUs - turn.holdUs} and ${unheld('parked')}
+      and parked.attempts = 0 and parked.created_at_us > ${turn.fromUs - turn.holdUs} and ${unheld('parked', nowUs)}
       and substr(parked.callback_url, 1, ${length}) = ${endpoint}
       and (length(parked.callback_url) = ${length}
         or substr(parked.callback_url, ${length + 1}, 1) in ('/', '?', '#'))
@@ -350,7 +354,7 @@ async function parkEndpoint(
       id,
       untilUs: turn.fromUs + (first + rank) * turn.stepUs,
     }))
-    parked += await giveTurns(db, dialect, chunk, unheld)
+    parked += await giveTurns(db, dialect, chunk, nowUs)
   }
   return { found: due.length, parked }
 }
@@ -366,7 +370,7 @@ async function giveTurns(
   db: Executor,
   dialect: StoreDialect,
   chunk: readonly { id: string; untilUs: number }[],
-  unheld: (table: string) => RawBuilder<unknown>,
+  nowUs: number,
 ): Promise<number> {
   // Ids and turns as values, as `deferEvents` gives them: joined on the key whatever the
   // statistics say. The conditions are checked again: a claim may have taken one meanwhile.
@@ -383,7 +387,7 @@ async function giveTurns(
     update events set next_attempt_at_us = v.until_us
     from (${sql.join(turns, sql` union all `)}) as v
     where events.id = v.parked_id and events.delivery_status = 'pending' and events.attempts = 0
-      and events.next_attempt_at_us < v.until_us and ${unheld('events')} ${free}
+      and events.next_attempt_at_us < v.until_us and ${unheld('events', nowUs)} ${free}
     returning id`.execute(db)
   return rows.length
 }
