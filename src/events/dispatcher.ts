@@ -122,18 +122,14 @@ export async function deliverThroughCircuit(
   }
 }
 
-/**
- * Events a park finds per select (it gives them their turns 256 a statement). The select reads
- * every due event of every endpoint: a backlog of 5,000 beside 10,000 others' due events takes two
- * such reads (7 ms each on PostgreSQL), where a select per 256 took twenty.
- */
+/** Events a park gives their turns per call to the outbox, in a statement or a few. */
 const parkChunk = 4_096
 /** A backlog of more than this many chunks is left to the claims: a park does not run for ever. */
 const parkChunksAtMost = 25
 
 /**
  * Gives the endpoint's due backlog later turns (`OutboxRepository.park`), from `fromUs`, one
- * every `stepUs`, a chunk per statement until one comes back short; resolves with how many, and
+ * every `stepUs`, a chunk at a time until one comes back short; resolves with how many, and
  * logs rather than throws when the store fails (the events are then claimed and given back one by
  * one, as before).
  */
@@ -147,14 +143,9 @@ export async function parkBacklog(
   try {
     for (let chunk = 0; chunk < parkChunksAtMost; chunk++) {
       const turn = { fromUs: fromUs + parked * stepUs, stepUs, holdUs: longestHoldMs * 1000 }
-      const { found, parked: count } = await dependencies.outbox.park(
-        endpoint,
-        dependencies.clock.nowUs(),
-        turn,
-        parkChunk,
-      )
+      const count = await dependencies.outbox.park(endpoint, dependencies.clock.nowUs(), turn, parkChunk)
       parked += count
-      if (found < parkChunk) break
+      if (count < parkChunk) break
     }
   } catch (error) {
     dependencies.logger.error({ err: error, endpoint }, 'could not park an endpoint’s callbacks')

@@ -421,7 +421,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
         // Parks nothing: what is due stays due, as in a store where the park found none unclaimed.
         park: async (endpoint: string, _nowUs: number, turn: ParkTurns) => {
           parked.push({ endpoint, fromUs: turn.fromUs, stepUs: turn.stepUs, deferredBefore: deferred.length })
-          return { found: 0, parked: 0 }
+          return 0
         },
       },
     }
