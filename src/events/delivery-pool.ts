@@ -57,6 +57,8 @@ interface EndpointLoad {
   answeredUs: number
   /** Whether its silence since that answer has been logged: once a silence, not at each park. */
   silenceLogged: boolean
+  /** Each of its deliveries that holds a pool slot: calling one frees that slot now. */
+  slotHolders: Set<() => void>
 }
 
 interface Waiting {
@@ -92,6 +94,13 @@ const initialAverageMs = 100
 /** Unanswered this long at least (and four of its usual requests' time) before its backlog is parked. */
 const minimumSilenceUs = 200_000
 const reparkAfterUs = 1_000_000
+/** How often the pool looks for silent endpoints holding its slots: each claim would read every endpoint. */
+const silenceCheckEveryUs = 50_000
+
+/** Requests in flight, and none answered for `minimumSilenceUs` and four of its usual requests' time. */
+function isSilent(load: EndpointLoad, nowUs: number): boolean {
+  return load.inFlight > 0 && nowUs - load.heardUs >= Math.max(minimumSilenceUs, 4 * load.averageMs * 1000)
+}
 /** Given-back events come due again at most ten thousand a second an endpoint: more than an instance delivers. */
 const shortestStepUs = 100
 const smoothing = 0.3
@@ -127,6 +136,8 @@ export class DeliveryPool {
   private readonly done: Promise<void>
   /** What an endpoint starts with, and falls back to after a failure. */
   private readonly firstSlots: number
+  /** When `freeSilentSlots` last looked at every endpoint. */
+  private silenceCheckedUs = 0
 
   constructor(
     delivery: Delivery,
@@ -170,6 +181,7 @@ export class DeliveryPool {
 
   /** Claims as many due events as there are free slots, and starts, holds or gives back each. */
   private async fill(): Promise<Filled> {
+    this.freeSilentSlots(this.delivery.dependencies.clock.nowUs())
     const free = this.settings.concurrency - this.taken
     if (free <= 0) return { claimed: 0, givenBack: 0 }
     const { dependencies, owner } = this.delivery
@@ -215,9 +227,7 @@ export class DeliveryPool {
    * after the last one, and again at most once a second while it stays silent.
    */
   private parkIfSilent(endpoint: string, load: EndpointLoad, nowUs: number): void {
-    const silenceUs = Math.max(minimumSilenceUs, 4 * load.averageMs * 1000)
-    if (load.inFlight === 0 || nowUs - load.heardUs < silenceUs || nowUs - load.parkedUs < reparkAfterUs)
-      return
+    if (!isSilent(load, nowUs) || nowUs - load.parkedUs < reparkAfterUs) return
     const logSilence = !load.silenceLogged
     load.silenceLogged = true
     const lastAnswerMsAgo = load.answeredUs === 0 ? null : Math.round((nowUs - load.answeredUs) / 1000)
@@ -247,6 +257,12 @@ export class DeliveryPool {
   private start(event: ClaimedEvent, load: EndpointLoad): void {
     const { clock, logger } = this.delivery.dependencies
     this.taken++
+    const freeSlot = () => {
+      if (!load.slotHolders.delete(freeSlot)) return
+      this.taken--
+      this.signal.wake()
+    }
+    load.slotHolders.add(freeSlot)
     if (load.inFlight === 0) load.heardUs = clock.nowUs()
     load.inFlight++
     let sending = true
@@ -271,7 +287,7 @@ export class DeliveryPool {
       .catch((error) => logger.error({ err: error }, 'callback delivery failed'))
       .finally(() => {
         sent()
-        this.taken--
+        freeSlot()
         this.running.delete(run)
         this.signal.wake()
       })
@@ -296,11 +312,32 @@ export class DeliveryPool {
     }
   }
 
-  /** Back to the outbox unsent, due again at `untilUs`: any instance may claim it then. */
-  private giveBack(deferral: Deferral): void {
+  /**
+   * An endpoint silent long enough to have its backlog parked stops taking the pool's slots: its
+   * requests still in flight keep their endpoint slots (it gets no more), but no longer count in
+   * the pool's, and its waiting events go back to the outbox at its next turns. Held, a dead
+   * endpoint kept 8 of 64 slots from everyone else until its requests timed out (10 s), and eight
+   * dead endpoints all of them: the pool's slots bound this instance's work, and a request nobody
+   * answers is none. What stays bounded: an endpoint's requests in flight, to its slots.
+   */
+  private freeSilentSlots(nowUs: number): void {
+    if (nowUs - this.silenceCheckedUs < silenceCheckEveryUs) return
+    this.silenceCheckedUs = nowUs
+    for (const load of this.loads.values()) {
+      if ((load.slotHolders.size === 0 && load.waiting.length === 0) || !isSilent(load, nowUs)) continue
+      for (const freeSlot of [...load.slotHolders]) freeSlot()
+      const waiting = load.waiting.splice(0)
+      this.taken -= waiting.length
+      if (waiting.length > 0)
+        this.giveBack(...waiting.map(({ event }) => ({ event, untilUs: this.nextTurn(load, nowUs) })))
+    }
+  }
+
+  /** Back to the outbox unsent, each due again at its `untilUs`: any instance may claim it then. */
+  private giveBack(...deferrals: Deferral[]): void {
     const { dependencies, owner } = this.delivery
     const given = dependencies.outbox
-      .defer([deferral], owner)
+      .defer(deferrals, owner)
       .catch((error) => dependencies.logger.error({ err: error }, 'could not give a callback back'))
       .finally(() => this.running.delete(given))
     this.running.add(given)
@@ -354,6 +391,7 @@ export class DeliveryPool {
         parkedUs: 0,
         answeredUs: 0,
         silenceLogged: false,
+        slotHolders: new Set(),
       }
       this.loads.set(endpoint, load)
     }

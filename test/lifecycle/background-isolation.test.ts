@@ -713,6 +713,49 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     }
   })
 
+  test('an endpoint silent for 400 ms stops holding the pool’s slots: its waiting events go back, and two dead receivers that filled the pool no longer stop a third that answers', async () => {
+    const silentOnes = [await startReceiver(), await startReceiver()]
+    try {
+      const now = Date.now() * 1000
+      // Each silent endpoint: 4 requests in flight and 4 waiting, so the two fill a pool of 16.
+      const events: ClaimedEvent[] = silentOnes.flatMap((silent, s) => {
+        silent.script('/silent', [], { status: 200, delayMs: 3_000 })
+        return Array.from({ length: 8 }, (_, i) => ({
+          ...event(`s${s}${i + 1}`, '/silent', now),
+          callbackUrl: silent.url('/silent'),
+        }))
+      })
+      receiver.script('/beside-dead', [], { status: 200 })
+      events.push(...Array.from({ length: 8 }, (_, i) => event(`a${i + 1}`, '/beside-dead', now)))
+      const started = Date.now()
+      const answered = (fake: FakeOutbox) => fake.recorded.filter((entry) => entry.id.startsWith('a'))
+      const { fake } = await runPool(
+        events,
+        16,
+        (fake) => answered(fake).length === 8,
+        async (clock, fake) => {
+          await new Promise((resolve) => setTimeout(resolve, 150))
+          assert.equal(answered(fake).length, 0, 'the silent ones’ requests and waiting events fill the pool')
+          clock.advance(400)
+        },
+        { perEndpoint: 4 },
+      )
+      assert.ok(
+        performance.now() - started < 2_000,
+        'the answering endpoint did not wait for them to time out',
+      )
+      const sent = silentOnes.map((silent) => silent.requestsTo('/silent').length)
+      assert.deepEqual(sent, [4, 4], 'no more requests to the silent ones')
+      assert.deepEqual(
+        fake.deferred.map((entry) => entry.id).sort(),
+        ['s05', 's06', 's07', 's08', 's15', 's16', 's17', 's18'],
+        'their waiting events went back to the outbox',
+      )
+    } finally {
+      for (const silent of silentOnes) await silent.close()
+    }
+  })
+
   /**
    * A pool with 8 events for an endpoint that answers and 40 for one that holds every request 3 s,
    * run until its backlog has been parked `parks` times; `meanwhile` runs once 8 were given back.
