@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { errorRegistry } from '../src/errors.ts'
+import { ApiError, errorRegistry } from '../src/errors.ts'
 
 // CI runs on a fresh clone with shared/ beside the repository, as on a developer's machine.
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url))
@@ -54,4 +54,13 @@ test('every registry entry has a message a client can show', () => {
     assert.ok(entry.status >= 400 && entry.status <= 599, `${code} is an error status`)
     assert.ok(entry.message.trim().length > 0, `${code} has a message`)
   }
+})
+
+test('a refusal (4xx) is built without a stack, which only a 5xx needs in the log; the stack limit is left as it was', () => {
+  const limit = Error.stackTraceLimit
+  const refusal = new ApiError('rate_limited')
+  const failure = new ApiError('internal_error')
+  assert.equal(refusal.stack, `Error: ${errorRegistry.rate_limited.message}`)
+  assert.match(failure.stack ?? '', /\n\s+at /)
+  assert.equal(Error.stackTraceLimit, limit)
 })
