@@ -372,9 +372,11 @@ async function giveTurns(
   const skipLocked = dialect.supportsRowLocks ? sql`for update of parked skip locked` : sql``
   // The origin, then the URL's end or its path, query or fragment: never another port's or host's.
   // Only events due before the first turn: every one moves later, none earlier.
+  // The turns are a materialized CTE: computed once, whatever the statistics say. As a subquery
+  // joined to the update, stale statistics once planned it as a nested loop that ran it again
+  // for every pending event (0.95 s for one chunk).
   const { rows: moved } = await sql<{ id: string }>`
-    update events set next_attempt_at_us = cast(${turn.fromUs} as bigint) + cast(${turn.stepUs} as bigint) * (turns.rank - 1)
-    from (
+    with turns as materialized (
       select due.id, row_number() over (order by due.next_attempt_at_us, due.position) as rank
       from (
         select parked.id, parked.next_attempt_at_us, parked.position from events parked
@@ -389,7 +391,10 @@ async function giveTurns(
         ${dialect.limit(rows)}
         ${skipLocked}
       ) as due
-    ) as turns
+    )
+    update events
+    set next_attempt_at_us = cast(${turn.fromUs} as bigint) + cast(${turn.stepUs} as bigint) * (turns.rank - 1)
+    from turns
     where events.id = turns.id
     returning events.id`.execute(db)
   return moved.length
