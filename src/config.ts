@@ -34,7 +34,7 @@ export interface Config {
   readonly runWorkers: boolean
   /** Whether callbacks are delivered from a thread of their own (DELIVERY_THREAD; off by default). */
   readonly deliveryThread: boolean
-  /** Callback deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY); a quarter of them at most requests to one endpoint. */
+  /** Callback deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY); a quarter of them at most requests to one endpoint; a silent endpoint's stop counting. */
   readonly callbackConcurrency: number
   /** OPERATORS_FILE: the JSON file of live operator connections, read and checked at start. */
   readonly operatorsFile: string | undefined

@@ -10,7 +10,7 @@ import {
 import { WakeSignal } from './wake-signal.ts'
 
 export interface PoolSettings {
-  /** Deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY). */
+  /** Deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY), but those to a silent endpoint. */
   readonly concurrency: number
   /** Of which to one endpoint at most: its other due events wait their turn in the outbox. */
   readonly perEndpoint: number
@@ -97,13 +97,14 @@ const reparkAfterUs = 1_000_000
 /** How often the pool looks for silent endpoints holding its slots: each claim would read every endpoint. */
 const silenceCheckEveryUs = 50_000
 
+/** Given-back events come due again at most ten thousand a second an endpoint: more than an instance delivers. */
+const shortestStepUs = 100
+const smoothing = 0.3
+
 /** Requests in flight, and none answered for `minimumSilenceUs` and four of its usual requests' time. */
 function isSilent(load: EndpointLoad, nowUs: number): boolean {
   return load.inFlight > 0 && nowUs - load.heardUs >= Math.max(minimumSilenceUs, 4 * load.averageMs * 1000)
 }
-/** Given-back events come due again at most ten thousand a second an endpoint: more than an instance delivers. */
-const shortestStepUs = 100
-const smoothing = 0.3
 
 /**
  * Callback delivery, running on its own beside scheduled work: up to `concurrency` deliveries in
@@ -113,7 +114,7 @@ const smoothing = 0.3
  * One endpoint has at most its slots' worth of requests in flight: `firstSlots` until it
  * answers, one more for each answer, up to `perEndpoint`, and back to `firstSlots` when a request
  * fails (a receiver that never answers so holds 4 requests while they time out, not a quarter of
- * the pool). An event claimed for an endpoint that has them all waits here, still leased, and
+ * the pool, and once silent those no longer count in the pool's slots). An event claimed for an endpoint that has them all waits here, still leased, and
  * starts as soon as one of them is answered (at most as many wait as it has slots, each for at most
  * `longestWaitUs`): a busy endpoint's backlog flows without
  * a write per event. Beyond that, an event goes back to the outbox unsent, due again about when a
