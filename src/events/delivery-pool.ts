@@ -114,8 +114,9 @@ function isSilent(load: EndpointLoad, nowUs: number): boolean {
  * One endpoint has at most its slots' worth of requests in flight: `firstSlots` until it
  * answers, one more for each answer, up to `perEndpoint`, and back to `firstSlots` when a request
  * fails (a receiver that never answers so holds 4 requests while they time out, not a quarter of
- * the pool, and once silent those no longer count in the pool's slots). An event claimed for an endpoint that has them all waits here, still leased, and
- * starts as soon as one of them is answered (at most as many wait as it has slots, each for at most
+ * the pool, and once silent those no longer count in the pool's slots). An event claimed for an
+ * endpoint that has them all waits here, still leased, and starts as soon as one of them is
+ * answered (at most as many wait as it has slots, each for at most
  * `longestWaitUs`): a busy endpoint's backlog flows without
  * a write per event. Beyond that, an event goes back to the outbox unsent, due again about when a
  * slot can have freed (paced on how long its requests take), so it leaves the head of the queue
@@ -288,9 +289,9 @@ export class DeliveryPool {
       .catch((error) => logger.error({ err: error }, 'callback delivery failed'))
       .finally(() => {
         sent()
+        // Wakes the loop, unless its endpoint's silence freed the slot already.
         freeSlot()
         this.running.delete(run)
-        this.signal.wake()
       })
     this.running.add(run)
   }

@@ -122,16 +122,13 @@ export async function deliverThroughCircuit(
   }
 }
 
-/** Events a park gives their turns per call to the outbox, in a statement or a few. */
-const parkChunk = 4_096
-/** A backlog of more than this many chunks is left to the claims: a park does not run for ever. */
-const parkChunksAtMost = 25
+/** A backlog of more than this many is left to the claims: a park does not run for ever. */
+const parkedAtMost = 102_400
 
 /**
- * Gives the endpoint's due backlog later turns (`OutboxRepository.park`), from `fromUs`, one
- * every `stepUs`, a chunk at a time until one comes back short; resolves with how many, and
- * logs rather than throws when the store fails (the events are then claimed and given back one by
- * one, as before).
+ * Gives the endpoint's due backlog later turns (`OutboxRepository.park`, a statement a chunk),
+ * from `fromUs`, one every `stepUs`; resolves with how many, and logs rather than throws when the
+ * store fails (the events are then claimed and given back one by one, as before).
  */
 export async function parkBacklog(
   dependencies: Pick<DispatcherDependencies, 'outbox' | 'clock' | 'logger'>,
@@ -139,18 +136,13 @@ export async function parkBacklog(
   fromUs: number,
   stepUs: number,
 ): Promise<number> {
-  let parked = 0
   try {
-    for (let chunk = 0; chunk < parkChunksAtMost; chunk++) {
-      const turn = { fromUs: fromUs + parked * stepUs, stepUs, holdUs: longestHoldMs * 1000 }
-      const count = await dependencies.outbox.park(endpoint, dependencies.clock.nowUs(), turn, parkChunk)
-      parked += count
-      if (count < parkChunk) break
-    }
+    const turn = { fromUs, stepUs, holdUs: longestHoldMs * 1000 }
+    return await dependencies.outbox.park(endpoint, dependencies.clock.nowUs(), turn, parkedAtMost)
   } catch (error) {
     dependencies.logger.error({ err: error, endpoint }, 'could not park an endpoint’s callbacks')
+    return 0
   }
-  return parked
 }
 
 /** Undefined when the event may go now; otherwise when it is due again. Waits for a probe at most once. */

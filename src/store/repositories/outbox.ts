@@ -330,7 +330,7 @@ async function parkEndpoint(
   turn: ParkTurns,
   limit: number,
 ): Promise<number> {
-  const statementRows = dialect.groupsCommits ? sqliteParkStatementRows : postgresParkStatementRows
+  const statementRows = dialect.supportsRowLocks ? parkRowsSkippedByClaims : parkRowsHoldingTheWriter
   let parked = 0
   while (parked < limit) {
     const rows = Math.min(statementRows, limit - parked)
@@ -343,13 +343,13 @@ async function parkEndpoint(
 }
 
 /**
- * Events one park statement gives their turns to. On SQLite every other write waits for it: a
- * few milliseconds of the writer at most. On PostgreSQL nobody waits for its row locks (claims
- * skip them), and each statement reads every due event of every endpoint to find this one's
- * (the planner cannot know how few are this endpoint's): fewer, larger statements.
+ * Events one park statement gives their turns to. Without row locks (SQLite) every other write
+ * waits for it: a few milliseconds of the writer at most. With them (PostgreSQL) nobody waits for
+ * its locks (claims skip them), and each statement reads every due event of every endpoint to find
+ * this one's (the planner cannot know how few are this endpoint's): fewer, larger statements.
  */
-const sqliteParkStatementRows = 256
-const postgresParkStatementRows = 2_048
+const parkRowsHoldingTheWriter = 256
+const parkRowsSkippedByClaims = 2_048
 
 /**
  * One statement: finds the endpoint's first `rows` due events and gives each its turn, counted in
