@@ -1161,6 +1161,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description The text your customer sees on their phone for this payment (pawaPay's customer message, MTN MoMo's payer message, Wave's payment reason, Orange Money's merchant name): 4 to 22 letters, digits or spaces. Absent: your merchant name, its accents dropped and cut to fit */
+                    statementDescriptor?: string;
                 };
             };
         };
@@ -2122,6 +2124,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description The text your customer sees on their phone for this payment (pawaPay's customer message, MTN MoMo's payer message, Wave's payment reason, Orange Money's merchant name): 4 to 22 letters, digits or spaces. Absent: your merchant name, its accents dropped and cut to fit */
+                    statementDescriptor?: string;
                 };
             };
         };
@@ -3077,6 +3081,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description The text your customer sees on their phone for this payment (pawaPay's customer message, MTN MoMo's payer message, Wave's payment reason, Orange Money's merchant name): 4 to 22 letters, digits or spaces. Absent: your merchant name, its accents dropped and cut to fit */
+                    statementDescriptor?: string;
                 };
             };
         };
@@ -4032,6 +4038,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description The text your customer sees on their phone for this payment (pawaPay's customer message, MTN MoMo's payer message, Wave's payment reason, Orange Money's merchant name): 4 to 22 letters, digits or spaces. Absent: your merchant name, its accents dropped and cut to fit */
+                    statementDescriptor?: string;
                 };
             };
         };
@@ -5046,6 +5054,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description The text your customer sees on their phone for this payment (pawaPay's customer message, MTN MoMo's payer message, Wave's payment reason, Orange Money's merchant name): 4 to 22 letters, digits or spaces. Absent: your merchant name, its accents dropped and cut to fit */
+                    statementDescriptor?: string;
                 };
             };
         };
@@ -5830,6 +5840,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description The text your customer sees on their phone for this payment (pawaPay's customer message, MTN MoMo's payer message, Wave's payment reason, Orange Money's merchant name): 4 to 22 letters, digits or spaces. Absent: your merchant name, its accents dropped and cut to fit */
+                    statementDescriptor?: string;
                 };
             };
         };
@@ -5879,8 +5891,10 @@ export interface operations {
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
                                 amount: number;
                                 currency: string;
-                                /** @description The refunded collect's token */
-                                collect: string;
+                                /** @description The refunded collect's token (absent on a transfer's customer refund) */
+                                collect?: string;
+                                /** @description On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token */
+                                transfer?: string;
                                 customer: {
                                     fullName: string;
                                     phoneNumber: string;
@@ -6259,8 +6273,10 @@ export interface operations {
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
                                 amount: number;
                                 currency: string;
-                                /** @description The refunded collect's token */
-                                collect: string;
+                                /** @description The refunded collect's token (absent on a transfer's customer refund) */
+                                collect?: string;
+                                /** @description On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token */
+                                transfer?: string;
                                 customer: {
                                     fullName: string;
                                     phoneNumber: string;
@@ -6526,8 +6542,10 @@ export interface operations {
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
                                 amount: number;
                                 currency: string;
-                                /** @description The refunded collect's token */
-                                collect: string;
+                                /** @description The refunded collect's token (absent on a transfer's customer refund) */
+                                collect?: string;
+                                /** @description On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token */
+                                transfer?: string;
                                 customer: {
                                     fullName: string;
                                     phoneNumber: string;
@@ -8482,8 +8500,10 @@ export interface operations {
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
                             amount: number;
                             currency: string;
-                            /** @description The refunded collect's token */
-                            collect: string;
+                            /** @description The refunded collect's token (absent on a transfer's customer refund) */
+                            collect?: string;
+                            /** @description On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token */
+                            transfer?: string;
                             customer: {
                                 fullName: string;
                                 phoneNumber: string;

@@ -13,6 +13,7 @@ import { createCredentialCache } from './credential-cache.ts'
 import { createSecretBox } from './credentials.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
+import { SideChecks } from './side-checks.ts'
 import { createSigningSecretCache } from './signing-secret-cache.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
 import { WriteLanes } from './write-lanes.ts'
@@ -80,6 +81,7 @@ export async function createContext(
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
     writeLanes,
+    sideChecks: new SideChecks(),
     metrics: createMetrics({
       connections: live,
       store,

@@ -7,6 +7,7 @@ import type { Store } from '../store/store.ts'
 import type { CredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
 import type { PricingRulesCache } from './pricing-rules-cache.ts'
+import type { SideChecks } from './side-checks.ts'
 import type { SigningSecretCache } from './signing-secret-cache.ts'
 import type { WriteLanes } from './write-lanes.ts'
 
@@ -28,6 +29,8 @@ export interface AppContext {
   readonly pricingRules: PricingRulesCache
   /** One merchant's initiations committed together, on a store that commits each transaction alone. */
   readonly writeLanes: WriteLanes
+  /** Each live side's submission in flight on this instance, and its status checks (at most one a second). */
+  readonly sideChecks: SideChecks
   /** The migrations this process applied when it opened the store (usually none). */
   readonly appliedMigrations: readonly string[]
 }

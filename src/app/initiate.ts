@@ -3,6 +3,7 @@ import { newOperationToken } from '../domain/identifiers.ts'
 import { type OperationKind, refundKindFor } from '../domain/kinds.ts'
 import { toMajorUnits } from '../domain/money.ts'
 import type { Metadata, Operation, OperationUrls } from '../domain/operation.ts'
+import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
 import { ApiError, type FieldError, validationFailed } from '../errors.ts'
 import { forbiddenHostReason } from '../events/ssrf.ts'
 import type { AppContext } from './context.ts'
@@ -24,6 +25,7 @@ const urlFields = [
 export type Initiation = Record<string, unknown> & {
   merchantReference: string
   metadata?: Metadata
+  statementDescriptor?: string
 } & { [Field in (typeof urlFields)[number]]?: string }
 
 /**
@@ -38,6 +40,8 @@ export async function initiateOperation(
   input: Initiation,
 ): Promise<Operation> {
   const sides = await priceSides(context, principal, kind, input)
+  const descriptor = input.statementDescriptor ?? statementDescriptorOf(principal.merchantName)
+  if (descriptor) for (const side of sides) side.statementDescriptor = descriptor
   if (principal.mode === 'live') await refuseInternalUrls(input)
   const draft = newOperationDraft(principal, kind, {
     merchantReference: input.merchantReference,

@@ -4,12 +4,13 @@ import { expiredReason, type OutcomeSource, type SideOutcome } from '../domain/t
 import type { ScheduledWork } from '../store/repositories/scheduled-work.ts'
 import type { AppContext } from './context.ts'
 import { providerRequest } from './provider-requests.ts'
-import { executeWrite } from './write-pipeline.ts'
+import { sideKey } from './side-checks.ts'
+import { executeWrite, type Settled } from './write-pipeline.ts'
 
 /**
  * Every answer about a side (a poll, an operator's notification, the checkout page, expiry)
  * enters here: the write pipeline applies it, then whatever the new state allows next is started
- * (a transfer's `to` side once its `from` side succeeded).
+ * (a transfer's `to` side once its `from` side succeeded, a customer refund it opened).
  */
 export async function settleSide(
   context: AppContext,
@@ -18,25 +19,54 @@ export async function settleSide(
   outcome: SideOutcome,
   source: Exclude<OutcomeSource, 'submission'>,
 ): Promise<Operation> {
-  const operation = await executeWrite(context, { type: 'side-outcome', operationId, role, outcome, source })
-  return submitSides(context, operation)
+  const settled = await executeWrite(context, { type: 'side-outcome', operationId, role, outcome, source })
+  return continueAfter(context, settled)
 }
 
-/** Hands each side to its provider in turn, outside any transaction: the next only after the one before succeeded. */
+/** Starts what a write allows next: the refunds it opened, then the operation's next side. */
+async function continueAfter(context: AppContext, settled: Settled): Promise<Operation> {
+  await submitOpened(context, settled.opened)
+  return submitSides(context, settled.operation)
+}
+
+async function submitOpened(context: AppContext, opened: readonly Operation[]): Promise<void> {
+  for (const operation of opened) {
+    try {
+      await submitSides(context, operation)
+    } catch (error) {
+      // Its scheduled submission, written with it, hands it to the operator later.
+      context.logger.error({ err: error, token: operation.token }, 'submitting an opened operation failed')
+    }
+  }
+}
+
+/**
+ * Hands each side to its provider in turn, outside any transaction: the next only after the one
+ * before succeeded. A notification about the side that arrived while its provider was being asked
+ * is acted on as soon as the answer is written: its status is checked at once.
+ */
 export async function submitSides(context: AppContext, operation: Operation): Promise<Operation> {
   let current = operation
   for (;;) {
     const side = sideAwaitingSubmission(current.sides)
     if (!side) return current
     const adapter = context.providers.adapterFor(current.mode, side.channel, side.country)
-    const outcome = await adapter.initiate(providerRequest(current, side), context.clock.nowUs())
-    current = await executeWrite(context, {
+    const request = providerRequest(current, side)
+    const { result: outcome, heard } = await context.sideChecks.submit(sideKey(current.id, side.role), () =>
+      adapter.initiate(request, context.clock.nowUs()),
+    )
+    const settled = await executeWrite(context, {
       type: 'side-outcome',
       operationId: current.id,
       role: side.role,
       outcome,
       source: 'submission',
     })
+    current = settled.operation
+    const submitted = current.sides.find((candidate) => candidate.role === side.role)
+    await submitOpened(context, settled.opened)
+    if (heard && submitted?.status === 'pending' && submitted.submittedAtUs !== undefined)
+      current = await pollSide(context, current, submitted)
   }
 }
 
@@ -87,11 +117,46 @@ async function runWork(context: AppContext, work: ScheduledWork): Promise<void> 
 
 /** Asks the side's operator where it stands, and applies the answer. */
 export async function pollSide(context: AppContext, operation: Operation, side: Side): Promise<Operation> {
-  // Not yet marked submitted: its submission is in flight (an operator may call back before it
-  // answers the POST), or a crash cut it short and the scheduled backstop will submit it. Asking
-  // now would hand the side to the operator a second time; its answer will be polled anyway.
+  // Not yet marked submitted: its submission is in flight, or a crash cut it short and the
+  // scheduled backstop will submit it; either ends with the side polled.
   if (side.submittedAtUs === undefined) return operation
   const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
   const outcome = await adapter.pollStatus(providerRequest(operation, side), context.clock.nowUs())
   return settleSide(context, operation.id, side.role, outcome, 'provider')
+}
+
+/**
+ * Someone says a side may have moved (an operator's notification, a customer back from the
+ * operator's page): its status is asked of the operator, once at a time per side and at most once
+ * a second however often it is said. A side whose submission is in flight here is asked as soon as
+ * that submission's answer is written.
+ */
+export async function checkSide(context: AppContext, operationId: number, role: SideRole): Promise<void> {
+  const key = sideKey(operationId, role)
+  if (context.sideChecks.heardDuringSubmission(key)) return
+  await context.sideChecks.check(key, () => checkSideNow(context, operationId, role))
+}
+
+async function checkSideNow(context: AppContext, operationId: number, role: SideRole): Promise<void> {
+  const operation = await context.store.operations.findById(operationId)
+  const side = operation?.sides.find((candidate) => candidate.role === role)
+  if (!operation || side?.status !== 'pending' || side.awaitingCustomer) return
+  if (side.submittedAtUs !== undefined) {
+    await pollSide(context, operation, side)
+    return
+  }
+  // Never marked submitted: a restart cut its submission short, or another instance's is in flight.
+  // What the operator holds of the payment answers that submission; without a record, the scheduled
+  // submission (or the one in flight) ends with the side polled.
+  const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
+  const outcome = await adapter.pollStatus(providerRequest(operation, side), context.clock.nowUs())
+  if (!outcome.fromOperatorRecord) return
+  const settled = await executeWrite(context, {
+    type: 'side-outcome',
+    operationId,
+    role,
+    outcome,
+    source: 'submission',
+  })
+  await continueAfter(context, settled)
 }

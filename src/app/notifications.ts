@@ -3,7 +3,7 @@ import type { Operation } from '../domain/operation.ts'
 import { ApiError } from '../errors.ts'
 import type { NotificationInput, ProviderAdapter, ProviderNotification } from '../providers/provider.ts'
 import type { AppContext } from './context.ts'
-import { pollSide, settleSide } from './lifecycle.ts'
+import { checkSide, settleSide } from './lifecycle.ts'
 
 /**
  * An operator tells us a side's outcome. The adapter verifies and translates the raw body; the
@@ -34,7 +34,10 @@ export async function receiveProviderNotification(
     throw new ApiError('not_found', `No ${adapterName} operation side matches this notification.`)
   }
   // An unsigned notification proves nothing: the operator's status endpoint is asked instead.
-  if (notification.confirm) return side.status === 'pending' ? pollSide(context, operation, side) : operation
+  if (notification.confirm) {
+    if (side.status === 'pending') await checkSide(context, operation.id, side.role)
+    return (await context.store.operations.findById(operation.id)) ?? operation
+  }
   return settleSide(context, operation.id, side.role, notification.outcome, 'provider')
 }
 

@@ -82,7 +82,8 @@ function refundRecord(operation: Operation, refundedKind: string): Record<string
     amount: toMajorUnits(side.amountMinor, side.currency),
     currency: operation.currency,
   }
-  record[refundedKind] = operation.refundOf?.token ?? null
+  // A customer refund names the transfer it pays a customer of back; a refund, the collect it refunds.
+  record[side.refundedPayment?.kind ?? refundedKind] = operation.refundOf?.token ?? null
   record.customer = customerRecord(side)
   record.merchantReference = operation.merchantReference
   record.initiationDate = formatTimestamp(operation.initiatedAtUs)

@@ -1,6 +1,7 @@
 import { type OperationKind, refundKindFor, sideKinds } from '../domain/kinds.ts'
 import { type Currency, precisionRule, toMajorUnits, toMinorUnits } from '../domain/money.ts'
-import type { Metadata, Operation, Side } from '../domain/operation.ts'
+import { type Metadata, type Operation, refundedPaymentOf, type Side } from '../domain/operation.ts'
+import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
 import { ApiError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
 import { hashRequest, newOperationDraft, openAndSubmit, refuseInternalUrls } from './initiate.ts'
@@ -14,6 +15,7 @@ export type RefundRequest = {
   amount?: number
   callbackUrl?: string
   metadata?: Metadata
+  statementDescriptor?: string
 }
 
 /**
@@ -48,6 +50,8 @@ export async function refundOperation(
     throw exceedsCollected(refunded, 0)
   }
   const side = refundSide(refunded, amountMinor)
+  const descriptor = request.statementDescriptor ?? statementDescriptorOf(principal.merchantName)
+  if (descriptor) side.statementDescriptor = descriptor
   refuseUnlessConnected(context, principal, side)
   const draft = newOperationDraft(principal, refundKind, {
     merchantReference: request.merchantReference,
@@ -123,7 +127,10 @@ function exceedsCollected(refunded: Operation, askedMinor: number): ApiError {
   )
 }
 
-/** To the customer who paid, on the same channel and country, with no fee. */
+/**
+ * To the customer who paid, on the same channel and country, with no fee, against the payment as
+ * its operator knows it (its refund API takes that payment's reference).
+ */
 function refundSide(refunded: Operation, amountMinor: number): Side {
   const paid = refunded.sides[0]!
   return {
@@ -141,5 +148,6 @@ function refundSide(refunded: Operation, amountMinor: number): Side {
     supportedByAccount: true,
     customer: { ...paid.customer },
     status: 'pending',
+    refundedPayment: refundedPaymentOf(paid, refunded.kind),
   }
 }

@@ -1,4 +1,5 @@
 import { balanceOfEntries, expectedLedgerEntries, type LedgerEntryShape } from '../domain/ledger-rules.ts'
+import { toMajorUnits } from '../domain/money.ts'
 import { sideAwaitingSubmission } from '../domain/operation.ts'
 import {
   type AccountKey,
@@ -17,8 +18,19 @@ export interface Inconsistency {
   problem: string
 }
 
+/**
+ * Money a customer is owed: a live operation stopped after that customer paid, and the refund
+ * that was to pay them back through their operator did not. The ledger adds up (the merchant's
+ * balance keeps what it was credited), but a person must pay the customer back.
+ */
+export interface CustomerDebt {
+  subject: string
+  owed: string
+}
+
 export interface VerificationReport {
   inconsistencies: Inconsistency[]
+  owedToCustomers: CustomerDebt[]
   checked: { accounts: number; operations: number; counters: number }
 }
 
@@ -35,6 +47,7 @@ export async function verifyStore(context: AppContext, batchSize = 500): Promise
 
 async function verifyFacts(facts: ConsistencyFacts, batchSize: number): Promise<VerificationReport> {
   const inconsistencies: Inconsistency[] = []
+  const owedToCustomers: CustomerDebt[] = []
   const accounts = checkBalances(await facts.balances(), await facts.ledgerSumsByAccount(), inconsistencies)
   const counters = await facts.counters()
   checkCounters(counters, await facts.numberedRows(), inconsistencies)
@@ -42,7 +55,10 @@ async function verifyFacts(facts: ConsistencyFacts, batchSize: number): Promise<
   for (let afterId = 0; ; ) {
     const batch = await facts.operationsAfter(afterId, batchSize)
     if (batch.length === 0) break
-    for (const operation of batch) checkOperation(operation, inconsistencies)
+    for (const operation of batch) {
+      checkOperation(operation, inconsistencies)
+      owedToCustomers.push(...customerDebtsOf(operation))
+    }
     operations += batch.length
     afterId = batch[batch.length - 1]!.id
   }
@@ -57,7 +73,20 @@ async function verifyFacts(facts: ConsistencyFacts, batchSize: number): Promise<
         subject: `status count ${fact.block}`,
         problem: `records ${fact.recorded} operations, but ${fact.rows} rows are in it: lists filtered on status show wrong totals`,
       })
-  return { inconsistencies, checked: { accounts, operations, counters: counters.length } }
+  return { inconsistencies, owedToCustomers, checked: { accounts, operations, counters: counters.length } }
+}
+
+function customerDebtsOf(facts: OperationFacts): CustomerDebt[] {
+  return facts.sides.flatMap((side) => {
+    const refund = side.customerRefund
+    if (!refund || refund.status === 'pending' || refund.status === 'succeeded') return []
+    return [
+      {
+        subject: `${facts.kind} ${facts.token}`,
+        owed: `${toMajorUnits(side.cashAmountMinor, side.currency)} ${side.currency} to its ${side.role} customer ${side.customer.phoneNumber} (${side.channel} ${side.country}): refund ${refund.token} ended ${refund.status}`,
+      },
+    ]
+  })
 }
 
 const accountName = (key: AccountKey) => `balance ${key.merchantId} ${key.mode} ${key.currency}`

@@ -1,9 +1,12 @@
+import { newOperationToken } from '../domain/identifiers.ts'
 import type { SideRole } from '../domain/kinds.ts'
 import { entriesAddedBy } from '../domain/ledger-rules.ts'
-import { type Operation, sideAwaitingSubmission } from '../domain/operation.ts'
+import { customerRefundOf, type Operation, sideAwaitingSubmission } from '../domain/operation.ts'
+import { isFinal } from '../domain/status.ts'
 import {
   applySideOutcome,
   chainTransitions,
+  noteCustomerRefund,
   type OutcomeSource,
   openOperation,
   type RefundClaimEffect,
@@ -17,6 +20,7 @@ import type { EventView } from '../store/repositories/outbox.ts'
 import type { NumbersWanted, ReservedNumbers } from '../store/repositories/sequences.ts'
 import type { Repositories } from '../store/store.ts'
 import type { AppContext } from './context.ts'
+import { customerRefundDraft } from './customer-refunds.ts'
 import type { Principal } from './principal.ts'
 import { providerRequest } from './provider-requests.ts'
 import { statusEvent } from './records.ts'
@@ -34,14 +38,25 @@ import { statusEvent } from './records.ts'
  * its answer comes back as another command. Each command's work is a function of the transaction
  * alone, so several commands could later share one commit.
  */
-export type OperationCommand =
-  | { type: 'open'; draft: Operation }
-  | { type: 'side-outcome'; operationId: number; role: SideRole; outcome: SideOutcome; source: OutcomeSource }
+export type OpenCommand = { type: 'open'; draft: Operation }
+export type SideOutcomeCommand = {
+  type: 'side-outcome'
+  operationId: number
+  role: SideRole
+  outcome: SideOutcome
+  source: OutcomeSource
+}
 
 /** Sends an event again: its delivery state changes, nothing of its operation does. */
 export type RedeliverCommand = { type: 'redeliver'; principal: Principal; eventId: string }
 
-export type WriteCommand = OperationCommand | RedeliverCommand
+export type WriteCommand = OpenCommand | SideOutcomeCommand | RedeliverCommand
+
+/** A side's outcome written: the operation as it now stands, and the operations it opened (a live transfer's customer refund). */
+export interface Settled {
+  operation: Operation
+  opened: Operation[]
+}
 
 /** Why a write was refused; the transaction was rolled back and nothing was written. */
 export class DuplicateReference extends Error {
@@ -50,15 +65,16 @@ export class DuplicateReference extends Error {
   }
 }
 
-export function executeWrite(context: AppContext, command: OperationCommand): Promise<Operation>
+export function executeWrite(context: AppContext, command: OpenCommand): Promise<Operation>
+export function executeWrite(context: AppContext, command: SideOutcomeCommand): Promise<Settled>
 export function executeWrite(context: AppContext, command: RedeliverCommand): Promise<EventView>
 export async function executeWrite(
   context: AppContext,
   command: WriteCommand,
-): Promise<Operation | EventView> {
+): Promise<Operation | Settled | EventView> {
   // The statuses the transaction took, counted in the metrics once it has committed.
   const taken: Operation[] = []
-  const work = (tx: Repositories): Promise<Operation | EventView> => {
+  const work = (tx: Repositories): Promise<Operation | Settled | EventView> => {
     // A write made again (its group failed) starts over.
     taken.length = 0
     switch (command.type) {
@@ -100,6 +116,7 @@ function transitionClock(context: AppContext): TransitionClock {
     nowUs: context.clock.nowUs(),
     operationTtlMs: context.config.operationTtlMs,
     submissionGraceMs,
+    newOperationToken,
   }
 }
 
@@ -170,21 +187,80 @@ function answerWithoutIo(context: AppContext, opened: Transition, clock: Transit
 async function settle(
   context: AppContext,
   tx: Repositories,
-  command: Extract<WriteCommand, { type: 'side-outcome' }>,
+  command: SideOutcomeCommand,
   taken: Operation[],
-): Promise<Operation> {
+): Promise<Settled> {
   const before = await tx.operations.lockById(command.operationId)
   if (!before) throw new Error(`operation ${command.operationId} does not exist`)
   const clock = transitionClock(context)
   const transition = applySideOutcome(before, command.role, command.outcome, command.source, clock)
-  if (!transition.changed) return before
+  if (!transition.changed) return { operation: before, opened: [] }
   // The claim first: the refunded row is locked before this write's held statements (the
   // operation's new state, its status counts) could be sent, as an opening takes it before them.
   await claimRefunds(tx, transition.refundClaims)
   await tx.operations.save(transition.operation, before.status)
   const numbers = await tx.sequences.reserve(before.merchantId, before.mode, numbersWanted(transition))
   await writeEffects(tx, transition, numbers, clock.nowUs, taken)
+  await noteRefundOnRefunded(tx, transition.operation, clock)
+  const opened: Operation[] = []
+  // After the operation's own postings: the reserve they release is what the refund holds.
+  for (const role of transition.customerRefunds)
+    opened.push(await openWithin(tx, customerRefundDraft(transition.operation, role), clock, taken))
+  return { operation: transition.operation, opened }
+}
+
+/**
+ * Opens an operation inside another write's transaction (a customer refund the write decided):
+ * numbered, inserted and given its postings, event and scheduled work there. Its merchantReference
+ * is the operation's own token, which no merchant's reference takes; should one, the token with a
+ * suffix is used instead.
+ */
+async function openWithin(
+  tx: Repositories,
+  draft: Operation,
+  clock: TransitionClock,
+  taken: Operation[],
+): Promise<Operation> {
+  const opening = openOperation(draft, clock)
+  const numbers = await tx.sequences.reserve(draft.merchantId, draft.mode, {
+    ...numbersWanted(opening),
+    positionOf: draft.kind,
+  })
+  const numbered = {
+    ...draft,
+    position: numbers.position,
+    initiatedAtUs: clock.nowUs,
+    updatedAtUs: clock.nowUs,
+  }
+  let transition = openOperation(numbered, clock)
+  let id = await tx.operations.insertIfNew(transition.operation)
+  if (id === undefined) {
+    transition = openOperation({ ...numbered, merchantReference: `${draft.token}-refund` }, clock)
+    id = await tx.operations.insertIfNew(transition.operation)
+  }
+  if (id === undefined) throw new Error(`no merchantReference is free for ${draft.token}`)
+  for (const state of [transition.operation, ...transition.statusesTaken]) state.id = id
+  const work = transition.work.filter((effect) => effect.action !== 'finish-all')
+  await writeEffects(tx, { ...transition, work }, numbers, clock.nowUs, taken)
   return transition.operation
+}
+
+/**
+ * A customer refund that ended is noted on the operation that opened it, in the same write, so
+ * that operation's failure never says the customer was refunded before the operator paid them.
+ */
+async function noteRefundOnRefunded(
+  tx: Repositories,
+  refund: Operation,
+  clock: TransitionClock,
+): Promise<void> {
+  const refunded = customerRefundOf(refund)
+  if (!refund.refundOf || !refunded || !isFinal(refund.status)) return
+  // Locked after the counters: the operation is final, so no other write takes its row first.
+  const operation = await tx.operations.lockById(refund.refundOf.id)
+  if (!operation) return
+  const noted = noteCustomerRefund(operation, refunded.role, refund.status, clock)
+  if (noted.changed) await tx.operations.save(noted.operation, operation.status)
 }
 
 function numbersWanted(transition: Transition): NumbersWanted {

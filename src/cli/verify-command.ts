@@ -6,17 +6,20 @@ import { CommandError } from './usage.ts'
 export async function verify(context: AppContext, json: boolean, print: (text: string) => void) {
   const report = await verifyStore(context)
   const { accounts, operations, counters } = report.checked
+  const { inconsistencies, owedToCustomers } = report
   if (json) print(JSON.stringify(report))
   else {
-    for (const found of report.inconsistencies) print(`${found.subject}: ${found.problem}`)
+    for (const found of inconsistencies) print(`${found.subject}: ${found.problem}`)
+    for (const debt of owedToCustomers) print(`owed to a customer: ${debt.subject}: ${debt.owed}`)
     print(
       `checked ${accounts} balances, ${counters} counters and ${operations} operations: ${
-        report.inconsistencies.length === 0
-          ? 'consistent'
-          : `${report.inconsistencies.length} inconsistencies`
-      }`,
+        inconsistencies.length === 0 ? 'consistent' : `${inconsistencies.length} inconsistencies`
+      }${owedToCustomers.length === 0 ? '' : `; ${owedToCustomers.length} customers are owed money`}`,
     )
   }
-  if (report.inconsistencies.length > 0)
-    throw new CommandError(`the store is inconsistent (${report.inconsistencies.length} problems)`)
+  if (inconsistencies.length > 0)
+    throw new CommandError(`the store is inconsistent (${inconsistencies.length} problems)`)
+  // The ledger adds up, but a customer must still be paid back by a person.
+  if (owedToCustomers.length > 0)
+    throw new CommandError(`${owedToCustomers.length} customers are owed money their refund did not pay`)
 }

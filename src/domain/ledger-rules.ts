@@ -10,7 +10,9 @@ import type { Status } from './status.ts'
  *   cash-in   credited (succeeded) when its side succeeds; nothing otherwise
  *   cash-out  held (pending) at initiation; posted (succeeded) on success, released (canceled) otherwise
  *   reversal  the refund reserve of a cash-in side that succeeded before later sides: held while
- *             they run, released when all succeed, posted (the refund) when one stops
+ *             they run, released when all succeed, posted (the refund) when one stops in the
+ *             sandbox; in live mode released when one stops, as the refund operation opened in
+ *             the same write holds it instead, and posts it only when the operator has paid
  */
 export type EntryType = 'cash-in' | 'cash-out' | 'reversal'
 export type EntryStatus = 'pending' | 'succeeded' | 'canceled'
@@ -77,7 +79,10 @@ export function expectedLedgerEntries(sides: readonly Side[]): ExpectedEntry[] {
     if (side.status !== 'succeeded') return
     entries.push({ role, type: 'cash-in', status: 'succeeded', amountMinor })
     const later = sides.slice(index + 1)
-    if (later.length > 0) entries.push({ role, type: 'reversal', status: reserveStatus(later), amountMinor })
+    if (later.length === 0) return
+    // A live refund operation took the reserve over: it holds the same amount itself, in the same write.
+    const status = side.customerRefund ? 'canceled' : reserveStatus(later)
+    entries.push({ role, type: 'reversal', status, amountMinor })
   })
   return entries
 }

@@ -1,5 +1,12 @@
-import { type Mode, type OperationKind, type SideKind, type SideRole, sideKinds } from './kinds.ts'
-import type { Currency } from './money.ts'
+import {
+  type Mode,
+  type OperationKind,
+  refundKindFor,
+  type SideKind,
+  type SideRole,
+  sideKinds,
+} from './kinds.ts'
+import { type Currency, toMajorUnits } from './money.ts'
 import type { FailureReason, Status } from './status.ts'
 
 export interface Customer {
@@ -36,6 +43,39 @@ export interface Side {
   submittedAtUs?: number
   /** The customer must decide on the hosted checkout page before anything moves. */
   awaitingCustomer?: boolean
+  /**
+   * The text the customer sees on their phone (an operator's customer message): the initiation's
+   * statementDescriptor, or the merchant's name cut to fit.
+   */
+  statementDescriptor?: string
+  /**
+   * A live cash-in side that succeeded before a later side stopped: the refund operation that pays
+   * this customer back through their operator, and where it stands.
+   */
+  customerRefund?: CustomerRefund
+  /** A refund side: the payment it gives back, as its operator knows it. */
+  refundedPayment?: RefundedPayment
+}
+
+/** The refund a live multi-sided operation opened for one of its customers. */
+export interface CustomerRefund {
+  /** The refund operation's token. */
+  token: string
+  status: Status
+}
+
+/**
+ * What a refund gives back, named as the refunded payment's operator knows it, so the refund can go
+ * through that operator's refund API against it.
+ */
+export interface RefundedPayment {
+  /** The refunded operation's kind and the side refunded. */
+  kind: OperationKind
+  role: SideRole
+  operatorReference?: string
+  providerReference?: string
+  /** What moved on the customer's wallet when they paid. */
+  transactionAmountMinor: number
 }
 
 /** The URLs a merchant gave at initiation. */
@@ -100,6 +140,8 @@ export function cloneOperation(operation: Operation): Operation {
 function cloneSide(side: Side): Side {
   const copy: Side = { ...side, customer: { ...side.customer } }
   if (side.failure) copy.failure = { ...side.failure }
+  if (side.customerRefund) copy.customerRefund = { ...side.customerRefund }
+  if (side.refundedPayment) copy.refundedPayment = { ...side.refundedPayment }
   return copy
 }
 
@@ -109,8 +151,19 @@ function cloneSide(side: Side): Side {
  */
 export function refundClaimMinor(operation: Operation): number {
   if (!operation.refundOf) return 0
+  // A customer refund is the only refund of its side, opened with the failure: nothing to claim.
+  if (customerRefundOf(operation)) return 0
   if (operation.status !== 'pending' && operation.status !== 'succeeded') return 0
   return operation.sides[0]?.amountMinor ?? 0
+}
+
+/**
+ * The side a customer refund gives back: a refund Sika opened itself when a live multi-sided
+ * operation stopped after that side's money moved (no merchant can refund such a kind).
+ */
+export function customerRefundOf(operation: Operation): RefundedPayment | undefined {
+  const refunded = operation.sides[0]?.refundedPayment
+  return operation.refundOf && refunded && !refundKindFor(refunded.kind) ? refunded : undefined
 }
 
 export function isCashIn(side: Side): boolean {
@@ -134,15 +187,64 @@ export function compositeStatus(sides: readonly Side[]): Status {
   return 'succeeded'
 }
 
-/** The reason the operation stopped: the side that stopped it, noting the customers refunded. */
+/**
+ * The reason the operation stopped: the side that stopped it, and what became of the customers
+ * whose money had already moved (refunded at once in the sandbox; in live mode, by a refund
+ * operation through their operator, said to be under way until it ends).
+ */
 export function failureOf(sides: readonly Side[], status: Status): FailureReason | null {
   if (status === 'pending' || status === 'succeeded') return null
   const stopped = sides.find((side) => side.status !== 'succeeded')
   if (!stopped?.failure) return null
   const refunded = sides.slice(0, sides.indexOf(stopped)).filter(isCashIn)
   if (refunded.length === 0) return stopped.failure
-  const who = refunded.map((side) => `The ${side.role} customer was refunded.`).join(' ')
-  return { code: stopped.failure.code, message: `${stopped.failure.message} ${who}` }
+  const notes = refunded.map(customerRefundNote).join(' ')
+  return { code: stopped.failure.code, message: `${stopped.failure.message} ${notes}` }
+}
+
+function customerRefundNote(side: Side): string {
+  const refund = side.customerRefund
+  if (!refund) return `The ${side.role} customer was refunded.`
+  if (refund.status === 'pending')
+    return `The ${side.role} customer's refund is under way (refund ${refund.token}).`
+  if (refund.status === 'succeeded') return `The ${side.role} customer was refunded (refund ${refund.token}).`
+  const owed = `${toMajorUnits(side.cashAmountMinor, side.currency)} ${side.currency}`
+  return `The refund to the ${side.role} customer ${refund.status === 'error' ? 'could not be made' : 'failed'} (refund ${refund.token}, ${refund.status}): ${owed} is owed to them.`
+}
+
+/** What a refund of this side hands its customer: everything they paid, with the fee it carried waived. */
+export function customerRefundSide(paid: Side, refundedKind: OperationKind): Side {
+  return {
+    role: 'main',
+    kind: 'refund',
+    channel: paid.channel,
+    country: paid.country,
+    currency: paid.currency,
+    amountMinor: paid.transactionAmountMinor,
+    // The customer gets back all they paid and the merchant gives back what it was credited: the
+    // fee of a payment that was undone is waived, so the refund carries none.
+    feesMinor: 0,
+    transactionAmountMinor: paid.transactionAmountMinor,
+    cashAmountMinor: paid.cashAmountMinor,
+    percentageMilli: 0,
+    additionalFeeMinor: 0,
+    supportedByAccount: true,
+    customer: { ...paid.customer },
+    status: 'pending',
+    ...(paid.statementDescriptor ? { statementDescriptor: paid.statementDescriptor } : {}),
+    refundedPayment: refundedPaymentOf(paid, refundedKind),
+  }
+}
+
+/** The side a refund gives back, as its operator knows it. */
+export function refundedPaymentOf(paid: Side, kind: OperationKind): RefundedPayment {
+  return {
+    kind,
+    role: paid.role,
+    ...(paid.operatorReference ? { operatorReference: paid.operatorReference } : {}),
+    ...(paid.providerReference ? { providerReference: paid.providerReference } : {}),
+    transactionAmountMinor: paid.transactionAmountMinor,
+  }
 }
 
 /** The side to hand to its provider next: one at a time, each only after the ones before it succeeded. */

@@ -4,12 +4,13 @@ import {
   cloneOperation,
   compositeStatus,
   failureOf,
+  isCashIn,
   type Operation,
   refundClaimMinor,
   type Side,
   sideAwaitingSubmission,
 } from './operation.ts'
-import { canTransition, type FailureReason, isFinal } from './status.ts'
+import { canTransition, type FailureReason, isFinal, type Status } from './status.ts'
 
 /**
  * The state machine, as pure functions. Given an operation and what happened to it, each
@@ -38,6 +39,11 @@ export interface Transition {
   work: WorkEffect[]
   /** Changes of what a refund claims on the operation it refunds, applied in order. */
   refundClaims: RefundClaimEffect[]
+  /**
+   * The sides whose customers a refund operation is to pay back (their `customerRefund` names it):
+   * opened in the same write, so the money held for them never stops being held.
+   */
+  customerRefunds: SideRole[]
 }
 
 /**
@@ -55,13 +61,22 @@ function refundClaimsBetween(before: Operation | undefined, after: Operation): R
   return deltaMinor === 0 ? [] : [{ refundedId: after.refundOf.id, deltaMinor }]
 }
 
-/** What an adapter reports about one side, already in our statuses. */
+/**
+ * What an adapter reports about one side, already in our statuses. `fromOperatorRecord`: read from
+ * the operator's own record of this payment (a status it found), which proves the operator has it.
+ */
 export type SideOutcome =
-  | { status: 'succeeded'; providerReference?: string }
-  | { status: 'failed' | 'canceled' | 'error'; reason: FailureReason; providerReference?: string }
+  | { status: 'succeeded'; providerReference?: string; fromOperatorRecord?: boolean }
+  | {
+      status: 'failed' | 'canceled' | 'error'
+      reason: FailureReason
+      providerReference?: string
+      fromOperatorRecord?: boolean
+    }
   | {
       status: 'pending'
       providerReference?: string
+      fromOperatorRecord?: boolean
       /** The customer must act on a hosted page (ours in the sandbox, the operator's in live mode). */
       needsCustomerAction?: boolean
       /** Where the customer acts: the record's redirectUrl. */
@@ -78,6 +93,8 @@ export interface TransitionClock {
   operationTtlMs: number
   /** How long a side may wait for its submission before the scheduled backstop submits it (after a crash). */
   submissionGraceMs: number
+  /** The token of a refund operation a transition opens (a live transfer's customer refund). */
+  newOperationToken?: () => string
 }
 
 export const expiredReason: FailureReason = {
@@ -109,6 +126,7 @@ export function openOperation(draft: Operation, clock: TransitionClock): Transit
     ledger,
     statusesTaken: [cloneOperation(operation)],
     refundClaims: refundClaimsBetween(undefined, operation),
+    customerRefunds: [],
     work: [
       {
         action: 'schedule',
@@ -145,6 +163,7 @@ export function applySideOutcome(
     statusesTaken: [],
     work: [],
     refundClaims: [],
+    customerRefunds: [],
   }
   const side = operation.sides.find((candidate) => candidate.role === role)
   if (!side) throw new Error(`operation ${operation.token} has no ${role} side`)
@@ -164,6 +183,7 @@ export function applySideOutcome(
     statusesTaken: [],
     work: [],
     refundClaims: [],
+    customerRefunds: [],
   }
   if (outcome.providerReference) side.providerReference = outcome.providerReference
   if (outcome.status === 'pending') notePending(transition, side, outcome, clock)
@@ -228,6 +248,50 @@ function followLaterSides(transition: Transition, side: Side, clock: TransitionC
     laterSide.status = 'canceled'
     laterSide.failure = notStartedReason
   }
+  if (transition.operation.mode === 'live')
+    openCustomerRefunds(transition, sides.slice(0, sides.indexOf(side)), clock)
+}
+
+/**
+ * In live mode a customer whose money moved before a later side stopped is paid back by a refund
+ * operation through their operator, opened in this write; the sandbox refunds at once.
+ */
+function openCustomerRefunds(transition: Transition, earlier: readonly Side[], clock: TransitionClock): void {
+  for (const paid of earlier) {
+    if (!isCashIn(paid) || paid.status !== 'succeeded' || paid.customerRefund) continue
+    if (!clock.newOperationToken) throw new Error('a customer refund needs a token for its operation')
+    paid.customerRefund = { token: clock.newOperationToken(), status: 'pending' }
+    transition.customerRefunds.push(paid.role)
+  }
+}
+
+/**
+ * A customer refund an operation opened has ended: the operation's failure now says so. Nothing
+ * else changes: its status stays, and the refund's own events tell the merchant.
+ */
+export function noteCustomerRefund(
+  current: Operation,
+  role: SideRole,
+  refundStatus: Status,
+  clock: TransitionClock,
+): Transition {
+  const operation = cloneOperation(current)
+  const side = operation.sides.find((candidate) => candidate.role === role)
+  const changed = side?.customerRefund !== undefined && side.customerRefund.status !== refundStatus
+  if (changed && side?.customerRefund) {
+    side.customerRefund.status = refundStatus
+    operation.failure = failureOf(operation.sides, operation.status)
+    operation.updatedAtUs = clock.nowUs
+  }
+  return {
+    operation: changed ? operation : current,
+    changed,
+    ledger: [],
+    statusesTaken: [],
+    work: [],
+    refundClaims: [],
+    customerRefunds: [],
+  }
 }
 
 /** The operation's own status follows from its sides; a change of it is an event, and a final one ends all work. */
@@ -256,6 +320,7 @@ export function chainTransitions(first: Transition, second: Transition): Transit
     ledger: ledgerEffectsInOneWrite([...first.ledger, ...second.ledger]),
     statusesTaken: [...first.statusesTaken, ...second.statusesTaken],
     refundClaims: [...first.refundClaims, ...second.refundClaims],
+    customerRefunds: [...first.customerRefunds, ...second.customerRefunds],
     work: second.work.some((effect) => effect.action === 'finish-all')
       ? [{ action: 'finish-all' }]
       : [...first.work, ...second.work],

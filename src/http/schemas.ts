@@ -8,6 +8,7 @@ import {
   refundKindFor,
   sideRolesOf,
 } from '../domain/kinds.ts'
+import { statementDescriptorPattern } from '../domain/statement-descriptor.ts'
 import { statuses } from '../domain/status.ts'
 
 /**
@@ -72,6 +73,13 @@ const merchantReference = Type.String({
   description: 'Unique per merchant, mode and kind; 1 to 64 printable characters',
 })
 
+/** CONTRACT.md, Operators: the text the customer sees on their phone. */
+const statementDescriptor = Type.String({
+  pattern: statementDescriptorPattern,
+  description:
+    "The text your customer sees on their phone for this payment (pawaPay's customer message, MTN MoMo's payer message, Wave's payment reason, Orange Money's merchant name): 4 to 22 letters, digits or spaces. Absent: your merchant name, its accents dropped and cut to fit",
+})
+
 const SideInput = Type.Object(sideFields, { additionalProperties: false })
 
 /** CONTRACT.md, Errors: at most 20 keys of 1 to 40 characters, string values of at most 500. */
@@ -88,7 +96,13 @@ export function initiationBodyOf(kind: OperationKind) {
     ? sideFields
     : Object.fromEntries(sideRolesOf(kind).map((role) => [role, SideInput]))
   return Type.Object(
-    { ...sides, merchantReference, ...urlFields, metadata: Type.Optional(Metadata) },
+    {
+      ...sides,
+      merchantReference,
+      ...urlFields,
+      metadata: Type.Optional(Metadata),
+      statementDescriptor: Type.Optional(statementDescriptor),
+    },
     { additionalProperties: false },
   )
 }
@@ -106,6 +120,7 @@ export const RefundBody = Type.Object(
     ),
     callbackUrl: Type.Optional(httpUrl),
     metadata: Type.Optional(Metadata),
+    statementDescriptor: Type.Optional(statementDescriptor),
   },
   { additionalProperties: false },
 )
@@ -258,10 +273,19 @@ function refundRecordOf(kind: OperationKind, refundedKind: OperationKind) {
     status: Status,
     amount: Type.Number(),
     currency: Type.String(),
-    [refundedKind]: Type.String({
-      pattern: tokenPattern,
-      description: `The refunded ${refundedKind}'s token`,
-    }),
+    [refundedKind]: Type.Optional(
+      Type.String({
+        pattern: tokenPattern,
+        description: `The refunded ${refundedKind}'s token (absent on a transfer's customer refund)`,
+      }),
+    ),
+    transfer: Type.Optional(
+      Type.String({
+        pattern: tokenPattern,
+        description:
+          "On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token",
+      }),
+    ),
     customer: Customer,
     merchantReference: Type.String(),
     initiationDate: Type.String({ description: 'UTC, microseconds, trailing Z' }),

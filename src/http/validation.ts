@@ -139,6 +139,8 @@ function formatHint(field: string): string {
   if (field.endsWith('channel'))
     return 'must be a lower-case operator code, such as orange-money (GET /api/v1/channels lists them)'
   if (field.endsWith('merchantReference')) return 'must be printable characters'
+  if (field.endsWith('statementDescriptor'))
+    return 'must be 4 to 22 letters (A to Z, no accents), digits or spaces'
   if (field === 'token') return 'must be five groups of five lower-case letters and digits, joined by hyphens'
   return 'is not in the expected format'
 }

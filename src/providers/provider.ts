@@ -23,6 +23,22 @@ export interface ProviderRequest {
   providerReference?: string
   /** The reference this side is known by to its operator (MTN's X-Reference-Id), fixed before the first call. */
   operatorReference?: string
+  /** The customer's full name as the merchant gave it; absent when it gave none. */
+  customerName?: string
+  /** The text the customer sees on their phone: 4 to 22 letters, digits or spaces; absent when none fits. */
+  statementDescriptor?: string
+  /** A refund: the payment it gives back, to go through the operator's own refund API where there is one. */
+  refund?: RefundedPaymentRequest
+}
+
+/** The payment a refund gives back, as its operator knows it. */
+export interface RefundedPaymentRequest {
+  /** What Sika submitted it under (pawaPay's depositId, MTN's X-Reference-Id). */
+  operatorReference?: string
+  /** The operator's own id of it (Wave's checkout session id). */
+  providerReference?: string
+  /** What the customer paid, in minor units: a refund of all of it is a whole refund. */
+  paidAmountMinor: number
 }
 
 /**

@@ -4,30 +4,48 @@ import type { ProviderOutcome, ProviderRequest } from '../provider.ts'
 
 /**
  * Sika's shapes in MTN MoMo Open API terms: a cash-in is a RequestToPay (collection product), a
- * cash-out a Transfer (disbursement product); the side's operator reference is the X-Reference-Id.
+ * cash-out a Transfer (disbursement product), and a refund of a RequestToPay Sika made is the
+ * disbursement product's Refund against its X-Reference-Id (`referenceIdToRefund`); the side's
+ * operator reference is the X-Reference-Id.
  */
 
 export type Product = 'collection' | 'disbursement'
 
-export function productOf(request: ProviderRequest): Product {
-  return request.direction === 'cash-in' ? 'collection' : 'disbursement'
+/** Which of MTN's payments a side is. */
+export type Payment = 'requesttopay' | 'transfer' | 'refund'
+
+export function paymentOf(request: Pick<ProviderRequest, 'direction' | 'refund'>): Payment {
+  if (request.refund?.operatorReference) return 'refund'
+  return request.direction === 'cash-in' ? 'requesttopay' : 'transfer'
 }
 
-/** The resource path of the product's payment: requesttopay or transfer. */
-export function resourceOf(product: Product): string {
-  return product === 'collection' ? '/collection/v1_0/requesttopay' : '/disbursement/v1_0/transfer'
+export function productOf(request: Pick<ProviderRequest, 'direction' | 'refund'>): Product {
+  return paymentOf(request) === 'requesttopay' ? 'collection' : 'disbursement'
 }
 
+/** The resource path of the payment: requesttopay, transfer or refund. */
+export function resourceOf(payment: Payment): string {
+  return `/${payment === 'requesttopay' ? 'collection' : 'disbursement'}/v1_0/${payment}`
+}
+
+/**
+ * The body of a RequestToPay, Transfer or Refund. payerMessage and payeeNote (at most 160
+ * characters, no apostrophe) are the text the customer sees, left out when the side has none.
+ */
 export function paymentBody(request: ProviderRequest): Record<string, unknown> {
+  const payment = paymentOf(request)
   const party = { partyIdType: 'MSISDN', partyId: request.phoneNumber.replace(/\D/g, '') }
+  const text = request.statementDescriptor
   return {
     // What moves on the customer's wallet, in major units, as a string.
     amount: String(toMajorUnits(request.amountMinor, request.currency)),
     currency: request.currency,
     externalId: request.token,
-    [productOf(request) === 'collection' ? 'payer' : 'payee']: party,
-    payerMessage: `Sika ${request.token}`.slice(0, 160),
-    payeeNote: `Sika ${request.token}`.slice(0, 160),
+    // A refund pays the refunded request's payer: MTN takes the party from that request.
+    ...(payment === 'refund'
+      ? { referenceIdToRefund: request.refund?.operatorReference }
+      : { [payment === 'requesttopay' ? 'payer' : 'payee']: party }),
+    ...(text ? { payerMessage: text, payeeNote: text } : {}),
   }
 }
 
@@ -59,7 +77,8 @@ function reasonCode(reason: unknown): string {
 export function outcomeOfStatus(body: Record<string, unknown>, pollAfterMs: number): ProviderOutcome {
   const providerReference =
     typeof body.financialTransactionId === 'string' ? body.financialTransactionId : undefined
-  const reference = providerReference ? { providerReference } : {}
+  // MTN's own record of the payment (a 200 for its reference), which proves it holds it.
+  const reference = { ...(providerReference ? { providerReference } : {}), fromOperatorRecord: true }
   if (body.status === 'SUCCESSFUL') return { status: 'succeeded', ...reference }
   if (body.status === 'FAILED') {
     const code = reasonCode(body.reason)

@@ -36,19 +36,35 @@ const noPaymentPage: ProviderOutcome = {
 /** transactionstatus as our outcome: SUCCESS succeeded, FAILED failed, EXPIRED canceled, else pending. */
 function outcomeOfStatus(answer: OperatorAnswer, pollAfterMs: number): ProviderOutcome {
   const status = isObject(answer.body) ? answer.body.status : undefined
-  if (status === 'SUCCESS') return { status: 'succeeded' }
+  // A status Orange gives is its own record of the payment, which proves it holds it.
+  const record = typeof status === 'string' ? { fromOperatorRecord: true } : {}
+  if (status === 'SUCCESS') return { status: 'succeeded', ...record }
   if (status === 'FAILED')
     return {
       status: 'failed',
       reason: { code: 'orange_failed', message: 'Orange Money declined the payment.' },
+      ...record,
     }
   if (status === 'EXPIRED')
     return {
       status: 'canceled',
       reason: { code: 'orange_expired', message: 'The customer did not pay on Orange Money in time.' },
+      ...record,
     }
-  return { status: 'pending', pollAfterMs }
+  return { status: 'pending', pollAfterMs, ...record }
 }
+
+/** Web Payment has no payout and no refund: a refund of an Orange collect cannot go through Orange. */
+const cannotPayOut = (request: ProviderRequest): ProviderOutcome => ({
+  status: 'error',
+  reason: request.refund
+    ? {
+        code: 'operator_cannot_refund',
+        message:
+          'Orange Money Web Payment can neither refund nor pay out, so the customer must be paid back another way.',
+      }
+    : { code: 'operator_cannot_pay_out', message: 'Orange Money Web Payment only collects.' },
+})
 
 /** POST webpayment: the customer pays at payment_url; the pay_token is kept for status checks. */
 async function openWebPayment(
@@ -57,11 +73,7 @@ async function openWebPayment(
   request: ProviderRequest,
   nowUs: number,
 ): Promise<ProviderOutcome> {
-  if (request.direction !== 'cash-in')
-    return {
-      status: 'error',
-      reason: { code: 'operator_cannot_pay_out', message: 'Orange Money Web Payment only collects.' },
-    }
+  if (request.direction !== 'cash-in') return cannotPayOut(request)
   const notifyAt = new URL(options.notificationUrl)
   notifyAt.searchParams.set('token', request.token)
   notifyAt.searchParams.set('role', request.role)
@@ -76,7 +88,8 @@ async function openWebPayment(
       cancel_url: options.returnUrl(request.token),
       notif_url: notifyAt.toString(),
       lang: 'fr',
-      reference: 'Sika',
+      // "The field reference refers to the merchant name" on Orange's page: the statement text.
+      reference: request.statementDescriptor ?? 'Sika',
     })
   } catch {
     return { status: 'pending', pollAfterMs: pollDelayMs(request, nowUs) }

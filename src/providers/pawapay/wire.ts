@@ -10,8 +10,14 @@ import type { ProviderOutcome, ProviderRequest } from '../provider.ts'
  * pawaPay's Dashboard; callbacks do not carry it, so Sika never relies on it.
  */
 
-/** The deposit or payout resource of a side: its path, its id field and its party field. */
-export function resourceOf(request: Pick<ProviderRequest, 'direction'>) {
+/**
+ * The resource a side is: a deposit (cash-in), a payout (cash-out), or a refund of a deposit Sika
+ * made (a refund whose refunded payment pawaPay knows by its depositId): its path and id field,
+ * and the field naming the customer (a refund names none: pawaPay pays the deposit's payer).
+ */
+export function resourceOf(request: Pick<ProviderRequest, 'direction' | 'refund'>) {
+  if (request.refund?.operatorReference)
+    return { path: '/v2/refunds', idField: 'refundId', partyField: undefined } as const
   return request.direction === 'cash-in'
     ? ({ path: '/v2/deposits', idField: 'depositId', partyField: 'payer' } as const)
     : ({ path: '/v2/payouts', idField: 'payoutId', partyField: 'recipient' } as const)
@@ -20,24 +26,36 @@ export function resourceOf(request: Pick<ProviderRequest, 'direction'>) {
 export const clientReferenceOf = (request: Pick<ProviderRequest, 'token' | 'role'>) =>
   `${request.token}.${request.role}`
 
-/** 4 to 22 letters, digits and spaces (D-DEPOSIT, PP-KIT): shown to the customer. */
-const customerMessage = (request: ProviderRequest) =>
-  request.direction === 'cash-in' ? 'Sika payment' : 'Sika payout'
+/** What moves on the customer's wallet ("5000" XOF, "10.5" GHS: no trailing zeros, v2's pattern). */
+const amountOf = (request: ProviderRequest) => String(toMajorUnits(request.amountMinor, request.currency))
 
-/** POST /v2/deposits or /v2/payouts: amount as a string in major units, the phone as digits with the country code. */
+/**
+ * POST /v2/deposits or /v2/payouts: amount as a string in major units, the phone as digits with
+ * the country code, and customerMessage (4 to 22 letters, digits and spaces, D-DEPOSIT, PP-KIT),
+ * what the customer sees, left out when the side has no statement text that fits. A refund is
+ * POST /v2/refunds against the deposit's id (docs.pawapay.io/v2/api-reference/refunds): pawaPay pays its payer, never more than
+ * the deposit, once per refundId.
+ */
 export function initiationBody(request: ProviderRequest, provider: string): Record<string, unknown> {
   const { idField, partyField } = resourceOf(request)
+  if (!partyField)
+    return {
+      refundId: request.operatorReference,
+      depositId: request.refund?.operatorReference,
+      amount: amountOf(request),
+      currency: request.currency,
+      clientReferenceId: clientReferenceOf(request),
+    }
   return {
     [idField]: request.operatorReference,
-    // What moves on the customer's wallet ("5000" XOF, "10.5" GHS: no trailing zeros, v2's pattern).
-    amount: String(toMajorUnits(request.amountMinor, request.currency)),
+    amount: amountOf(request),
     currency: request.currency,
     [partyField]: {
       type: 'MMO',
       accountDetails: { phoneNumber: request.phoneNumber.replace(/\D/g, ''), provider },
     },
     clientReferenceId: clientReferenceOf(request),
-    customerMessage: customerMessage(request),
+    ...(request.statementDescriptor ? { customerMessage: request.statementDescriptor } : {}),
   }
 }
 
@@ -87,6 +105,18 @@ const endings: Record<string, Ending> = {
   PROVIDER_TEMPORARILY_UNAVAILABLE: {
     status: 'error',
     message: 'The provider is temporarily unavailable at pawaPay.',
+  },
+  // A refund REJECTED (PP-KIT refunds.md, the simulator's errors): pawaPay created nothing, so nothing moved.
+  NOT_FOUND: { status: 'error', message: 'pawaPay does not know the payment this refund gives back.' },
+  INVALID_STATE: { status: 'error', message: 'pawaPay cannot refund the payment in its current state.' },
+  AMOUNT_TOO_LARGE: {
+    status: 'error',
+    message: 'pawaPay has less left to refund of the payment than asked.',
+  },
+  DEPOSIT_ALREADY_REFUNDED: { status: 'error', message: 'pawaPay has already refunded the whole payment.' },
+  REFUND_IN_PROGRESS: {
+    status: 'error',
+    message: 'pawaPay is processing another refund of the payment; refund again once it has ended.',
   },
 }
 
@@ -148,7 +178,11 @@ export function outcomeOfStatus(body: unknown, pollAfterMs: number): ProviderOut
     typeof data?.providerTransactionId === 'string' && data.providerTransactionId
       ? data.providerTransactionId
       : undefined
-  const reference = providerReference ? { providerReference } : {}
+  // FOUND: pawaPay's own record of the payment, which proves it holds it.
+  const reference = {
+    ...(providerReference ? { providerReference } : {}),
+    ...(data ? { fromOperatorRecord: true } : {}),
+  }
   if (data?.status === 'COMPLETED') return { status: 'succeeded', ...reference }
   if (data?.status === 'FAILED') {
     const ending = endingOf(data.failureReason, {
@@ -160,7 +194,7 @@ export function outcomeOfStatus(body: unknown, pollAfterMs: number): ProviderOut
   }
   // REDIRECT_AUTH providers (PP-KIT): the customer authorises at authorizationUrl.
   const redirectUrl = typeof data?.authorizationUrl === 'string' ? data.authorizationUrl : undefined
-  return { status: 'pending', pollAfterMs, ...(redirectUrl ? { redirectUrl } : {}) }
+  return { status: 'pending', pollAfterMs, ...reference, ...(redirectUrl ? { redirectUrl } : {}) }
 }
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

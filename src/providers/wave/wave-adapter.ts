@@ -14,6 +14,7 @@ import {
   outcomeOfPayout,
   outcomeOfSession,
   payoutBody,
+  refundedSessionOf,
   sideOfClientReference,
 } from './wire.ts'
 
@@ -65,7 +66,44 @@ export function createWaveAdapter(options: WaveAdapterOptions): ProviderAdapter 
     pollAfterMs: pollDelayMs(request, nowUs),
   })
 
+  /**
+   * POST /v1/checkout/sessions/:id/refund: 200 with no body refunds the whole session, and asking
+   * again refunds nothing more (so a poll asks again); a session Wave cannot refund is refused.
+   */
+  async function refundSession(
+    request: ProviderRequest,
+    sessionId: string,
+    nowUs: number,
+  ): Promise<ProviderOutcome> {
+    let answer: WaveAnswer
+    try {
+      answer = await call(
+        'POST',
+        `/v1/checkout/sessions/${encodeURIComponent(sessionId)}/refund`,
+        undefined,
+        {
+          'idempotency-key': request.operatorReference ?? clientReferenceOf(request),
+        },
+      )
+    } catch {
+      return pending(request, nowUs)
+    }
+    if (answer.status === 200) return { status: 'succeeded', fromOperatorRecord: true }
+    if (answer.status >= 500 || answer.status === 429) return pending(request, nowUs)
+    const code = isObject(answer.body) && typeof answer.body.code === 'string' ? answer.body.code : undefined
+    // Wave declined this refund (a session it cannot refund), or refused the request itself: either way nothing moved.
+    return {
+      status: code === 'checkout-refund-failed' ? 'failed' : 'error',
+      reason: {
+        code: code ? `wave_${code.replaceAll('-', '_')}` : 'operator_refused',
+        message: `Wave refused to refund the checkout session (HTTP ${answer.status}${code ? ` ${code}` : ''}).`,
+      },
+    }
+  }
+
   async function initiate(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
+    const sessionId = refundedSessionOf(request)
+    if (sessionId) return refundSession(request, sessionId, nowUs)
     const cashIn = request.direction === 'cash-in'
     let answer: WaveAnswer
     try {
@@ -100,6 +138,8 @@ export function createWaveAdapter(options: WaveAdapterOptions): ProviderAdapter 
 
   /** By its id once known; otherwise by client_reference, which a lost answer cannot hide. */
   async function pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
+    const sessionId = refundedSessionOf(request)
+    if (sessionId) return refundSession(request, sessionId, nowUs)
     const cashIn = request.direction === 'cash-in'
     const delay = pollDelayMs(request, nowUs)
     try {

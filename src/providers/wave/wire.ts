@@ -32,20 +32,36 @@ export function checkoutBody(request: ProviderRequest, returnUrl: string): Recor
   }
 }
 
+/**
+ * A payout (D-PAYOUT "Create a payout"): `name` is the recipient's, as the merchant gave it (Wave
+ * uses it for the recipient), left out when it gave none; `payment_reason` (at most 40 characters)
+ * is the text the customer sees.
+ */
 export function payoutBody(request: ProviderRequest): Record<string, unknown> {
   return {
     currency: request.currency,
     receive_amount: waveAmount(request),
     mobile: request.phoneNumber,
-    name: 'Sika customer',
+    ...(request.customerName ? { name: request.customerName.slice(0, 255) } : {}),
     client_reference: clientReferenceOf(request),
+    ...(request.statementDescriptor ? { payment_reason: request.statementDescriptor } : {}),
   }
+}
+
+/**
+ * The checkout session a refund gives back whole, when it does: Wave refunds only whole sessions
+ * (POST /v1/checkout/sessions/:id/refund), so a refund of part of one is a payout of that part.
+ */
+export function refundedSessionOf(request: ProviderRequest): string | undefined {
+  const refunded = request.refund
+  if (!refunded?.providerReference || request.amountMinor !== refunded.paidAmountMinor) return undefined
+  return refunded.providerReference
 }
 
 /** A checkout session as our outcome: paid is succeeded, expired canceled; open stays pending for the customer. */
 export function outcomeOfSession(session: Record<string, unknown>, pollAfterMs: number): ProviderOutcome {
   const providerReference = typeof session.id === 'string' ? session.id : undefined
-  const reference = providerReference ? { providerReference } : {}
+  const reference = { ...(providerReference ? { providerReference } : {}), fromOperatorRecord: true }
   if (session.payment_status === 'succeeded') return { status: 'succeeded', ...reference }
   if (session.checkout_status === 'expired' || session.payment_status === 'cancelled')
     return {
@@ -66,7 +82,7 @@ export function outcomeOfSession(session: Record<string, unknown>, pollAfterMs: 
 /** A payout as our outcome: processing stays pending; failed and reversed moved no money to the customer. */
 export function outcomeOfPayout(payout: Record<string, unknown>, pollAfterMs: number): ProviderOutcome {
   const providerReference = typeof payout.id === 'string' ? payout.id : undefined
-  const reference = providerReference ? { providerReference } : {}
+  const reference = { ...(providerReference ? { providerReference } : {}), fromOperatorRecord: true }
   if (payout.status === 'succeeded') return { status: 'succeeded', ...reference }
   if (payout.status === 'failed' || payout.status === 'reversed') {
     const error = payout.payout_error as { error_code?: unknown; error_message?: unknown } | undefined
