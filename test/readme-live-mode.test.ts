@@ -30,7 +30,7 @@ function liveModeScript(port: number): string {
     .replaceAll('PORT=3000', `PORT=${port}`)
 }
 
-test('the README’s Live mode section runs as written: a live MTN MoMo collect, then a Wave payout', async () => {
+test('the README’s Live mode section runs as written: a live MTN MoMo collect, a Wave payout, an MTN refund', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'sika-readme-live-'))
   const port = await freePort()
   const child = spawn('bash', ['-c', liveModeScript(port)], {
@@ -54,7 +54,17 @@ test('the README’s Live mode section runs as written: a live MTN MoMo collect,
       .split('\n')
       .filter((line) => line.startsWith('{"success"'))
       .map((line) => JSON.parse(line))
-    const [collected, collectList, firstBalance, paid, payoutList, lastBalance] = answers
+    const [
+      collected,
+      collectList,
+      firstBalance,
+      paid,
+      payoutList,
+      payoutBalance,
+      refunded,
+      refundList,
+      lastBalance,
+    ] = answers
     assert.equal(collected?.data.collect.status, 'pending', output)
     assert.equal(collectList?.data.collects[0].status, 'succeeded', output)
     assert.ok(collectList?.data.collects[0].operatorReference, 'the record names the payment at MTN')
@@ -62,7 +72,10 @@ test('the README’s Live mode section runs as written: a live MTN MoMo collect,
     assert.deepEqual(xof(firstBalance), { currency: 'XOF', balance: 4925, held: 0, available: 4925 })
     assert.equal(paid?.data.disbursement.operation, 'disbursement', output)
     assert.equal(payoutList?.data.disbursements[0].status, 'succeeded', output)
-    assert.deepEqual(xof(lastBalance), { currency: 'XOF', balance: 2915, held: 0, available: 2915 })
+    assert.deepEqual(xof(payoutBalance), { currency: 'XOF', balance: 2915, held: 0, available: 2915 })
+    assert.equal(refunded?.data.refund.collect, collectList.data.collects[0].token, output)
+    assert.equal(refundList?.data.refunds[0].status, 'succeeded', output)
+    assert.deepEqual(xof(lastBalance), { currency: 'XOF', balance: 1915, held: 0, available: 1915 })
   } finally {
     clearTimeout(timer)
     try {
