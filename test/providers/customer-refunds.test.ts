@@ -271,13 +271,18 @@ describeEachStore(
           if (from === 'wave') await control('wave', 'revoke-api-key', {})
         }
         let opened: Awaited<ReturnType<typeof transferWhoseToSideFails>>
+        let refund: Record<string, any>
         try {
           opened = await transferWhoseToSideFails(from, to, revokeWaveKey)
+          // The refund goes to Wave once the transfer's failure is written: wait for Wave's answer.
+          refund = await pollUntilDefined(async () => {
+            const now = await refundOf(opened.token)
+            return from !== 'wave' || now.status !== 'pending' ? now : undefined
+          }, 'the refund to be answered')
         } finally {
           if (from === 'wave') await control('wave', 'restore-api-key', {})
         }
         const { token, refunded } = opened
-        let refund = await refundOf(token)
         if (from !== 'wave') {
           const reference = await operatorReferenceOf(refund.token, 'main')
           if (from === 'pawapay')

@@ -1,7 +1,7 @@
 import { pollDelayMs, unsignedNotification } from '../operator-polling.ts'
 import type { ProviderAdapter, ProviderOutcome, ProviderRequest } from '../provider.ts'
 import { createMtnClient, type MtnConnection } from './client.ts'
-import { outcomeOfStatus, paymentBody, paymentOf, productOf, resourceOf } from './wire.ts'
+import { outcomeOfStatus, paymentBody, productOf, resourceOf } from './wire.ts'
 
 export interface MtnMomoAdapterOptions {
   connection: MtnConnection
@@ -37,7 +37,7 @@ export function createMtnMomoAdapter(options: MtnMomoAdapterOptions): ProviderAd
       answer = await client.api(
         product,
         'POST',
-        resourceOf(paymentOf(request)),
+        resourceOf(request),
         { 'x-reference-id': reference, 'x-callback-url': callbackUrl(request) },
         paymentBody(request),
       )
@@ -61,7 +61,7 @@ export function createMtnMomoAdapter(options: MtnMomoAdapterOptions): ProviderAd
     const product = productOf(request)
     if (!request.operatorReference) return unknownOutcome(request, nowUs)
     try {
-      const path = `${resourceOf(paymentOf(request))}/${request.operatorReference}`
+      const path = `${resourceOf(request)}/${request.operatorReference}`
       const answer = await client.api(product, 'GET', path)
       if (answer.status !== 200 || typeof answer.body !== 'object' || answer.body === null)
         return unknownOutcome(request, nowUs)

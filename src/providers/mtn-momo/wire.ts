@@ -11,21 +11,18 @@ import type { ProviderOutcome, ProviderRequest } from '../provider.ts'
 
 export type Product = 'collection' | 'disbursement'
 
-/** Which of MTN's payments a side is. */
-export type Payment = 'requesttopay' | 'transfer' | 'refund'
-
-export function paymentOf(request: Pick<ProviderRequest, 'direction' | 'refund'>): Payment {
-  if (request.refund?.operatorReference) return 'refund'
-  return request.direction === 'cash-in' ? 'requesttopay' : 'transfer'
-}
+/** Whether the side is a refund of a RequestToPay Sika made, which MTN knows by its X-Reference-Id. */
+const refundsRequestToPay = (request: Pick<ProviderRequest, 'refund'>) =>
+  request.refund?.operatorReference !== undefined
 
 export function productOf(request: Pick<ProviderRequest, 'direction' | 'refund'>): Product {
-  return paymentOf(request) === 'requesttopay' ? 'collection' : 'disbursement'
+  return request.direction === 'cash-in' && !refundsRequestToPay(request) ? 'collection' : 'disbursement'
 }
 
-/** The resource path of the payment: requesttopay, transfer or refund. */
-export function resourceOf(payment: Payment): string {
-  return `/${payment === 'requesttopay' ? 'collection' : 'disbursement'}/v1_0/${payment}`
+/** The resource path of the side's payment: a RequestToPay, a Transfer or a Refund. */
+export function resourceOf(request: Pick<ProviderRequest, 'direction' | 'refund'>): string {
+  if (refundsRequestToPay(request)) return '/disbursement/v1_0/refund'
+  return productOf(request) === 'collection' ? '/collection/v1_0/requesttopay' : '/disbursement/v1_0/transfer'
 }
 
 /**
@@ -33,7 +30,6 @@ export function resourceOf(payment: Payment): string {
  * characters, no apostrophe) are the text the customer sees, left out when the side has none.
  */
 export function paymentBody(request: ProviderRequest): Record<string, unknown> {
-  const payment = paymentOf(request)
   const party = { partyIdType: 'MSISDN', partyId: request.phoneNumber.replace(/\D/g, '') }
   const text = request.statementDescriptor
   return {
@@ -42,9 +38,9 @@ export function paymentBody(request: ProviderRequest): Record<string, unknown> {
     currency: request.currency,
     externalId: request.token,
     // A refund pays the refunded request's payer: MTN takes the party from that request.
-    ...(payment === 'refund'
+    ...(refundsRequestToPay(request)
       ? { referenceIdToRefund: request.refund?.operatorReference }
-      : { [payment === 'requesttopay' ? 'payer' : 'payee']: party }),
+      : { [productOf(request) === 'collection' ? 'payer' : 'payee']: party }),
     ...(text ? { payerMessage: text, payeeNote: text } : {}),
   }
 }

@@ -6,7 +6,7 @@ import type {
   ProviderOutcome,
   ProviderRequest,
 } from '../provider.ts'
-import { createWaveClient, type WaveAnswer } from './client.ts'
+import { createWaveClient, type WaveAnswer, type WaveCall } from './client.ts'
 import { verifyWaveSignature } from './signature.ts'
 import {
   checkoutBody,
@@ -54,6 +54,37 @@ function parseWaveWebhook(
 }
 
 /**
+ * POST /v1/checkout/sessions/:id/refund: 200 with no body refunds the whole session, and asking
+ * again refunds nothing more (so a poll asks again); a session Wave cannot refund is refused.
+ */
+async function refundSession(
+  call: WaveCall,
+  request: ProviderRequest,
+  sessionId: string,
+  pending: ProviderOutcome,
+): Promise<ProviderOutcome> {
+  let answer: WaveAnswer
+  try {
+    answer = await call('POST', `/v1/checkout/sessions/${encodeURIComponent(sessionId)}/refund`, undefined, {
+      'idempotency-key': request.operatorReference ?? clientReferenceOf(request),
+    })
+  } catch {
+    return pending
+  }
+  if (answer.status === 200) return { status: 'succeeded', fromOperatorRecord: true }
+  if (answer.status >= 500 || answer.status === 429) return pending
+  const code = isObject(answer.body) && typeof answer.body.code === 'string' ? answer.body.code : undefined
+  // Wave declined this refund (a session it cannot refund), or refused the request itself: either way nothing moved.
+  return {
+    status: code === 'checkout-refund-failed' ? 'failed' : 'error',
+    reason: {
+      code: code ? `wave_${code.replaceAll('-', '_')}` : 'operator_refused',
+      message: `Wave refused to refund the checkout session (HTTP ${answer.status}${code ? ` ${code}` : ''}).`,
+    },
+  }
+}
+
+/**
  * Wave Business API (CONTRACT.md, Operators). Cash-in is a checkout session whose wave_launch_url
  * becomes the record's redirectUrl; cash-out a payout under Idempotency-Key = the side's operator
  * reference, so a retry is the same payout. Anything without a clear answer stays pending and is
@@ -66,44 +97,9 @@ export function createWaveAdapter(options: WaveAdapterOptions): ProviderAdapter 
     pollAfterMs: pollDelayMs(request, nowUs),
   })
 
-  /**
-   * POST /v1/checkout/sessions/:id/refund: 200 with no body refunds the whole session, and asking
-   * again refunds nothing more (so a poll asks again); a session Wave cannot refund is refused.
-   */
-  async function refundSession(
-    request: ProviderRequest,
-    sessionId: string,
-    nowUs: number,
-  ): Promise<ProviderOutcome> {
-    let answer: WaveAnswer
-    try {
-      answer = await call(
-        'POST',
-        `/v1/checkout/sessions/${encodeURIComponent(sessionId)}/refund`,
-        undefined,
-        {
-          'idempotency-key': request.operatorReference ?? clientReferenceOf(request),
-        },
-      )
-    } catch {
-      return pending(request, nowUs)
-    }
-    if (answer.status === 200) return { status: 'succeeded', fromOperatorRecord: true }
-    if (answer.status >= 500 || answer.status === 429) return pending(request, nowUs)
-    const code = isObject(answer.body) && typeof answer.body.code === 'string' ? answer.body.code : undefined
-    // Wave declined this refund (a session it cannot refund), or refused the request itself: either way nothing moved.
-    return {
-      status: code === 'checkout-refund-failed' ? 'failed' : 'error',
-      reason: {
-        code: code ? `wave_${code.replaceAll('-', '_')}` : 'operator_refused',
-        message: `Wave refused to refund the checkout session (HTTP ${answer.status}${code ? ` ${code}` : ''}).`,
-      },
-    }
-  }
-
   async function initiate(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
     const sessionId = refundedSessionOf(request)
-    if (sessionId) return refundSession(request, sessionId, nowUs)
+    if (sessionId) return refundSession(call, request, sessionId, pending(request, nowUs))
     const cashIn = request.direction === 'cash-in'
     let answer: WaveAnswer
     try {
@@ -139,7 +135,7 @@ export function createWaveAdapter(options: WaveAdapterOptions): ProviderAdapter 
   /** By its id once known; otherwise by client_reference, which a lost answer cannot hide. */
   async function pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
     const sessionId = refundedSessionOf(request)
-    if (sessionId) return refundSession(request, sessionId, nowUs)
+    if (sessionId) return refundSession(call, request, sessionId, pending(request, nowUs))
     const cashIn = request.direction === 'cash-in'
     const delay = pollDelayMs(request, nowUs)
     try {
