@@ -2,7 +2,6 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import type { AppContext } from '../app/context.ts'
 import { operationKindNames, operationKinds } from '../domain/kinds.ts'
 import { describeSandboxBehaviour, sandboxBehaviours } from '../domain/sandbox-outcomes.ts'
 import { type ErrorCode, errorRegistry } from '../errors.ts'
@@ -13,7 +12,7 @@ import { ErrorEnvelope, EventType, operationRecordOf } from './schemas.ts'
  * responses: there is no second copy to keep in step. This file only adds what routes do not
  * say themselves: the security schemes, the error answers, tags, and the callback as a webhook.
  */
-export async function registerOpenApi(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -24,7 +23,9 @@ export async function registerOpenApi(app: FastifyInstance, context: AppContext)
         contact: { name: 'Sika', url: 'https://sika.example/support' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Sika' },
       },
-      servers: [{ url: context.config.publicBaseUrl, description: 'This Sika instance' }],
+      // Relative: "Try it out" calls the origin the page was opened at (localhost, 127.0.0.1 or a
+      // public name alike), which is also the only origin the page's Content-Security-Policy allows.
+      servers: [{ url: '/', description: 'This Sika instance: the origin that serves this document' }],
       tags: [
         ...operationKindNames.map((kind) => ({ name: kind, description: operationKinds[kind].summary })),
         {

@@ -66,7 +66,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   // Before any route it covers is declared (/docs, /openapi.json, the checkout pages, /api/v1).
   await registerRateLimits(app, context)
 
-  await registerOpenApi(app, context)
+  await registerOpenApi(app)
   healthRoutes(app, context)
   metricsRoutes(app, context)
   await app.register(
