@@ -76,8 +76,7 @@ export function loadConfig(environment: Environment = process.env): Config {
   }
 
   const port = integer('PORT', 3000, 0, 65535)
-  // Only this machine by default: a first start prints its demo keys, and a laptop's other
-  // interfaces reach whatever network it is on. A container sets HOST=0.0.0.0.
+  // This machine only, unless told (a first start prints demo keys); a container sets HOST=0.0.0.0.
   const host = read('HOST') ?? '127.0.0.1'
   const database = databaseLocation(read('DATABASE_URL') ?? defaultDatabaseUrl, problems)
   const databaseTimeoutMs = parseDuration('DATABASE_TIMEOUT', read('DATABASE_TIMEOUT'), 2000, problems)
