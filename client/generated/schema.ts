@@ -517,7 +517,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description ok (/health) or ready (/ready) */
                         status: string;
+                        /** @description The database: sqlite or postgres */
                         store?: string;
                         /** @description Where rate limits are counted: redis (shared), memory (this instance) or off. */
                         rateLimit?: string;
@@ -544,7 +546,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description ok (/health) or ready (/ready) */
                         status: string;
+                        /** @description The database: sqlite or postgres */
                         store?: string;
                         /** @description Where rate limits are counted: redis (shared), memory (this instance) or off. */
                         rateLimit?: string;
@@ -560,14 +564,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -576,6 +590,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -607,14 +622,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -623,6 +648,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -652,22 +678,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under channels */
                         data: {
+                            /** @description Every channel and country this merchant may use in the key’s mode; live mode lists only the connected ones */
                             channels: {
+                                /** @description The operator code to send as channel */
                                 channel: string;
+                                /** @description The channel’s name, for people: Orange Money, MTN Mobile Money... */
                                 name: string;
+                                /** @description A country it serves (ISO 3166-1 alpha-2) */
                                 country: string;
+                                /** @description That country’s currency */
                                 currency: string;
+                                /** @description What it serves there, with its limits and this merchant’s fees */
                                 operations: {
+                                    /** @description A kind this channel serves in this country: collect, recharge, disbursement or withdraw (a transfer’s from side is a collect, its to side a disbursement) */
                                     operation: string;
+                                    /** @description The smallest amount accepted, in major units */
                                     minAmount: number;
+                                    /** @description The largest amount accepted, in major units */
                                     maxAmount: number;
+                                    /** @description This merchant’s fee for it, and who bears it: supportedByAccount false means the customer bears the fee, not that the operation is refused */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
                                 }[];
@@ -687,14 +730,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -703,6 +756,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -714,14 +768,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -730,6 +794,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -741,14 +806,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -757,6 +832,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -768,14 +844,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -784,6 +870,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -795,14 +882,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -811,6 +908,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -822,14 +920,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -838,6 +946,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -847,13 +956,19 @@ export interface operations {
     listCollects: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -873,44 +988,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under collects */
                         data: {
+                            /** @description The records of this page, newest first */
                             collects: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "collect";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -918,19 +1064,31 @@ export interface operations {
                                 refundedAmount: number;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -948,14 +1106,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -964,6 +1132,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -975,14 +1144,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -991,6 +1170,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1002,14 +1182,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1018,6 +1208,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1029,14 +1220,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1045,6 +1246,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1056,14 +1258,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1072,6 +1284,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1083,14 +1296,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1099,6 +1322,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1130,32 +1354,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Major units of the country’s currency */
+                    /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                     amount: number;
-                    /** @description Operator code, see GET /api/v1/channels */
+                    /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                     channel: string;
-                    /** @description ISO 3166-1 alpha-2 */
+                    /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                     country: string;
+                    /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                     customer: {
+                        /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                         fullName?: string;
                         /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @description The customer’s email, up to 254 characters
+                         */
                         email?: string;
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -1207,44 +1454,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under collect */
                         data: {
+                            /** @description The collect, as its details endpoint answers it */
                             collect: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "collect";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -1262,14 +1540,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1278,6 +1566,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1293,14 +1582,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1309,6 +1608,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1320,14 +1620,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1336,6 +1646,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1347,14 +1658,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1363,6 +1684,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1374,14 +1696,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1390,6 +1722,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1401,14 +1734,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1417,6 +1760,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1436,14 +1780,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1452,6 +1806,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1463,14 +1818,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1479,6 +1844,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1490,14 +1856,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1506,6 +1882,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1517,14 +1894,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1533,6 +1920,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1544,6 +1932,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -1592,44 +1981,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under collect */
                         data: {
+                            /** @description The collect, as its details endpoint answers it */
                             collect: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "collect";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -1651,14 +2071,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1667,6 +2097,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1678,14 +2109,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1694,6 +2135,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1705,14 +2147,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1721,6 +2173,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1732,14 +2185,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1748,6 +2211,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1759,14 +2223,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1775,6 +2249,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1786,14 +2261,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1802,6 +2287,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1811,13 +2297,19 @@ export interface operations {
     listRecharges: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -1837,62 +2329,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under recharges */
                         data: {
+                            /** @description The records of this page, newest first */
                             recharges: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "recharge";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -1910,14 +2445,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1926,6 +2471,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1937,14 +2483,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1953,6 +2509,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1964,14 +2521,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1980,6 +2547,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1991,14 +2559,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2007,6 +2585,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2018,14 +2597,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2034,6 +2623,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2045,14 +2635,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2061,6 +2661,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2091,32 +2692,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Major units of the country’s currency */
+                    /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                     amount: number;
-                    /** @description Operator code, see GET /api/v1/channels */
+                    /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                     channel: string;
-                    /** @description ISO 3166-1 alpha-2 */
+                    /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                     country: string;
+                    /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                     customer: {
+                        /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                         fullName?: string;
                         /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @description The customer’s email, up to 254 characters
+                         */
                         email?: string;
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -2167,44 +2791,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under recharge */
                         data: {
+                            /** @description The recharge, as its details endpoint answers it */
                             recharge: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "recharge";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -2220,14 +2875,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2236,6 +2901,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2251,14 +2917,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2267,6 +2943,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2278,14 +2955,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2294,6 +2981,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2305,14 +2993,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2321,6 +3019,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2332,14 +3031,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2348,6 +3057,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2359,14 +3069,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2375,6 +3095,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2394,14 +3115,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2410,6 +3141,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2421,14 +3153,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2437,6 +3179,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2448,14 +3191,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2464,6 +3217,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2475,14 +3229,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2491,6 +3255,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2502,6 +3267,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -2549,44 +3315,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under recharge */
                         data: {
+                            /** @description The recharge, as its details endpoint answers it */
                             recharge: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "recharge";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -2606,14 +3403,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2622,6 +3429,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2633,14 +3441,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2649,6 +3467,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2660,14 +3479,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2676,6 +3505,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2687,14 +3517,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2703,6 +3543,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2714,14 +3555,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2730,6 +3581,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2741,14 +3593,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2757,6 +3619,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2766,13 +3629,19 @@ export interface operations {
     listDisbursements: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -2792,62 +3661,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under disbursements */
                         data: {
+                            /** @description The records of this page, newest first */
                             disbursements: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "disbursement";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -2865,14 +3777,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2881,6 +3803,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2892,14 +3815,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2908,6 +3841,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2919,14 +3853,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2935,6 +3879,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2946,14 +3891,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2962,6 +3917,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2973,14 +3929,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2989,6 +3955,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3000,14 +3967,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3016,6 +3993,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3046,32 +4024,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Major units of the country’s currency */
+                    /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                     amount: number;
-                    /** @description Operator code, see GET /api/v1/channels */
+                    /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                     channel: string;
-                    /** @description ISO 3166-1 alpha-2 */
+                    /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                     country: string;
+                    /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                     customer: {
+                        /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                         fullName?: string;
                         /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @description The customer’s email, up to 254 characters
+                         */
                         email?: string;
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -3122,44 +4123,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under disbursement */
                         data: {
+                            /** @description The disbursement, as its details endpoint answers it */
                             disbursement: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "disbursement";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -3175,14 +4207,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3191,6 +4233,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3206,14 +4249,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3222,6 +4275,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3233,14 +4287,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3249,6 +4313,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3260,14 +4325,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3276,6 +4351,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3287,14 +4363,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3303,6 +4389,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3314,14 +4401,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3330,6 +4427,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3349,14 +4447,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3365,6 +4473,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3376,14 +4485,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3392,6 +4511,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3403,14 +4523,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3419,6 +4549,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3430,14 +4561,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3446,6 +4587,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3457,6 +4599,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -3504,44 +4647,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under disbursement */
                         data: {
+                            /** @description The disbursement, as its details endpoint answers it */
                             disbursement: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "disbursement";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -3561,14 +4735,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3577,6 +4761,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3588,14 +4773,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3604,6 +4799,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3615,14 +4811,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3631,6 +4837,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3642,14 +4849,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3658,6 +4875,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3669,14 +4887,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3685,6 +4913,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3696,14 +4925,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3712,6 +4951,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3721,13 +4961,19 @@ export interface operations {
     listWithdraws: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -3747,62 +4993,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under disbursements */
                         data: {
+                            /** @description The records of this page, newest first */
                             disbursements: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "withdraw";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -3820,14 +5109,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3836,6 +5135,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3847,14 +5147,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3863,6 +5173,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3874,14 +5185,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3890,6 +5211,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3901,14 +5223,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3917,6 +5249,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3928,14 +5261,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3944,6 +5287,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3955,14 +5299,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3971,6 +5325,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4001,32 +5356,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Major units of the country’s currency */
+                    /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                     amount: number;
-                    /** @description Operator code, see GET /api/v1/channels */
+                    /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                     channel: string;
-                    /** @description ISO 3166-1 alpha-2 */
+                    /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                     country: string;
+                    /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                     customer: {
+                        /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                         fullName?: string;
                         /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @description The customer’s email, up to 254 characters
+                         */
                         email?: string;
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -4077,44 +5455,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under withdraw */
                         data: {
+                            /** @description The withdraw, as its details endpoint answers it */
                             withdraw: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "withdraw";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -4130,14 +5539,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4146,6 +5565,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4161,14 +5581,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4177,6 +5607,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4188,14 +5619,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4204,6 +5645,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4215,14 +5657,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4231,6 +5683,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4242,14 +5695,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4258,6 +5721,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4269,14 +5733,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4285,6 +5759,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4304,14 +5779,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4320,6 +5805,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4331,14 +5817,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4347,6 +5843,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4358,14 +5855,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4374,6 +5881,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4385,14 +5893,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4401,6 +5919,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4412,6 +5931,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -4459,44 +5979,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under withdraw */
                         data: {
+                            /** @description The withdraw, as its details endpoint answers it */
                             withdraw: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "withdraw";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -4516,14 +6067,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4532,6 +6093,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4543,14 +6105,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4559,6 +6131,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4570,14 +6143,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4586,6 +6169,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4597,14 +6181,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4613,6 +6207,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4624,14 +6219,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4640,6 +6245,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4651,14 +6257,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4667,6 +6283,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4676,13 +6293,19 @@ export interface operations {
     listTransfers: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -4702,95 +6325,165 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transfers */
                         data: {
+                            /** @description The records of this page, newest first */
                             transfers: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "transfer";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 from: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 to: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -4808,14 +6501,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4824,6 +6527,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4835,14 +6539,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4851,6 +6565,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4862,14 +6577,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4878,6 +6603,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4889,14 +6615,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4905,6 +6641,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4916,14 +6653,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4932,6 +6679,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4943,14 +6691,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4959,6 +6717,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4998,49 +6757,79 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description One side of the transfer: from is collected from its customer (priced as a collect), to is paid out to its customer (priced as a disbursement) once from succeeded; both sides share a currency */
                     from: {
-                        /** @description Major units of the country’s currency */
+                        /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                         amount: number;
-                        /** @description Operator code, see GET /api/v1/channels */
+                        /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                         channel: string;
-                        /** @description ISO 3166-1 alpha-2 */
+                        /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                         country: string;
+                        /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                         customer: {
+                            /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                             fullName?: string;
                             /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                             phoneNumber: string;
-                            /** Format: email */
+                            /**
+                             * Format: email
+                             * @description The customer’s email, up to 254 characters
+                             */
                             email?: string;
                         };
                     };
+                    /** @description One side of the transfer: from is collected from its customer (priced as a collect), to is paid out to its customer (priced as a disbursement) once from succeeded; both sides share a currency */
                     to: {
-                        /** @description Major units of the country’s currency */
+                        /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                         amount: number;
-                        /** @description Operator code, see GET /api/v1/channels */
+                        /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                         channel: string;
-                        /** @description ISO 3166-1 alpha-2 */
+                        /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                         country: string;
+                        /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                         customer: {
+                            /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                             fullName?: string;
                             /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                             phoneNumber: string;
-                            /** Format: email */
+                            /**
+                             * Format: email
+                             * @description The customer’s email, up to 254 characters
+                             */
                             email?: string;
                         };
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -5115,77 +6904,135 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transfer */
                         data: {
+                            /** @description The transfer, as its details endpoint answers it */
                             transfer: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "transfer";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 from: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 to: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -5201,14 +7048,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5217,6 +7074,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5232,14 +7090,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5248,6 +7116,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5259,14 +7128,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5275,6 +7154,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5286,14 +7166,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5302,6 +7192,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5313,14 +7204,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5329,6 +7230,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5340,14 +7242,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5356,6 +7268,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5375,14 +7288,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5391,6 +7314,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5402,14 +7326,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5418,6 +7352,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5429,14 +7364,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5445,6 +7390,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5456,14 +7402,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5472,6 +7428,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5483,6 +7440,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -5554,77 +7512,135 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transfer */
                         data: {
+                            /** @description The transfer, as its details endpoint answers it */
                             transfer: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "transfer";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 from: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 to: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -5644,14 +7660,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5660,6 +7686,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5671,14 +7698,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5687,6 +7724,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5698,14 +7736,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5714,6 +7762,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5725,14 +7774,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5741,6 +7800,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5752,14 +7812,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5768,6 +7838,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5779,14 +7850,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5795,6 +7876,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5806,6 +7888,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -5824,7 +7907,10 @@ export interface operations {
                     merchantReference: string;
                     /** @description Major units; what is left to refund when absent */
                     amount?: number;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the refund’s statuses are POSTed; the refunded operation’s callbackUrl when absent
+                     */
                     callbackUrl?: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -5868,34 +7954,58 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under refund */
                         data: {
+                            /** @description The refund, as its details endpoint answers it */
                             refund: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "refund";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description What is paid back, in major units; no fee is charged on it */
                                 amount: number;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description The refunded collect's token */
                                 collect: string;
+                                /** @description The collect’s customer, who is paid back */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The collect’s channel, through which the money goes back */
                                 channel: string;
+                                /** @description The collect’s country */
                                 country: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -5913,14 +8023,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5929,6 +8049,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5944,14 +8065,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5960,6 +8091,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5971,14 +8103,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5987,6 +8129,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5998,14 +8141,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6014,6 +8167,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6029,14 +8183,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference" | "refund_exceeds_collected";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6045,6 +8209,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6056,14 +8221,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6072,6 +8247,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6083,14 +8259,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6099,6 +8285,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6116,14 +8303,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "not_refundable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6132,6 +8329,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6143,14 +8341,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6159,6 +8367,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6170,14 +8379,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6186,6 +8405,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6197,14 +8417,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6213,6 +8443,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6222,13 +8453,19 @@ export interface operations {
     listRefunds: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -6248,34 +8485,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under refunds */
                         data: {
+                            /** @description The records of this page, newest first */
                             refunds: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "refund";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description What is paid back, in major units; no fee is charged on it */
                                 amount: number;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description The refunded collect's token */
                                 collect: string;
+                                /** @description The collect’s customer, who is paid back */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The collect’s channel, through which the money goes back */
                                 channel: string;
+                                /** @description The collect’s country */
                                 country: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -6283,19 +8544,31 @@ export interface operations {
                                 operatorReference?: string;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -6313,14 +8586,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6329,6 +8612,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6340,14 +8624,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6356,6 +8650,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6367,14 +8662,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6383,6 +8688,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6394,14 +8700,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6410,6 +8726,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6421,14 +8738,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6437,6 +8764,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6448,14 +8776,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6464,6 +8802,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6475,6 +8814,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -6515,34 +8855,58 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under refund */
                         data: {
+                            /** @description The refund, as its details endpoint answers it */
                             refund: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "refund";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description What is paid back, in major units; no fee is charged on it */
                                 amount: number;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description The refunded collect's token */
                                 collect: string;
+                                /** @description The collect’s customer, who is paid back */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The collect’s channel, through which the money goes back */
                                 channel: string;
+                                /** @description The collect’s country */
                                 country: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -6564,14 +8928,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6580,6 +8954,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6591,14 +8966,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6607,6 +8992,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6618,14 +9004,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6634,6 +9030,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6645,14 +9042,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6661,6 +9068,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6672,14 +9080,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6688,6 +9106,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6699,14 +9118,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6715,6 +9144,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6724,10 +9154,15 @@ export interface operations {
     listTransactions: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the movements of this type */
                 type?: "cash-in" | "cash-out" | "reversal";
+                /** @description Only the movements of this kind of operation */
                 operation?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer" | "refund";
+                /** @description Only the movements with this status: pending (a hold), succeeded (posted), canceled (released) */
                 status?: "pending" | "succeeded" | "canceled";
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -6749,17 +9184,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transactions */
                         data: {
+                            /** @description The records of this page, newest first */
                             transactions: {
+                                /** @description TX<yyyymmdd>.<first group of the operation’s token>.<8-digit sequence of the merchant>, e.g. TX20261121.k3v9q.00000042 */
                                 reference: string;
+                                /** @description The kind of operation that moved the money */
                                 operation: string;
+                                /** @description The cashAmount of that operation (or side), in major units */
                                 amount: number;
+                                /** @description cash-in: credited (a collect, a recharge, a transfer’s from side); cash-out: taken (a disbursement, a withdraw, a transfer’s to side); reversal: a refund paying a customer back */
                                 type: "cash-in" | "cash-out" | "reversal";
+                                /** @description pending: a hold on the balance (a cash-out or refund in flight); succeeded: posted; canceled: a hold released, nothing moved */
                                 status: "pending" | "succeeded" | "canceled";
+                                /** @description When the movement was written (as initiationDate) */
                                 date: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description Of the operation that moved the money */
                                 merchantReference: string;
@@ -6769,19 +9216,31 @@ export interface operations {
                                 balanceAfter: number | null;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -6800,14 +9259,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6816,6 +9285,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6827,14 +9297,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6843,6 +9323,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6854,14 +9335,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6870,6 +9361,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6881,14 +9373,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6897,6 +9399,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6908,14 +9411,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6924,6 +9437,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6935,14 +9449,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6951,6 +9475,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6960,10 +9485,15 @@ export interface operations {
     listTransactionsByPost: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the movements of this type */
                 type?: "cash-in" | "cash-out" | "reversal";
+                /** @description Only the movements of this kind of operation */
                 operation?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer" | "refund";
+                /** @description Only the movements with this status: pending (a hold), succeeded (posted), canceled (released) */
                 status?: "pending" | "succeeded" | "canceled";
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -6985,17 +9515,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transactions */
                         data: {
+                            /** @description The records of this page, newest first */
                             transactions: {
+                                /** @description TX<yyyymmdd>.<first group of the operation’s token>.<8-digit sequence of the merchant>, e.g. TX20261121.k3v9q.00000042 */
                                 reference: string;
+                                /** @description The kind of operation that moved the money */
                                 operation: string;
+                                /** @description The cashAmount of that operation (or side), in major units */
                                 amount: number;
+                                /** @description cash-in: credited (a collect, a recharge, a transfer’s from side); cash-out: taken (a disbursement, a withdraw, a transfer’s to side); reversal: a refund paying a customer back */
                                 type: "cash-in" | "cash-out" | "reversal";
+                                /** @description pending: a hold on the balance (a cash-out or refund in flight); succeeded: posted; canceled: a hold released, nothing moved */
                                 status: "pending" | "succeeded" | "canceled";
+                                /** @description When the movement was written (as initiationDate) */
                                 date: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description Of the operation that moved the money */
                                 merchantReference: string;
@@ -7005,19 +9547,31 @@ export interface operations {
                                 balanceAfter: number | null;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -7032,14 +9586,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7048,6 +9612,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7063,14 +9628,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7079,6 +9654,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7090,14 +9666,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7106,6 +9692,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7117,14 +9704,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7133,6 +9730,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7144,14 +9742,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7160,6 +9768,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7171,14 +9780,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7187,6 +9806,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7198,14 +9818,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7214,6 +9844,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7225,14 +9856,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7241,6 +9882,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7252,14 +9894,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7268,6 +9920,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7290,11 +9943,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under balances */
                         data: {
+                            /** @description One entry per currency, in major units */
                             balances: {
+                                /** @description ISO 4217: XOF, XAF, GHS, KES, UGX... */
                                 currency: string;
                                 /** @description Posted: what succeeded operations left */
                                 balance: number;
@@ -7318,14 +9977,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7334,6 +10003,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7345,14 +10015,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7361,6 +10041,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7372,14 +10053,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7388,6 +10079,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7399,14 +10091,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7415,6 +10117,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7426,14 +10129,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7442,6 +10155,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7451,10 +10165,15 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the events of this type, such as collect.succeeded */
                 type?: string;
+                /** @description Only the events of the operation with this token */
                 token?: string;
+                /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                 deliveryStatus?: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
             };
             header?: never;
@@ -7470,42 +10189,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under events */
                         data: {
+                            /** @description The records of this page, newest first */
                             events: {
+                                /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
                                 type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
+                                /** @description The kind of the operation */
                                 operation: string;
+                                /** @description The operation’s token */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Where it is POSTed: the operation’s callbackUrl; null when it has none */
                                 callbackUrl: string | null;
+                                /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                                 deliveryStatus: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
+                                /** @description Delivery attempts made so far */
                                 attempts: number;
+                                /** @description When the next attempt is due, while pending; null otherwise */
                                 nextAttemptAt: string | null;
+                                /** @description When a 2xx answered; null until then */
                                 deliveredAt: string | null;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -7523,14 +10269,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7539,6 +10295,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7550,14 +10307,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7566,6 +10333,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7577,14 +10345,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7593,6 +10371,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7604,14 +10383,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7620,6 +10409,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7631,14 +10421,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7647,6 +10447,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7658,14 +10459,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7674,6 +10485,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7685,6 +10497,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The event’s id, evt_... */
                 id: string;
             };
             cookie?: never;
@@ -7698,33 +10511,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under event */
                         data: {
+                            /** @description The event, with its delivery attempts */
                             event: {
+                                /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
                                 type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
+                                /** @description The kind of the operation */
                                 operation: string;
+                                /** @description The operation’s token */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Where it is POSTed: the operation’s callbackUrl; null when it has none */
                                 callbackUrl: string | null;
+                                /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                                 deliveryStatus: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
+                                /** @description Delivery attempts made so far */
                                 attempts: number;
+                                /** @description When the next attempt is due, while pending; null otherwise */
                                 nextAttemptAt: string | null;
+                                /** @description When a 2xx answered; null until then */
                                 deliveredAt: string | null;
+                                /** @description Every attempt, oldest first */
                                 deliveryAttempts: {
+                                    /** @description The attempt’s number, from 1 */
                                     number: number;
+                                    /** @description When it was sent (as createdAt) */
                                     startedAt: string;
+                                    /** @description How long the answer took, in milliseconds */
                                     durationMs: number;
+                                    /** @description The receiver’s HTTP status; null when no answer came */
                                     statusCode: number | null;
+                                    /** @description Why no answer came (a timeout, a refused connection...); null when one did */
                                     error: string | null;
+                                    /** @description delivered (2xx), stopped (410), retry (to be sent again later) or given_up (no retry left) */
                                     outcome: string;
                                 }[];
                             };
@@ -7743,14 +10578,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7759,6 +10604,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7770,14 +10616,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7786,6 +10642,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7797,14 +10654,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7813,6 +10680,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7824,14 +10692,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7840,6 +10718,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7851,14 +10730,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7867,6 +10756,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7878,14 +10768,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7894,6 +10794,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7905,6 +10806,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The event’s id, evt_... */
                 id: string;
             };
             cookie?: never;
@@ -7918,26 +10820,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under event */
                         data: {
+                            /** @description The event, queued */
                             event: {
+                                /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
                                 type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
+                                /** @description The kind of the operation */
                                 operation: string;
+                                /** @description The operation’s token */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Where it is POSTed: the operation’s callbackUrl; null when it has none */
                                 callbackUrl: string | null;
+                                /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                                 deliveryStatus: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
+                                /** @description Delivery attempts made so far */
                                 attempts: number;
+                                /** @description When the next attempt is due, while pending; null otherwise */
                                 nextAttemptAt: string | null;
+                                /** @description When a 2xx answered; null until then */
                                 deliveredAt: string | null;
                             };
                         };
@@ -7951,14 +10868,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7967,6 +10894,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7982,14 +10910,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7998,6 +10936,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8009,14 +10948,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8025,6 +10974,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8036,14 +10986,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8052,6 +11012,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8063,14 +11024,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8079,6 +11050,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8090,14 +11062,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8106,6 +11088,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8117,14 +11100,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8133,6 +11126,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8144,14 +11138,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8160,6 +11164,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8171,14 +11176,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8187,6 +11202,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8198,14 +11214,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8214,6 +11240,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8239,46 +11266,75 @@ export interface operations {
                 "application/json": {
                     /** @description evt_...: the webhook-id header; deduplicate on it */
                     id: string;
+                    /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
                     type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                    /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                     createdAt: string;
                     /** @description The mode of the operation; each mode signs with its own webhook secret */
                     mode: "sandbox" | "live";
                     /** @description The record as the details endpoint returns it, under its data key */
                     data: {
+                        /** @description The collect, as its details endpoint answers it */
                         collect: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "collect";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                            /** @description The hosted checkout page, when the customer must decide there */
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description The amount before fees, as sent, in major units */
                             amount: number;
+                            /** @description The fee of this operation (or side) and who bears it */
                             pricing: {
+                                /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                 percentageFee: number;
+                                /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                 additionalFee: number;
+                                /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                 feesAmount: number;
+                                /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                 supportedByAccount: boolean;
                             };
+                            /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                             cashAmount: number;
+                            /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                             transactionAmount: number;
+                            /** @description The customer whose wallet the money moves on */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description The channel (operator code), as sent */
                             channel: string;
+                            /** @description The country, as sent */
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
@@ -8286,219 +11342,374 @@ export interface operations {
                             refundedAmount: number;
                         };
                     } | {
+                        /** @description The recharge, as its details endpoint answers it */
                         recharge: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "recharge";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                            /** @description The hosted checkout page, when the customer must decide there */
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description The amount before fees, as sent, in major units */
                             amount: number;
+                            /** @description The fee of this operation (or side) and who bears it */
                             pricing: {
+                                /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                 percentageFee: number;
+                                /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                 additionalFee: number;
+                                /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                 feesAmount: number;
+                                /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                 supportedByAccount: boolean;
                             };
+                            /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                             cashAmount: number;
+                            /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                             transactionAmount: number;
+                            /** @description The customer whose wallet the money moves on */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description The channel (operator code), as sent */
                             channel: string;
+                            /** @description The country, as sent */
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
                         };
                     } | {
+                        /** @description The disbursement, as its details endpoint answers it */
                         disbursement: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "disbursement";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                            /** @description The hosted checkout page, when the customer must decide there */
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description The amount before fees, as sent, in major units */
                             amount: number;
+                            /** @description The fee of this operation (or side) and who bears it */
                             pricing: {
+                                /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                 percentageFee: number;
+                                /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                 additionalFee: number;
+                                /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                 feesAmount: number;
+                                /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                 supportedByAccount: boolean;
                             };
+                            /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                             cashAmount: number;
+                            /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                             transactionAmount: number;
+                            /** @description The customer whose wallet the money moves on */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description The channel (operator code), as sent */
                             channel: string;
+                            /** @description The country, as sent */
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
                         };
                     } | {
+                        /** @description The withdraw, as its details endpoint answers it */
                         withdraw: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "withdraw";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                            /** @description The hosted checkout page, when the customer must decide there */
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description The amount before fees, as sent, in major units */
                             amount: number;
+                            /** @description The fee of this operation (or side) and who bears it */
                             pricing: {
+                                /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                 percentageFee: number;
+                                /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                 additionalFee: number;
+                                /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                 feesAmount: number;
+                                /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                 supportedByAccount: boolean;
                             };
+                            /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                             cashAmount: number;
+                            /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                             transactionAmount: number;
+                            /** @description The customer whose wallet the money moves on */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description The channel (operator code), as sent */
                             channel: string;
+                            /** @description The country, as sent */
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
                         };
                     } | {
+                        /** @description The transfer, as its details endpoint answers it */
                         transfer: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "transfer";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                             from: {
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             };
+                            /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                             to: {
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
                         };
                     } | {
+                        /** @description The refund, as its details endpoint answers it */
                         refund: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "refund";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                            /** @description What is paid back, in major units; no fee is charged on it */
                             amount: number;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
                             /** @description The refunded collect's token */
                             collect: string;
+                            /** @description The collect’s customer, who is paid back */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The collect’s channel, through which the money goes back */
                             channel: string;
+                            /** @description The collect’s country */
                             country: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };

@@ -82,7 +82,16 @@ for (const [code, entry] of Object.entries(errorRegistry) as [ErrorCode, { statu
 
 export function errorResponse(codes: readonly ErrorCode[]): TSchema {
   return Type.Object(
-    { ...ErrorEnvelope.properties, code: Type.Union(codes.map((code) => Type.Literal(code))) },
+    {
+      ...ErrorEnvelope.properties,
+      code: Type.Union(
+        codes.map((code) => Type.Literal(code)),
+        {
+          description:
+            'One of the codes below; each is in the error table of the guides (docs/guide/errors.md)',
+        },
+      ),
+    },
     { description: codes.map((code) => `\`${code}\`: ${errorRegistry[code].message}`).join('\n\n') },
   )
 }
@@ -142,7 +151,9 @@ function callbackWebhook() {
   const payload = Type.Object({
     id: Type.String({ description: 'evt_...: the webhook-id header; deduplicate on it' }),
     type: EventType,
-    createdAt: Type.String(),
+    createdAt: Type.String({
+      description: 'When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z',
+    }),
     mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')], {
       description: 'The mode of the operation; each mode signs with its own webhook secret',
     }),
@@ -203,4 +214,11 @@ reach an operator: the customer phone number's last three digits choose the outc
 ${sandboxTable}
 
 Amounts are numbers in the major unit of the country's currency (XOF and XAF have no decimals).
+Each operation is priced by the merchant's fee for its kind, channel and country (GET /api/v1/channels
+lists them): \`feesAmount\` = amount × percentageFee / 100 + additionalFee. \`supportedByAccount\`
+says who bears that fee, not whether the operation is allowed: \`true\`, the merchant's balance
+(a collect of 5000 at 1.5 % credits 4925, and the customer pays 5000); \`false\`, the customer (the
+customer pays 5075, and 5000 is credited). \`cashAmount\` is what moves on the merchant's balance,
+\`transactionAmount\` what moves on the customer's wallet.
+
 Failures use one envelope: \`{ success: false, statusCode, code, message, errors?, requestId }\`.`
