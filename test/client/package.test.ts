@@ -62,11 +62,14 @@ before(
       join(project, 'package.json'),
       JSON.stringify({ name: 'shop', version: '1.0.0', private: true, type: 'module' }),
     )
-    // @types/node only for the type check: the example reads process.env.
+    // @types/node only for the type check (the example reads process.env), at the version the
+    // repository itself installed, so that it comes from the npm cache.
+    const lock = JSON.parse(readFileSync(join(repositoryRoot, 'package-lock.json'), 'utf8'))
+    const typesVersion: string = lock.packages['node_modules/@types/node'].version
     await npm(project, [
       'install',
       join(folder, tarball),
-      '@types/node@20',
+      `@types/node@${typesVersion}`,
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
