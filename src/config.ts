@@ -76,7 +76,8 @@ export function loadConfig(environment: Environment = process.env): Config {
   }
 
   const port = integer('PORT', 3000, 0, 65535)
-  const host = read('HOST') ?? '0.0.0.0'
+  // This machine only, unless told (a first start prints demo keys); a container sets HOST=0.0.0.0.
+  const host = read('HOST') ?? '127.0.0.1'
   const database = databaseLocation(read('DATABASE_URL') ?? defaultDatabaseUrl, problems)
   const databaseTimeoutMs = parseDuration('DATABASE_TIMEOUT', read('DATABASE_TIMEOUT'), 2000, problems)
 

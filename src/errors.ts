@@ -1,6 +1,7 @@
 /**
  * The error registry: every code the API can answer with, its HTTP status and its meaning.
- * CONTRACT.md, Errors, is the source; a test checks the two agree.
+ * docs/guide/errors.md lists them for merchants; a test checks that it, this registry and the
+ * OpenAPI document agree.
  */
 export const errorRegistry = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },

@@ -20,7 +20,7 @@ describe('loadConfig: defaults', () => {
   test('an empty environment gives the documented defaults', () => {
     const config = loadConfig({})
     assert.equal(config.port, 3000)
-    assert.equal(config.host, '0.0.0.0')
+    assert.equal(config.host, '127.0.0.1', 'HOST: only this machine, unless HOST=0.0.0.0 says otherwise')
     assert.deepEqual(config.database, { kind: 'sqlite', path: resolve('./data/sika.db') })
     assert.equal(config.publicBaseUrl, 'http://localhost:3000')
     assert.equal(config.logLevel, 'info')
@@ -75,6 +75,10 @@ describe('loadConfig: defaults', () => {
 })
 
 describe('loadConfig: explicit values', () => {
+  test('HOST=0.0.0.0 listens on every interface, as a container needs', () => {
+    assert.equal(loadConfig({ HOST: '0.0.0.0' }).host, '0.0.0.0')
+  })
+
   test('a SQLite path is resolved to an absolute path', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'var/custom.db' }).database, {
       kind: 'sqlite',

@@ -4,8 +4,9 @@ import { startApp, type TestApp } from './support/app.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
- * CONTRACT.md, Errors: a 409 duplicate names the operation that holds the reference, and
- * insufficient_balance says what is available and what was needed, so either can be acted on.
+ * Errors say how to fix them: a 409 duplicate names the operation that holds the reference,
+ * insufficient_balance says what is available and what was needed, and an unknown channel says
+ * there is none (and where the list is), apart from a known one that does not serve the request.
  */
 
 const environment = { RATE_LIMIT_PER_SECOND: '0' }
@@ -48,6 +49,60 @@ describeEachStore('errors that say how to fix them', (store) => {
     assert.deepEqual(
       response.body.errors.map((error: { field: string; code: string }) => [error.field, error.code]),
       [['amount', 'insufficient_balance']],
+    )
+  })
+
+  test('an unknown channel says there is no such channel, the code meant, and where the list is', async () => {
+    const client = app.client((await app.createMerchant()).sandbox)
+    const collect = { ...disbursement(1000, 'collect-typo'), channel: 'orangemoney' }
+    const response = await client.post('/api/v1/collect', collect)
+    assert.equal(response.status, 422, response.text)
+    assert.equal(response.body.code, 'channel_unavailable')
+    assert.match(response.body.message, /^There is no channel orangemoney \(did you mean orange-money\?\)/)
+    assert.match(response.body.message, /GET \/api\/v1\/channels/)
+    assert.deepEqual(
+      response.body.errors.map((error: { field: string; code: string }) => [error.field, error.code]),
+      [['channel', 'unknown_channel']],
+    )
+    const listed = await client.get('/api/v1/channels', { channel: 'orange-money' })
+    assert.ok(listed.body.data.channels.length > 0, 'the list the message points to has the code it suggests')
+  })
+
+  test('a known channel that does not serve the kind or country says that, not that it is unknown', async () => {
+    const client = app.client((await app.createMerchant()).sandbox)
+    const collect = { ...disbursement(1000, 'collect-elsewhere'), channel: 'mpesa' }
+    const response = await client.post('/api/v1/collect', collect)
+    assert.equal(response.status, 422, response.text)
+    assert.equal(response.body.code, 'channel_unavailable')
+    assert.match(
+      response.body.message,
+      /^Channel mpesa does not serve collect in CI; GET \/api\/v1\/channels/,
+    )
+    assert.deepEqual(
+      response.body.errors.map((error: { field: string; code: string }) => [error.field, error.code]),
+      [['channel', 'channel_unavailable']],
+    )
+  })
+
+  test('an unknown channel on a transfer side is named with its side', async () => {
+    const client = app.client((await app.createMerchant()).sandbox)
+    const side = (channel: string) => ({
+      amount: 1000,
+      channel,
+      country: 'CI',
+      customer: { phoneNumber: '2250700000123' },
+    })
+    const response = await client.post('/api/v1/transfer', {
+      from: side('orange-money'),
+      to: side('mtn'),
+      merchantReference: 'transfer-typo',
+      callbackUrl: 'http://127.0.0.1:9/callback',
+    })
+    assert.equal(response.status, 422, response.text)
+    assert.match(response.body.message, /^There is no channel mtn;/)
+    assert.deepEqual(
+      response.body.errors.map((error: { field: string; code: string }) => [error.field, error.code]),
+      [['to.channel', 'unknown_channel']],
     )
   })
 })

@@ -94,6 +94,29 @@ describeEachStore('HTTP errors, request ids and logs', (store) => {
     }
   })
 
+  test('400 invalid_json says where the parser stopped, as a line and a column, when it knows', async () => {
+    const client = app.client(merchant.sandbox)
+    const table: [string, RegExp][] = [
+      // A missing colon on the third line, as a hand-written body has it.
+      ['{\n  "amount": 5000,\n  "channel" "wave"\n}', /at line 3, column 13\.$/],
+      [
+        '{"amount": 5000 "channel": "wave"}',
+        /expected ',' or '}' after property value at line 1, column 17\.$/,
+      ],
+      ['{"amount": 5000}\nx', /at line 2, column 1\.$/],
+      ['{"amount":', /ends before the JSON does \(line 1, column 11\)\.$/],
+    ]
+    for (const [body, message] of table) {
+      const response = await client.request('POST', '/api/v1/collect', {
+        body,
+        headers: { 'content-type': 'application/json' },
+      })
+      assertErrorEnvelope(response, 400, 'invalid_json')
+      assert.match(response.body.message, /^The request body is not valid JSON: /, JSON.stringify(body))
+      assert.match(response.body.message, message, JSON.stringify(body))
+    }
+  })
+
   test('404 not_found: an unknown route, with or without credentials', async () => {
     const paths = [
       '/nope',

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { freePort } from './support/process.ts'
 
 /**
@@ -16,12 +17,18 @@ import { freePort } from './support/process.ts'
  */
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url))
+const run = promisify(execFile)
 
-function liveModeScript(port: number): string {
+function liveModeBlock(): string {
   const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8')
   const section = readme.slice(readme.indexOf('## Live mode'))
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1]
   assert.ok(block, 'the Live mode section has a shell block')
+  return block
+}
+
+function liveModeScript(port: number): string {
+  const block = liveModeBlock()
   const sika = `node ${join(repositoryRoot, 'bin/sika.mjs')}`
   return block
     .replaceAll('npx sika', sika)
@@ -29,6 +36,26 @@ function liveModeScript(port: number): string {
     .replaceAll(':3000', `:${port}`)
     .replaceAll('PORT=3000', `PORT=${port}`)
 }
+
+test('every file the Live mode section writes is one git ignores: they hold live secrets and logs', async () => {
+  const written = [...liveModeBlock().matchAll(/(?:>|--operators-file)\s+([^\s&;|)]+)/g)]
+    .map((match) => match[1]!)
+    .filter((path) => !path.startsWith('/dev/'))
+  assert.ok(written.length >= 4, `the block writes its files: ${written.join(', ')}`)
+  const ignored = await Promise.all(
+    written.map((path) =>
+      run('git', ['check-ignore', '--no-index', '--quiet', path], { cwd: repositoryRoot }).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  )
+  assert.deepEqual(
+    written.filter((_, index) => !ignored[index]),
+    [],
+    'these would be left as untracked files in the clone',
+  )
+})
 
 test('the README’s Live mode section runs as written: a live MTN MoMo collect, a Wave payout, an MTN refund', async () => {
   const directory = mkdtempSync(join(tmpdir(), 'sika-readme-live-'))

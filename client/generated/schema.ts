@@ -517,7 +517,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description ok (/health) or ready (/ready) */
                         status: string;
+                        /** @description The database: sqlite or postgres */
                         store?: string;
                         /** @description Where rate limits are counted: redis (shared), memory (this instance) or off. */
                         rateLimit?: string;
@@ -544,7 +546,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description ok (/health) or ready (/ready) */
                         status: string;
+                        /** @description The database: sqlite or postgres */
                         store?: string;
                         /** @description Where rate limits are counted: redis (shared), memory (this instance) or off. */
                         rateLimit?: string;
@@ -560,14 +564,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -576,6 +590,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -607,14 +622,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -623,6 +648,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -652,22 +678,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under channels */
                         data: {
+                            /** @description Every channel and country this merchant may use in the key’s mode; live mode lists only the connected ones */
                             channels: {
+                                /** @description The operator code to send as channel */
                                 channel: string;
+                                /** @description The channel’s name, for people: Orange Money, MTN Mobile Money... */
                                 name: string;
+                                /** @description A country it serves (ISO 3166-1 alpha-2) */
                                 country: string;
+                                /** @description That country’s currency */
                                 currency: string;
+                                /** @description What it serves there, with its limits and this merchant’s fees */
                                 operations: {
+                                    /** @description A kind this channel serves in this country: collect, recharge, disbursement or withdraw (a transfer’s from side is a collect, its to side a disbursement) */
                                     operation: string;
+                                    /** @description The smallest amount accepted, in major units */
                                     minAmount: number;
+                                    /** @description The largest amount accepted, in major units */
                                     maxAmount: number;
+                                    /** @description This merchant’s fee for it, and who bears it: supportedByAccount false means the customer bears the fee, not that the operation is refused */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
                                 }[];
@@ -687,14 +730,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -703,6 +756,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -714,14 +768,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -730,6 +794,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -741,14 +806,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -757,6 +832,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -768,14 +844,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -784,6 +870,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -795,14 +882,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -811,6 +908,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -822,14 +920,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -838,6 +946,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -847,13 +956,19 @@ export interface operations {
     listCollects: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -873,44 +988,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under collects */
                         data: {
+                            /** @description The records of this page, newest first */
                             collects: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "collect";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -918,19 +1064,31 @@ export interface operations {
                                 refundedAmount: number;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -948,14 +1106,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -964,6 +1132,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -975,14 +1144,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -991,6 +1170,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1002,14 +1182,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1018,6 +1208,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1029,14 +1220,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1045,6 +1246,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1056,14 +1258,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1072,6 +1284,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1083,14 +1296,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1099,6 +1322,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1130,32 +1354,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Major units of the country’s currency */
+                    /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                     amount: number;
-                    /** @description Operator code, see GET /api/v1/channels */
+                    /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                     channel: string;
-                    /** @description ISO 3166-1 alpha-2 */
+                    /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                     country: string;
+                    /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                     customer: {
+                        /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                         fullName?: string;
                         /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @description The customer’s email, up to 254 characters
+                         */
                         email?: string;
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -1209,44 +1456,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under collect */
                         data: {
+                            /** @description The collect, as its details endpoint answers it */
                             collect: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "collect";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -1264,14 +1542,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1280,6 +1568,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1295,14 +1584,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1311,6 +1610,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1322,14 +1622,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1338,6 +1648,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1349,14 +1660,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1365,6 +1686,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1376,14 +1698,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1392,6 +1724,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1403,14 +1736,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1419,6 +1762,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1438,14 +1782,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1454,6 +1808,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1465,14 +1820,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1481,6 +1846,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1492,14 +1858,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1508,6 +1884,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1519,14 +1896,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1535,6 +1922,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1546,6 +1934,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -1594,44 +1983,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under collect */
                         data: {
+                            /** @description The collect, as its details endpoint answers it */
                             collect: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "collect";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -1653,14 +2073,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1669,6 +2099,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1680,14 +2111,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1696,6 +2137,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1707,14 +2149,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1723,6 +2175,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1734,14 +2187,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1750,6 +2213,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1761,14 +2225,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1777,6 +2251,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1788,14 +2263,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1804,6 +2289,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1813,13 +2299,19 @@ export interface operations {
     listRecharges: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -1839,62 +2331,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under recharges */
                         data: {
+                            /** @description The records of this page, newest first */
                             recharges: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "recharge";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -1912,14 +2447,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1928,6 +2473,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1939,14 +2485,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1955,6 +2511,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1966,14 +2523,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -1982,6 +2549,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -1993,14 +2561,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2009,6 +2587,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2020,14 +2599,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2036,6 +2625,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2047,14 +2637,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2063,6 +2663,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2093,32 +2694,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Major units of the country’s currency */
+                    /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                     amount: number;
-                    /** @description Operator code, see GET /api/v1/channels */
+                    /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                     channel: string;
-                    /** @description ISO 3166-1 alpha-2 */
+                    /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                     country: string;
+                    /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                     customer: {
+                        /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                         fullName?: string;
                         /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @description The customer’s email, up to 254 characters
+                         */
                         email?: string;
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -2171,44 +2795,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under recharge */
                         data: {
+                            /** @description The recharge, as its details endpoint answers it */
                             recharge: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "recharge";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -2224,14 +2879,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2240,6 +2905,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2255,14 +2921,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2271,6 +2947,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2282,14 +2959,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2298,6 +2985,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2309,14 +2997,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2325,6 +3023,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2336,14 +3035,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2352,6 +3061,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2363,14 +3073,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2379,6 +3099,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2398,14 +3119,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2414,6 +3145,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2425,14 +3157,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2441,6 +3183,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2452,14 +3195,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2468,6 +3221,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2479,14 +3233,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2495,6 +3259,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2506,6 +3271,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -2553,44 +3319,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under recharge */
                         data: {
+                            /** @description The recharge, as its details endpoint answers it */
                             recharge: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "recharge";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -2610,14 +3407,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2626,6 +3433,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2637,14 +3445,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2653,6 +3471,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2664,14 +3483,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2680,6 +3509,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2691,14 +3521,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2707,6 +3547,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2718,14 +3559,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2734,6 +3585,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2745,14 +3597,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2761,6 +3623,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2770,13 +3633,19 @@ export interface operations {
     listDisbursements: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -2796,62 +3665,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under disbursements */
                         data: {
+                            /** @description The records of this page, newest first */
                             disbursements: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "disbursement";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -2869,14 +3781,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2885,6 +3807,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2896,14 +3819,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2912,6 +3845,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2923,14 +3857,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2939,6 +3883,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2950,14 +3895,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2966,6 +3921,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -2977,14 +3933,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -2993,6 +3959,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3004,14 +3971,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3020,6 +3997,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3050,32 +4028,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Major units of the country’s currency */
+                    /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                     amount: number;
-                    /** @description Operator code, see GET /api/v1/channels */
+                    /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                     channel: string;
-                    /** @description ISO 3166-1 alpha-2 */
+                    /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                     country: string;
+                    /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                     customer: {
+                        /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                         fullName?: string;
                         /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @description The customer’s email, up to 254 characters
+                         */
                         email?: string;
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -3128,44 +4129,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under disbursement */
                         data: {
+                            /** @description The disbursement, as its details endpoint answers it */
                             disbursement: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "disbursement";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -3181,14 +4213,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3197,6 +4239,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3212,14 +4255,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3228,6 +4281,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3239,14 +4293,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3255,6 +4319,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3266,14 +4331,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3282,6 +4357,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3293,14 +4369,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3309,6 +4395,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3320,14 +4407,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3336,6 +4433,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3355,14 +4453,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3371,6 +4479,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3382,14 +4491,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3398,6 +4517,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3409,14 +4529,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3425,6 +4555,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3436,14 +4567,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3452,6 +4593,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3463,6 +4605,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -3510,44 +4653,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under disbursement */
                         data: {
+                            /** @description The disbursement, as its details endpoint answers it */
                             disbursement: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "disbursement";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -3567,14 +4741,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3583,6 +4767,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3594,14 +4779,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3610,6 +4805,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3621,14 +4817,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3637,6 +4843,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3648,14 +4855,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3664,6 +4881,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3675,14 +4893,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3691,6 +4919,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3702,14 +4931,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3718,6 +4957,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3727,13 +4967,19 @@ export interface operations {
     listWithdraws: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -3753,62 +4999,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under disbursements */
                         data: {
+                            /** @description The records of this page, newest first */
                             disbursements: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "withdraw";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -3826,14 +5115,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3842,6 +5141,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3853,14 +5153,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3869,6 +5179,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3880,14 +5191,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3896,6 +5217,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3907,14 +5229,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3923,6 +5255,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3934,14 +5267,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3950,6 +5293,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -3961,14 +5305,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -3977,6 +5331,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4007,32 +5362,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Major units of the country’s currency */
+                    /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                     amount: number;
-                    /** @description Operator code, see GET /api/v1/channels */
+                    /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                     channel: string;
-                    /** @description ISO 3166-1 alpha-2 */
+                    /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                     country: string;
+                    /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                     customer: {
+                        /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                         fullName?: string;
                         /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                         phoneNumber: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @description The customer’s email, up to 254 characters
+                         */
                         email?: string;
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -4085,44 +5463,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under withdraw */
                         data: {
+                            /** @description The withdraw, as its details endpoint answers it */
                             withdraw: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "withdraw";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -4138,14 +5547,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4154,6 +5573,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4169,14 +5589,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4185,6 +5615,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4196,14 +5627,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4212,6 +5653,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4223,14 +5665,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4239,6 +5691,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4250,14 +5703,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4266,6 +5729,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4277,14 +5741,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4293,6 +5767,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4312,14 +5787,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4328,6 +5813,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4339,14 +5825,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4355,6 +5851,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4366,14 +5863,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4382,6 +5889,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4393,14 +5901,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4409,6 +5927,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4420,6 +5939,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -4467,44 +5987,75 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under withdraw */
                         data: {
+                            /** @description The withdraw, as its details endpoint answers it */
                             withdraw: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "withdraw";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                                /** @description The hosted checkout page, when the customer must decide there */
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
@@ -4524,14 +6075,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4540,6 +6101,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4551,14 +6113,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4567,6 +6139,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4578,14 +6151,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4594,6 +6177,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4605,14 +6189,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4621,6 +6215,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4632,14 +6227,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4648,6 +6253,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4659,14 +6265,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4675,6 +6291,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4684,13 +6301,19 @@ export interface operations {
     listTransfers: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -4710,95 +6333,165 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transfers */
                         data: {
+                            /** @description The records of this page, newest first */
                             transfers: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "transfer";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 from: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 to: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -4816,14 +6509,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4832,6 +6535,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4843,14 +6547,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4859,6 +6573,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4870,14 +6585,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4886,6 +6611,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4897,14 +6623,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4913,6 +6649,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4924,14 +6661,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4940,6 +6687,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -4951,14 +6699,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -4967,6 +6725,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5006,49 +6765,79 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description One side of the transfer: from is collected from its customer (priced as a collect), to is paid out to its customer (priced as a disbursement) once from succeeded; both sides share a currency */
                     from: {
-                        /** @description Major units of the country’s currency */
+                        /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                         amount: number;
-                        /** @description Operator code, see GET /api/v1/channels */
+                        /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                         channel: string;
-                        /** @description ISO 3166-1 alpha-2 */
+                        /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                         country: string;
+                        /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                         customer: {
+                            /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                             fullName?: string;
                             /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                             phoneNumber: string;
-                            /** Format: email */
+                            /**
+                             * Format: email
+                             * @description The customer’s email, up to 254 characters
+                             */
                             email?: string;
                         };
                     };
+                    /** @description One side of the transfer: from is collected from its customer (priced as a collect), to is paid out to its customer (priced as a disbursement) once from succeeded; both sides share a currency */
                     to: {
-                        /** @description Major units of the country’s currency */
+                        /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
                         amount: number;
-                        /** @description Operator code, see GET /api/v1/channels */
+                        /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
                         channel: string;
-                        /** @description ISO 3166-1 alpha-2 */
+                        /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
                         country: string;
+                        /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
                         customer: {
+                            /** @description The customer’s name, up to 100 characters; passed to operators that take one */
                             fullName?: string;
                             /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
                             phoneNumber: string;
-                            /** Format: email */
+                            /**
+                             * Format: email
+                             * @description The customer’s email, up to 254 characters
+                             */
                             email?: string;
                         };
                     };
                     /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
                     merchantReference: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is still pending, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     pendingUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is succeeded, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     succeededUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is failed, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     failedUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is canceled, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     canceledUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the hosted checkout page sends the customer’s browser when the operation is in error, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback
+                     */
                     errorUrl?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused
+                     */
                     callbackUrl: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -5125,77 +6914,135 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transfer */
                         data: {
+                            /** @description The transfer, as its details endpoint answers it */
                             transfer: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "transfer";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 from: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 to: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -5211,14 +7058,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5227,6 +7084,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5242,14 +7100,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5258,6 +7126,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5269,14 +7138,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5285,6 +7164,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5296,14 +7176,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5312,6 +7202,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5323,14 +7214,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5339,6 +7240,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5350,14 +7252,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5366,6 +7278,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5385,14 +7298,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5401,6 +7324,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5412,14 +7336,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5428,6 +7362,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5439,14 +7374,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5455,6 +7400,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5466,14 +7412,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5482,6 +7438,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5493,6 +7450,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -5564,77 +7522,135 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transfer */
                         data: {
+                            /** @description The transfer, as its details endpoint answers it */
                             transfer: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "transfer";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                                 redirectUrl?: string;
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 from: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                                 to: {
+                                    /** @description The amount before fees, as sent, in major units */
                                     amount: number;
+                                    /** @description The fee of this operation (or side) and who bears it */
                                     pricing: {
+                                        /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                         percentageFee: number;
+                                        /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                         additionalFee: number;
+                                        /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                         feesAmount: number;
+                                        /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                         supportedByAccount: boolean;
                                     };
+                                    /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                     cashAmount: number;
+                                    /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                     transactionAmount: number;
+                                    /** @description The customer whose wallet the money moves on */
                                     customer: {
+                                        /** @description As sent; empty when none was sent */
                                         fullName: string;
+                                        /** @description In international form (E.164, +225...), read for the country */
                                         phoneNumber: string;
+                                        /** @description As sent; empty when none was sent */
                                         email: string;
                                     };
+                                    /** @description The channel (operator code), as sent */
                                     channel: string;
+                                    /** @description The country, as sent */
                                     country: string;
+                                    /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                     currency: string;
+                                    /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                     status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                    /** @description Why it did not succeed: present once failed, canceled or error */
                                     failureReason?: {
+                                        /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                         code: string;
+                                        /** @description The reason in words, for a person */
                                         message: string;
                                     };
                                     /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                     operatorReference?: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -5654,14 +7670,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5670,6 +7696,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5681,14 +7708,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5697,6 +7734,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5708,14 +7746,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5724,6 +7772,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5735,14 +7784,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5751,6 +7810,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5762,14 +7822,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5778,6 +7848,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5789,14 +7860,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5805,6 +7886,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5816,6 +7898,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -5834,7 +7917,10 @@ export interface operations {
                     merchantReference: string;
                     /** @description Major units; what is left to refund when absent */
                     amount?: number;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Where the refund’s statuses are POSTed; the refunded operation’s callbackUrl when absent
+                     */
                     callbackUrl?: string;
                     /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
                     metadata?: {
@@ -5880,36 +7966,60 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under refund */
                         data: {
+                            /** @description The refund, as its details endpoint answers it */
                             refund: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "refund";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description What is paid back, in major units; no fee is charged on it */
                                 amount: number;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description The refunded collect's token (absent on a transfer's customer refund) */
                                 collect?: string;
                                 /** @description On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token */
                                 transfer?: string;
+                                /** @description The collect’s customer, who is paid back */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The collect’s channel, through which the money goes back */
                                 channel: string;
+                                /** @description The collect’s country */
                                 country: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -5927,14 +8037,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5943,6 +8063,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5958,14 +8079,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -5974,6 +8105,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -5985,14 +8117,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6001,6 +8143,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6012,14 +8155,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6028,6 +8181,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6043,14 +8197,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "duplicate_merchant_reference" | "refund_exceeds_collected";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6059,6 +8223,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6070,14 +8235,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6086,6 +8261,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6097,14 +8273,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6113,6 +8299,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6130,14 +8317,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed" | "insufficient_balance" | "not_refundable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6146,6 +8343,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6157,14 +8355,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6173,6 +8381,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6184,14 +8393,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6200,6 +8419,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6211,14 +8431,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6227,6 +8457,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6236,13 +8467,19 @@ export interface operations {
     listRefunds: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the operations with this status */
                 status?: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                /** @description Only the operation with this merchantReference */
                 merchantReference?: string;
                 /** @description Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise */
                 phoneNumber?: string;
+                /** @description Only the operations on this channel (on either side of a transfer) */
                 channel?: string;
+                /** @description Only the operations in this country (on either side of a transfer) */
                 country?: string;
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -6262,36 +8499,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under refunds */
                         data: {
+                            /** @description The records of this page, newest first */
                             refunds: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "refund";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description What is paid back, in major units; no fee is charged on it */
                                 amount: number;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description The refunded collect's token (absent on a transfer's customer refund) */
                                 collect?: string;
                                 /** @description On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token */
                                 transfer?: string;
+                                /** @description The collect’s customer, who is paid back */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The collect’s channel, through which the money goes back */
                                 channel: string;
+                                /** @description The collect’s country */
                                 country: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -6299,19 +8560,31 @@ export interface operations {
                                 operatorReference?: string;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -6329,14 +8602,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6345,6 +8628,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6356,14 +8640,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6372,6 +8666,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6383,14 +8678,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6399,6 +8704,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6410,14 +8716,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6426,6 +8742,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6437,14 +8754,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6453,6 +8780,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6464,14 +8792,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6480,6 +8818,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6491,6 +8830,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
                 token: string;
             };
             cookie?: never;
@@ -6531,36 +8871,60 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under refund */
                         data: {
+                            /** @description The refund, as its details endpoint answers it */
                             refund: {
-                                /** @enum {string} */
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
                                 operation: "refund";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                                 token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description What is paid back, in major units; no fee is charged on it */
                                 amount: number;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description The refunded collect's token (absent on a transfer's customer refund) */
                                 collect?: string;
                                 /** @description On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token */
                                 transfer?: string;
+                                /** @description The collect’s customer, who is paid back */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description Your reference, as sent at initiation */
                                 merchantReference: string;
-                                /** @description UTC, microseconds, trailing Z */
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                                 initiationDate: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
                                 completionDate?: string;
+                                /** @description The collect’s channel, through which the money goes back */
                                 channel: string;
+                                /** @description The collect’s country */
                                 country: string;
+                                /** @description The metadata sent at initiation */
                                 metadata?: {
                                     [key: string]: string;
                                 };
@@ -6582,14 +8946,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6598,6 +8972,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6609,14 +8984,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6625,6 +9010,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6636,14 +9022,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6652,6 +9048,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6663,14 +9060,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6679,6 +9086,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6690,14 +9098,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6706,6 +9124,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6717,14 +9136,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6733,6 +9162,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6742,10 +9172,15 @@ export interface operations {
     listTransactions: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the movements of this type */
                 type?: "cash-in" | "cash-out" | "reversal";
+                /** @description Only the movements of this kind of operation */
                 operation?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer" | "refund";
+                /** @description Only the movements with this status: pending (a hold), succeeded (posted), canceled (released) */
                 status?: "pending" | "succeeded" | "canceled";
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -6767,17 +9202,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transactions */
                         data: {
+                            /** @description The records of this page, newest first */
                             transactions: {
+                                /** @description TX<yyyymmdd>.<first group of the operation’s token>.<8-digit sequence of the merchant>, e.g. TX20261121.k3v9q.00000042 */
                                 reference: string;
+                                /** @description The kind of operation that moved the money */
                                 operation: string;
+                                /** @description The cashAmount of that operation (or side), in major units */
                                 amount: number;
+                                /** @description cash-in: credited (a collect, a recharge, a transfer’s from side); cash-out: taken (a disbursement, a withdraw, a transfer’s to side); reversal: a refund paying a customer back */
                                 type: "cash-in" | "cash-out" | "reversal";
+                                /** @description pending: a hold on the balance (a cash-out or refund in flight); succeeded: posted; canceled: a hold released, nothing moved */
                                 status: "pending" | "succeeded" | "canceled";
+                                /** @description When the movement was written (as initiationDate) */
                                 date: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description Of the operation that moved the money */
                                 merchantReference: string;
@@ -6787,19 +9234,31 @@ export interface operations {
                                 balanceAfter: number | null;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -6818,14 +9277,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6834,6 +9303,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6845,14 +9315,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6861,6 +9341,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6872,14 +9353,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6888,6 +9379,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6899,14 +9391,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6915,6 +9417,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6926,14 +9429,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6942,6 +9455,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6953,14 +9467,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -6969,6 +9493,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -6978,10 +9503,15 @@ export interface operations {
     listTransactionsByPost: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the movements of this type */
                 type?: "cash-in" | "cash-out" | "reversal";
+                /** @description Only the movements of this kind of operation */
                 operation?: "collect" | "recharge" | "disbursement" | "withdraw" | "transfer" | "refund";
+                /** @description Only the movements with this status: pending (a hold), succeeded (posted), canceled (released) */
                 status?: "pending" | "succeeded" | "canceled";
                 /** @description ISO 8601, inclusive, on the date */
                 from?: string;
@@ -7003,17 +9533,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under transactions */
                         data: {
+                            /** @description The records of this page, newest first */
                             transactions: {
+                                /** @description TX<yyyymmdd>.<first group of the operation’s token>.<8-digit sequence of the merchant>, e.g. TX20261121.k3v9q.00000042 */
                                 reference: string;
+                                /** @description The kind of operation that moved the money */
                                 operation: string;
+                                /** @description The cashAmount of that operation (or side), in major units */
                                 amount: number;
+                                /** @description cash-in: credited (a collect, a recharge, a transfer’s from side); cash-out: taken (a disbursement, a withdraw, a transfer’s to side); reversal: a refund paying a customer back */
                                 type: "cash-in" | "cash-out" | "reversal";
+                                /** @description pending: a hold on the balance (a cash-out or refund in flight); succeeded: posted; canceled: a hold released, nothing moved */
                                 status: "pending" | "succeeded" | "canceled";
+                                /** @description When the movement was written (as initiationDate) */
                                 date: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
                                 /** @description Of the operation that moved the money */
                                 merchantReference: string;
@@ -7023,19 +9565,31 @@ export interface operations {
                                 balanceAfter: number | null;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -7050,14 +9604,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7066,6 +9630,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7081,14 +9646,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7097,6 +9672,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7108,14 +9684,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7124,6 +9710,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7135,14 +9722,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7151,6 +9748,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7162,14 +9760,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7178,6 +9786,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7189,14 +9798,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7205,6 +9824,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7216,14 +9836,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7232,6 +9862,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7243,14 +9874,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7259,6 +9900,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7270,14 +9912,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7286,6 +9938,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7308,11 +9961,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under balances */
                         data: {
+                            /** @description One entry per currency, in major units */
                             balances: {
+                                /** @description ISO 4217: XOF, XAF, GHS, KES, UGX... */
                                 currency: string;
                                 /** @description Posted: what succeeded operations left */
                                 balance: number;
@@ -7336,14 +9995,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7352,6 +10021,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7363,14 +10033,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7379,6 +10059,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7390,14 +10071,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7406,6 +10097,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7417,14 +10109,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7433,6 +10135,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7444,14 +10147,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7460,6 +10173,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7469,10 +10183,15 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
                 page?: number;
+                /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the events of this type, such as collect.succeeded */
                 type?: string;
+                /** @description Only the events of the operation with this token */
                 token?: string;
+                /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                 deliveryStatus?: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
             };
             header?: never;
@@ -7488,42 +10207,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under events */
                         data: {
+                            /** @description The records of this page, newest first */
                             events: {
+                                /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
                                 type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
+                                /** @description The kind of the operation */
                                 operation: string;
+                                /** @description The operation’s token */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Where it is POSTed: the operation’s callbackUrl; null when it has none */
                                 callbackUrl: string | null;
+                                /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                                 deliveryStatus: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
+                                /** @description Delivery attempts made so far */
                                 attempts: number;
+                                /** @description When the next attempt is due, while pending; null otherwise */
                                 nextAttemptAt: string | null;
+                                /** @description When a 2xx answered; null until then */
                                 deliveredAt: string | null;
                             }[];
                         };
+                        /** @description The pagination of the list */
                         meta: {
+                            /** @description Where this page is in the list */
                             pagination: {
+                                /** @description How many records the filters select, in all */
                                 total: number;
+                                /** @description Records per page, as asked (10 by default) */
                                 perPage: number;
+                                /** @description The page answered */
                                 currentPage: number;
+                                /** @description Always 1 */
                                 firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
                                 pages: {
                                     [key: string]: string;
                                 };
+                                /** @description The last page (1 for an empty list) */
                                 lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
                                 lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
                                 nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
                                 previousPageUrl: string | null;
                             };
                         };
@@ -7541,14 +10287,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7557,6 +10313,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7568,14 +10325,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7584,6 +10351,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7595,14 +10363,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7611,6 +10389,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7622,14 +10401,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7638,6 +10427,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7649,14 +10439,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7665,6 +10465,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7676,14 +10477,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7692,6 +10503,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7703,6 +10515,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The event’s id, evt_... */
                 id: string;
             };
             cookie?: never;
@@ -7716,33 +10529,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under event */
                         data: {
+                            /** @description The event, with its delivery attempts */
                             event: {
+                                /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
                                 type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
+                                /** @description The kind of the operation */
                                 operation: string;
+                                /** @description The operation’s token */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Where it is POSTed: the operation’s callbackUrl; null when it has none */
                                 callbackUrl: string | null;
+                                /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                                 deliveryStatus: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
+                                /** @description Delivery attempts made so far */
                                 attempts: number;
+                                /** @description When the next attempt is due, while pending; null otherwise */
                                 nextAttemptAt: string | null;
+                                /** @description When a 2xx answered; null until then */
                                 deliveredAt: string | null;
+                                /** @description Every attempt, oldest first */
                                 deliveryAttempts: {
+                                    /** @description The attempt’s number, from 1 */
                                     number: number;
+                                    /** @description When it was sent (as createdAt) */
                                     startedAt: string;
+                                    /** @description How long the answer took, in milliseconds */
                                     durationMs: number;
+                                    /** @description The receiver’s HTTP status; null when no answer came */
                                     statusCode: number | null;
+                                    /** @description Why no answer came (a timeout, a refused connection...); null when one did */
                                     error: string | null;
+                                    /** @description delivered (2xx), stopped (410), retry (to be sent again later) or given_up (no retry left) */
                                     outcome: string;
                                 }[];
                             };
@@ -7761,14 +10596,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7777,6 +10622,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7788,14 +10634,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7804,6 +10660,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7815,14 +10672,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7831,6 +10698,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7842,14 +10710,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7858,6 +10736,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7869,14 +10748,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7885,6 +10774,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7896,14 +10786,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7912,6 +10812,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -7923,6 +10824,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The event’s id, evt_... */
                 id: string;
             };
             cookie?: never;
@@ -7936,26 +10838,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description true on every answer that succeeded */
                         success: boolean;
+                        /** @description The HTTP status: 200 */
                         statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
                         message: string;
+                        /** @description Holds the answer under event */
                         data: {
+                            /** @description The event, queued */
                             event: {
+                                /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
                                 type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
+                                /** @description The kind of the operation */
                                 operation: string;
+                                /** @description The operation’s token */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Where it is POSTed: the operation’s callbackUrl; null when it has none */
                                 callbackUrl: string | null;
+                                /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                                 deliveryStatus: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
+                                /** @description Delivery attempts made so far */
                                 attempts: number;
+                                /** @description When the next attempt is due, while pending; null otherwise */
                                 nextAttemptAt: string | null;
+                                /** @description When a 2xx answered; null until then */
                                 deliveredAt: string | null;
                             };
                         };
@@ -7969,14 +10886,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -7985,6 +10912,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8000,14 +10928,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8016,6 +10954,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8027,14 +10966,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8043,6 +10992,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8054,14 +11004,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8070,6 +11030,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8081,14 +11042,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8097,6 +11068,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8108,14 +11080,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8124,6 +11106,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8135,14 +11118,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8151,6 +11144,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8162,14 +11156,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8178,6 +11182,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8189,14 +11194,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8205,6 +11220,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8216,14 +11232,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
                         success: false;
+                        /** @description The HTTP status, as on the answer */
                         statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
                         errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
                             field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
                             code: string;
+                            /** @description What that field must be */
                             message: string;
                         }[];
                         /** @description duplicate_merchant_reference: the token of the operation holding the reference */
@@ -8232,6 +11258,7 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
@@ -8257,46 +11284,75 @@ export interface operations {
                 "application/json": {
                     /** @description evt_...: the webhook-id header; deduplicate on it */
                     id: string;
+                    /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
                     type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                    /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                     createdAt: string;
                     /** @description The mode of the operation; each mode signs with its own webhook secret */
                     mode: "sandbox" | "live";
                     /** @description The record as the details endpoint returns it, under its data key */
                     data: {
+                        /** @description The collect, as its details endpoint answers it */
                         collect: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "collect";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                            /** @description The hosted checkout page, when the customer must decide there */
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description The amount before fees, as sent, in major units */
                             amount: number;
+                            /** @description The fee of this operation (or side) and who bears it */
                             pricing: {
+                                /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                 percentageFee: number;
+                                /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                 additionalFee: number;
+                                /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                 feesAmount: number;
+                                /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                 supportedByAccount: boolean;
                             };
+                            /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                             cashAmount: number;
+                            /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                             transactionAmount: number;
+                            /** @description The customer whose wallet the money moves on */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description The channel (operator code), as sent */
                             channel: string;
+                            /** @description The country, as sent */
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
@@ -8304,221 +11360,376 @@ export interface operations {
                             refundedAmount: number;
                         };
                     } | {
+                        /** @description The recharge, as its details endpoint answers it */
                         recharge: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "recharge";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                            /** @description The hosted checkout page, when the customer must decide there */
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description The amount before fees, as sent, in major units */
                             amount: number;
+                            /** @description The fee of this operation (or side) and who bears it */
                             pricing: {
+                                /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                 percentageFee: number;
+                                /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                 additionalFee: number;
+                                /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                 feesAmount: number;
+                                /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                 supportedByAccount: boolean;
                             };
+                            /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                             cashAmount: number;
+                            /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                             transactionAmount: number;
+                            /** @description The customer whose wallet the money moves on */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description The channel (operator code), as sent */
                             channel: string;
+                            /** @description The country, as sent */
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
                         };
                     } | {
+                        /** @description The disbursement, as its details endpoint answers it */
                         disbursement: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "disbursement";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                            /** @description The hosted checkout page, when the customer must decide there */
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description The amount before fees, as sent, in major units */
                             amount: number;
+                            /** @description The fee of this operation (or side) and who bears it */
                             pricing: {
+                                /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                 percentageFee: number;
+                                /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                 additionalFee: number;
+                                /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                 feesAmount: number;
+                                /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                 supportedByAccount: boolean;
                             };
+                            /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                             cashAmount: number;
+                            /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                             transactionAmount: number;
+                            /** @description The customer whose wallet the money moves on */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description The channel (operator code), as sent */
                             channel: string;
+                            /** @description The country, as sent */
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
                         };
                     } | {
+                        /** @description The withdraw, as its details endpoint answers it */
                         withdraw: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "withdraw";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
-                            /** @description The hosted checkout page, when the customer must decide there */
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description The amount before fees, as sent, in major units */
                             amount: number;
+                            /** @description The fee of this operation (or side) and who bears it */
                             pricing: {
+                                /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                 percentageFee: number;
+                                /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                 additionalFee: number;
+                                /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                 feesAmount: number;
+                                /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                 supportedByAccount: boolean;
                             };
+                            /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                             cashAmount: number;
+                            /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                             transactionAmount: number;
+                            /** @description The customer whose wallet the money moves on */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
+                            /** @description The channel (operator code), as sent */
                             channel: string;
+                            /** @description The country, as sent */
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
                         };
                     } | {
+                        /** @description The transfer, as its details endpoint answers it */
                         transfer: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "transfer";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                            /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
                             redirectUrl?: string;
+                            /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                             from: {
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             };
+                            /** @description One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded */
                             to: {
+                                /** @description The amount before fees, as sent, in major units */
                                 amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
                                 pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
                                     percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
                                     additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
                                     feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
                                     supportedByAccount: boolean;
                                 };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
                                 cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
                                 transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
                                 customer: {
+                                    /** @description As sent; empty when none was sent */
                                     fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
                                     phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
                                     email: string;
                                 };
+                                /** @description The channel (operator code), as sent */
                                 channel: string;
+                                /** @description The country, as sent */
                                 country: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                                 currency: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                                 status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Why it did not succeed: present once failed, canceled or error */
                                 failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                     code: string;
+                                    /** @description The reason in words, for a person */
                                     message: string;
                                 };
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };
                         };
                     } | {
+                        /** @description The refund, as its details endpoint answers it */
                         refund: {
-                            /** @constant */
+                            /**
+                             * @description The kind of this record, so that records can be told apart
+                             * @constant
+                             */
                             operation: "refund";
+                            /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
                             token: string;
+                            /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                            /** @description What is paid back, in major units; no fee is charged on it */
                             amount: number;
+                            /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
                             currency: string;
                             /** @description The refunded collect's token (absent on a transfer's customer refund) */
                             collect?: string;
                             /** @description On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token */
                             transfer?: string;
+                            /** @description The collect’s customer, who is paid back */
                             customer: {
+                                /** @description As sent; empty when none was sent */
                                 fullName: string;
+                                /** @description In international form (E.164, +225...), read for the country */
                                 phoneNumber: string;
+                                /** @description As sent; empty when none was sent */
                                 email: string;
                             };
+                            /** @description Your reference, as sent at initiation */
                             merchantReference: string;
-                            /** @description UTC, microseconds, trailing Z */
+                            /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
                             initiationDate: string;
+                            /** @description Why it did not succeed: present once failed, canceled or error */
                             failureReason?: {
+                                /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
                                 code: string;
+                                /** @description The reason in words, for a person */
                                 message: string;
                             };
+                            /** @description When it took its final status (as initiationDate); absent while pending */
                             completionDate?: string;
+                            /** @description The collect’s channel, through which the money goes back */
                             channel: string;
+                            /** @description The collect’s country */
                             country: string;
+                            /** @description The metadata sent at initiation */
                             metadata?: {
                                 [key: string]: string;
                             };

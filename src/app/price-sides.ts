@@ -16,7 +16,7 @@ import {
 import type { Side } from '../domain/operation.ts'
 import { readPhoneNumber } from '../domain/phone-numbers.ts'
 import { price } from '../domain/pricing.ts'
-import { type ErrorCode, type FieldError, validationFailed } from '../errors.ts'
+import { ApiError, type ErrorCode, type FieldError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
 import type { PricingRules } from './pricing-rules-cache.ts'
 import type { Principal } from './principal.ts'
@@ -86,10 +86,11 @@ export async function priceSides(
     const code = rejectionPrecedence.find((candidate) =>
       rejections.some((rejection) => rejection.code === candidate),
     )
-    throw validationFailed(
-      rejections.map((rejection) => rejection.error),
-      code,
-    )
+    const errors = rejections.map((rejection) => rejection.error)
+    // A refusal by the catalogue says which channel, country or limit: its first message leads.
+    const lead =
+      code === 'validation_failed' ? undefined : rejections.find((rejection) => rejection.code === code)
+    throw lead ? new ApiError(lead.code, lead.error.message, errors) : validationFailed(errors, code)
   }
   return sides
 }
@@ -147,6 +148,8 @@ async function priceSide(
   const customer = customerOf(input, reject)
   const rules = await pricingRulesOf(context, principal.merchantId, kind, input)
   if (!rules) {
+    const unknown = await unknownChannelMessage(context, input.channel)
+    if (unknown) return reject('channel_unavailable', 'channel', 'unknown_channel', unknown)
     return reject(
       'channel_unavailable',
       'channel',
@@ -193,6 +196,19 @@ async function priceSide(
     customer,
     status: 'pending',
   }
+}
+
+/**
+ * Why a channel code names no channel at all, pointing to the list (and to the code the caller
+ * probably meant, written without its hyphen or in another case), or undefined for a known channel.
+ */
+async function unknownChannelMessage(context: AppContext, channel: string): Promise<string | undefined> {
+  const { catalogue } = context.store
+  if ((await catalogue.channelName(channel)) !== undefined) return undefined
+  const bare = (code: string) => code.toLowerCase().replace(/[^a-z0-9]/g, '')
+  const codes = new Set((await catalogue.listRoutes()).map((route) => route.channel))
+  const meant = [...codes].find((code) => bare(code) === bare(channel))
+  return `There is no channel ${channel}${meant ? ` (did you mean ${meant}?)` : ''}; GET /api/v1/channels lists every channel code.`
 }
 
 /** The side's route and the merchant's fee rule for it, read through the short-lived cache. */

@@ -15,7 +15,7 @@ import {
 } from './merchant-commands.ts'
 import { serve } from './serve.ts'
 import { parseSimulate, type SimulateArgs, simulate } from './simulate-command.ts'
-import { CommandError, UsageError, usage } from './usage.ts'
+import { CommandError, helpFor, UsageError, usage } from './usage.ts'
 import { verify } from './verify-command.ts'
 import { parseWebhookSecretRotate, webhookSecretRotate } from './webhook-commands.ts'
 
@@ -25,16 +25,17 @@ const print = (text: string): void => {
 
 /**
  * Every command is parsed completely before the database is opened, so a wrong invocation
- * exits 2 having written nothing.
+ * exits 2 having written nothing; --help anywhere answers the command's usage and does nothing else.
  */
 export async function main(argv: string[]): Promise<number> {
   const [group, action, ...rest] = argv
   try {
-    const run = parseCommand(group, action, rest)
-    if (run === 'help') {
-      process.stdout.write(usage)
+    const help = helpFor(argv)
+    if (help !== undefined) {
+      process.stdout.write(help)
       return 0
     }
+    const run = parseCommand(group, action, rest)
     if (typeof run === 'object') {
       await simulate(run.simulate, print)
       return 0
@@ -68,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** A command's work: most open the store; serve runs the API; simulate needs no database at all. */
-type Run = 'serve' | 'help' | { simulate: SimulateArgs } | ((context: AppContext) => Promise<void>)
+type Run = 'serve' | { simulate: SimulateArgs } | ((context: AppContext) => Promise<void>)
 
 function parseCommand(group: string | undefined, action: string | undefined, rest: string[]): Run {
   const args = action === undefined ? rest : [action, ...rest]
@@ -121,10 +122,6 @@ function commandFor(
     }
     case 'simulate':
       return { simulate: parseSimulate(args) }
-    case 'help':
-    case '--help':
-    case '-h':
-      return 'help'
     case undefined:
       throw new UsageError('a command is required')
     default:

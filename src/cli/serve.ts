@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { createContext, ensureDemoMerchant } from '../app/bootstrap.ts'
+import type { AppContext } from '../app/context.ts'
 import { deliveryThreadTurns } from '../app/delivery-thread.ts'
 import type { IssuedMerchant } from '../app/merchants.ts'
 import { createWorkers } from '../app/workers.ts'
@@ -7,6 +8,7 @@ import type { Config } from '../config.ts'
 import { systemClock } from '../domain/clock.ts'
 import { buildServer } from '../http/server.ts'
 import { createLogger } from '../logger.ts'
+import { CommandError } from './usage.ts'
 
 /** sika serve: migrate, create the demo merchant on first start, listen, and stop gracefully. */
 export async function serve(config: Config): Promise<FastifyInstance> {
@@ -14,9 +16,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // Before the store opens: with callbacks in a thread of their own, the two take turns at SQLite's write lock.
   const turns = deliveryThreadTurns(config)
   const context = await createContext(config, logger, systemClock, { writerTurns: turns })
-  const demo = await ensureDemoMerchant(context)
   const app = await buildServer(context)
-  await app.listen({ port: config.port, host: config.host })
+  await listen(app, context, config)
+  // Once listening: a start that fails must not create the demo merchant, whose secrets only it prints.
+  const demo = await ensureDemoMerchant(context)
   // Scheduled work and callbacks resume from the database: whatever was due before a crash runs now.
   const workers = config.runWorkers
     ? createWorkers(context, { deliveryThread: config.deliveryThread ? { turns } : undefined })
@@ -42,6 +45,33 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   process.once('SIGTERM', () => void stop('SIGTERM'))
   process.once('SIGINT', () => void stop('SIGINT'))
   return app
+}
+
+/** Listens, or stops with one line saying what is wrong with the address and which setting changes it. */
+async function listen(app: FastifyInstance, context: AppContext, config: Config): Promise<void> {
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    const problem = listenProblem((error as NodeJS.ErrnoException).code, config)
+    if (!problem) throw error
+    await app.close()
+    await context.store.close()
+    throw new CommandError(problem)
+  }
+}
+
+function listenProblem(code: string | undefined, { host, port }: Config): string | undefined {
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
+  switch (code) {
+    case 'EADDRINUSE':
+      return `cannot listen on ${address}: port ${port} is in use (another Sika, or another program). Stop it, or choose another port with PORT, e.g. PORT=${port === 65_535 ? 3001 : port + 1}.`
+    case 'EACCES':
+      return `cannot listen on ${address}: this user may not open port ${port}. Choose a port above 1023 with PORT.`
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${address}: ${host} is not an address of this machine. Set HOST to one that is (127.0.0.1, or 0.0.0.0 for every interface).`
+    default:
+      return undefined
+  }
 }
 
 function demoBanner(demo: IssuedMerchant, baseUrl: string): string {

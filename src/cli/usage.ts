@@ -4,33 +4,193 @@ export class UsageError extends Error {}
 /** A well-formed command that cannot be carried out (unknown merchant...): exit code 1. */
 export class CommandError extends Error {}
 
+/** One command: the words that name it, its synopsis, a summary for the overview, and what --help adds. */
+interface CommandHelp {
+  readonly words: readonly string[]
+  /** The synopsis after `sika`, one line per entry. */
+  readonly synopsis: readonly string[]
+  /** Its lines in the overview's right-hand column. */
+  readonly summary: readonly string[]
+  /** Options and behaviour, shown by `sika <command> --help`. */
+  readonly details?: string
+}
+
+const commands: readonly CommandHelp[] = [
+  {
+    words: ['serve'],
+    synopsis: ['serve'],
+    summary: ['start the API (migrates, creates the demo merchant on first start)'],
+    details: `Configured by the environment, read once at start (a bad value stops it, naming the setting):
+  PORT              HTTP port (3000)
+  HOST              interface to listen on (127.0.0.1; HOST=0.0.0.0 in a container, so that
+                    the container's published port reaches it)
+  DATABASE_URL      a SQLite file path or a postgres:// URL (default: a SQLite file in ./data)
+  PUBLIC_BASE_URL   the address merchants and operators reach Sika at (http://localhost:$PORT)
+  OPERATORS_FILE    the JSON file of live operator connections (docs/guide/live-mode.md)
+The README's Configuration table lists every setting.`,
+  },
+  {
+    words: ['migrate'],
+    synopsis: ['migrate'],
+    summary: ['apply pending database migrations'],
+    details: 'Also done by `sika serve` at every start. Reads DATABASE_URL.',
+  },
+  {
+    words: ['merchant', 'create'],
+    synopsis: ['merchant create --name NAME [--json]'],
+    summary: ['create a merchant with sandbox and live keys and webhook secrets'],
+    details: `  --name NAME   the merchant's name, 1 to 100 characters
+  --json        print one JSON object: id, name, sandbox and live (each apiKey, secretKey,
+                webhookSecret), and webhookSecret (the sandbox one)
+The secret keys and webhook secrets are shown only now: they are stored as hashes or encrypted.`,
+  },
+  {
+    words: ['merchant', 'list'],
+    synopsis: ['merchant list [--json]'],
+    summary: ['list merchants and their active api keys'],
+  },
+  {
+    words: ['merchant', 'suspend'],
+    synopsis: ['merchant suspend ID'],
+    summary: ["refuse the merchant's requests (403) until activated"],
+  },
+  {
+    words: ['merchant', 'activate'],
+    synopsis: ['merchant activate ID'],
+    summary: ['lift a suspension'],
+  },
+  {
+    words: ['key', 'rotate'],
+    synopsis: ['key rotate ID --mode sandbox|live [--json]'],
+    summary: ['issue a new key pair for the mode and revoke the old one'],
+    details: `  --mode sandbox|live   which pair: sandbox keys are pk_test_/sk_test_, live ones pk_live_/sk_live_
+  --json                print the new pair as one JSON object
+The old pair answers 401 from then on; the new secret is shown only now.`,
+  },
+  {
+    words: ['key', 'revoke'],
+    synopsis: ['key revoke API_KEY'],
+    summary: ['revoke one key pair'],
+  },
+  {
+    words: ['fees', 'list'],
+    synopsis: ['fees list [MERCHANT_ID] [--json]'],
+    summary: ["the default fee schedule, and the merchant's own rows"],
+  },
+  {
+    words: ['fees', 'set'],
+    synopsis: [
+      'fees set MERCHANT_ID --kind KIND --channel CHANNEL|* [--country CC|*]',
+      '         --percentage P [--fixed F] --bearer merchant|customer',
+    ],
+    summary: ["give a merchant its own fee row (F in the country's currency)"],
+    details: `  --kind KIND            collect, recharge, disbursement or withdraw (a transfer's from side is
+                         priced as a collect, its to side as a disbursement)
+  --channel CHANNEL|*    an operator code (GET /api/v1/channels), or * for every channel
+  --country CC|*         an ISO country code, or * (the default) for every country
+  --percentage P         1.5 means 1.5 % of the amount
+  --fixed F              an amount added to the fee, in the country's currency (needs --country)
+  --bearer merchant      the merchant's balance bears the fee (supportedByAccount true)
+  --bearer customer      the customer bears it: pays it on top of a cash-in, receives that much
+                         less from a cash-out (supportedByAccount false)
+Running instances price with the new row within 500 ms.`,
+  },
+  {
+    words: ['webhook-secret', 'rotate'],
+    synopsis: ['webhook-secret rotate MERCHANT_ID --mode sandbox|live [--json]'],
+    summary: [
+      "a new webhook secret for the mode's callbacks; the old one",
+      'keeps signing them for 24 hours',
+    ],
+  },
+  {
+    words: ['balance'],
+    synopsis: ['balance MERCHANT_ID [--json]'],
+    summary: ['balances and holds, per mode and currency'],
+  },
+  {
+    words: ['simulate'],
+    synopsis: [
+      'simulate OPERATOR... [--port N] [--sika-url URL] [--operators-file FILE]',
+      '         [--channel C] [--countries CI,SN] [--webhook-url URL]   (these three: one operator only)',
+    ],
+    summary: [
+      'run operator simulators (mtn-momo, wave, orange-money,',
+      'pawapay) on 127.0.0.1 and print, or write to FILE, the',
+      'OPERATORS_FILE that connects Sika to them',
+    ],
+    details: `  OPERATOR...            one or more of mtn-momo, wave, orange-money, pawapay
+  --port N               the first simulator's port, the next ones the following ports (0: free ones)
+  --sika-url URL         Sika's address: each simulator sends its notifications under it
+  --operators-file FILE  write the OPERATORS_FILE that connects Sika to the simulators there
+  --channel C            the channel the entry names (one operator only)
+  --countries CI,SN      the countries the entry serves (one operator only)
+  --webhook-url URL      where the simulator sends its notifications (one operator only)
+It prints the test numbers that choose each outcome, and stops on Ctrl-C.`,
+  },
+  {
+    words: ['verify'],
+    synopsis: ['verify [--json]'],
+    summary: [
+      'check the whole store: balances against the ledger, events',
+      'and scheduled work against operations; exit 1 naming each problem',
+    ],
+  },
+]
+
+const summaryColumn = 42
+
+function overviewOf(command: CommandHelp): string {
+  const left = command.synopsis.map((line) => `  ${line}`)
+  const last = left.at(-1) ?? ''
+  const [first, ...rest] = command.summary
+  const indent = ' '.repeat(summaryColumn)
+  const lines =
+    last.length < summaryColumn
+      ? [...left.slice(0, -1), `${last.padEnd(summaryColumn)}${first}`, ...rest.map((line) => indent + line)]
+      : [...left, ...command.summary.map((line) => indent + line)]
+  return lines.join('\n')
+}
+
 export const usage = `Usage: sika <command> [options]
 
 Commands:
-  serve                                   start the API (migrates, creates the demo merchant on first start)
-  migrate                                 apply pending database migrations
-  merchant create --name NAME [--json]    create a merchant with sandbox and live keys and webhook secrets
-  merchant list [--json]                  list merchants and their active api keys
-  merchant suspend ID                     refuse the merchant's requests (403) until activated
-  merchant activate ID                    lift a suspension
-  key rotate ID --mode sandbox|live [--json]
-                                          issue a new key pair for the mode and revoke the old one
-  key revoke API_KEY                      revoke one key pair
-  fees list [MERCHANT_ID] [--json]        the default fee schedule, and the merchant's own rows
-  fees set MERCHANT_ID --kind KIND --channel CHANNEL|* [--country CC|*]
-           --percentage P [--fixed F] --bearer merchant|customer
-                                          give a merchant its own fee row (F in the country's currency)
-  webhook-secret rotate MERCHANT_ID --mode sandbox|live [--json]
-                                          a new webhook secret for the mode's callbacks; the old one
-                                          keeps signing them for 24 hours
-  balance MERCHANT_ID [--json]            balances and holds, per mode and currency
-  simulate OPERATOR... [--port N] [--sika-url URL] [--operators-file FILE]
-           [--channel C] [--countries CI,SN] [--webhook-url URL]   (these three: one operator only)
-                                          run operator simulators (mtn-momo, wave, orange-money,
-                                          pawapay) on 127.0.0.1 and print, or write to FILE, the
-                                          OPERATORS_FILE that connects Sika to them
-  verify [--json]                         check the whole store: balances against the ledger, events
-                                          and scheduled work against operations; exit 1 naming each problem
+${commands.map(overviewOf).join('\n')}
 
-Environment: DATABASE_URL (SQLite path, file: URL or postgres:// URL), and the settings in the README.
+Every command answers --help. Environment: DATABASE_URL (SQLite path, file: URL or postgres:// URL),
+and the settings in the README.
 `
+
+const isHelpFlag = (argument: string) => argument === '--help' || argument === '-h'
+
+/**
+ * The help a command line asks for (`sika --help`, `sika help merchant`, `sika merchant create
+ * -h`...), or undefined when it asks for none. The words before the flag name the command; the
+ * longest group of words that names one chooses its help.
+ */
+export function helpFor(argv: readonly string[]): string | undefined {
+  const asked = argv[0] === 'help' || argv.some(isHelpFlag)
+  if (!asked) return undefined
+  const words = (argv[0] === 'help' ? argv.slice(1) : argv).filter((argument) => !argument.startsWith('-'))
+  const [group, action] = words
+  if (group === undefined) return usage
+  const exact = commands.find((command) => command.words.join(' ') === `${group} ${action}`)
+  if (exact) return commandHelp([exact])
+  const inGroup = commands.filter((command) => command.words[0] === group)
+  if (inGroup.length === 0) throw new UsageError(`unknown command: ${group}`)
+  return commandHelp(inGroup)
+}
+
+function commandHelp(matching: readonly CommandHelp[]): string {
+  const [only] = matching
+  if (matching.length === 1 && only) {
+    const lead = 'Usage: sika '
+    const synopsis = only.synopsis.map((line, index) => (index === 0 ? lead : ' '.repeat(lead.length)) + line)
+    const summary = only.summary.join(' ')
+    const sentence = `${summary[0]?.toUpperCase()}${summary.slice(1)}.`
+    return `${synopsis.join('\n')}\n\n${sentence}\n${only.details ? `\n${only.details}\n` : ''}`
+  }
+  const group = matching[0]?.words[0]
+  const actions = matching.map((command) => command.words[1]).join('|')
+  return `Usage: sika ${group} ${actions} ...\n\n${matching.map(overviewOf).join('\n')}\n\n'sika ${group} <${actions}> --help' shows one of them.\n`
+}

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { ApiError, type FieldError, validationFailed } from '../errors.ts'
+import { describeJsonFault } from './json-fault.ts'
 
 /**
  * Input that no store can hold faithfully is refused before anything reads it: a NUL
@@ -13,7 +14,12 @@ export function refuseHostileInput(app: FastifyInstance, bodyLimit: number): voi
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
     const problem = jsonTextProblem(body as string)
     if (problem) return done(new ApiError('invalid_json', problem), undefined)
-    return parseJson(request, body as string, done)
+    return parseJson(request, body as string, (error, parsed) => {
+      // Fastify's parser drops the position of the fault: it is found again, on this error path only.
+      const fault =
+        (error as { code?: string } | null)?.code === invalidJsonCode && describeJsonFault(body as string)
+      return fault ? done(new ApiError('invalid_json', fault), undefined) : done(error, parsed)
+    })
   })
   app.addHook('preValidation', (request, _reply, done) => {
     const errors = unsafeTextIn(request.query, '')
@@ -21,6 +27,9 @@ export function refuseHostileInput(app: FastifyInstance, bodyLimit: number): voi
     done(errors.length > 0 ? validationFailed(errors) : undefined)
   })
 }
+
+/** Fastify's refusal of a body that does not parse (or that parses to a key poisoning prototypes). */
+const invalidJsonCode = 'FST_ERR_CTP_INVALID_JSON_BODY'
 
 /** A NUL, or half of a surrogate pair without its other half. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL is what is refused

@@ -2,7 +2,6 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import type { AppContext } from '../app/context.ts'
 import { operationKindNames, operationKinds } from '../domain/kinds.ts'
 import { describeSandboxBehaviour, sandboxBehaviours } from '../domain/sandbox-outcomes.ts'
 import { type ErrorCode, errorRegistry } from '../errors.ts'
@@ -13,7 +12,7 @@ import { ErrorEnvelope, EventType, operationRecordOf } from './schemas.ts'
  * responses: there is no second copy to keep in step. This file only adds what routes do not
  * say themselves: the security schemes, the error answers, tags, and the callback as a webhook.
  */
-export async function registerOpenApi(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -24,7 +23,9 @@ export async function registerOpenApi(app: FastifyInstance, context: AppContext)
         contact: { name: 'Sika', url: 'https://sika.example/support' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Sika' },
       },
-      servers: [{ url: context.config.publicBaseUrl, description: 'This Sika instance' }],
+      // Relative: "Try it out" calls the origin the page was opened at (localhost, 127.0.0.1 or a
+      // public name alike), which is also the only origin the page's Content-Security-Policy allows.
+      servers: [{ url: '/', description: 'This Sika instance: the origin that serves this document' }],
       tags: [
         ...operationKindNames.map((kind) => ({ name: kind, description: operationKinds[kind].summary })),
         {
@@ -81,7 +82,16 @@ for (const [code, entry] of Object.entries(errorRegistry) as [ErrorCode, { statu
 
 export function errorResponse(codes: readonly ErrorCode[]): TSchema {
   return Type.Object(
-    { ...ErrorEnvelope.properties, code: Type.Union(codes.map((code) => Type.Literal(code))) },
+    {
+      ...ErrorEnvelope.properties,
+      code: Type.Union(
+        codes.map((code) => Type.Literal(code)),
+        {
+          description:
+            'One of the codes below; each is in the error table of the guides (docs/guide/errors.md)',
+        },
+      ),
+    },
     { description: codes.map((code) => `\`${code}\`: ${errorRegistry[code].message}`).join('\n\n') },
   )
 }
@@ -141,7 +151,9 @@ function callbackWebhook() {
   const payload = Type.Object({
     id: Type.String({ description: 'evt_...: the webhook-id header; deduplicate on it' }),
     type: EventType,
-    createdAt: Type.String(),
+    createdAt: Type.String({
+      description: 'When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z',
+    }),
     mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')], {
       description: 'The mode of the operation; each mode signs with its own webhook secret',
     }),
@@ -202,4 +214,11 @@ reach an operator: the customer phone number's last three digits choose the outc
 ${sandboxTable}
 
 Amounts are numbers in the major unit of the country's currency (XOF and XAF have no decimals).
+Each operation is priced by the merchant's fee for its kind, channel and country (GET /api/v1/channels
+lists them): \`feesAmount\` = amount × percentageFee / 100 + additionalFee. \`supportedByAccount\`
+says who bears that fee, not whether the operation is allowed: \`true\`, the merchant's balance
+(a collect of 5000 at 1.5 % credits 4925, and the customer pays 5000); \`false\`, the customer (the
+customer pays 5075, and 5000 is credited). \`cashAmount\` is what moves on the merchant's balance,
+\`transactionAmount\` what moves on the customer's wallet.
+
 Failures use one envelope: \`{ success: false, statusCode, code, message, errors?, requestId }\`.`

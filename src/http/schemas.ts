@@ -24,44 +24,76 @@ const literalUnion = <T extends readonly string[]>(values: T, options: { descrip
 
 // ---- requests (CONTRACT.md, Errors: bounds) ----
 
-const httpUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', format: 'uri' })
+const httpUrl = (description: string) =>
+  Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', format: 'uri', description })
 
 export const CustomerInput = Type.Object(
   {
-    fullName: Type.Optional(Type.String({ maxLength: 100 })),
+    fullName: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'The customer’s name, up to 100 characters; passed to operators that take one',
+      }),
+    ),
     phoneNumber: Type.String({
       pattern: '^\\+?[0-9]{8,15}$',
       description:
         '8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422',
     }),
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    email: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description: 'The customer’s email, up to 254 characters',
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw)',
+  },
 )
 
 const sideFields = {
   amount: Type.Number({
     exclusiveMinimum: 0,
     maximum: 1e12,
-    description: 'Major units of the country\u2019s currency',
+    description:
+      'The amount before fees, in major units of the country\u2019s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it',
   }),
   channel: Type.String({
     minLength: 1,
     maxLength: 40,
     pattern: '^[a-z0-9-]+$',
-    description: 'Operator code, see GET /api/v1/channels',
+    description:
+      'The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country',
   }),
-  country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+  country: Type.String({
+    pattern: '^[A-Z]{2}$',
+    description:
+      'ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX)',
+  }),
   customer: CustomerInput,
 }
 
+/** Where the hosted checkout sends the customer's browser once the operation has this status. */
+const outcomeUrl = (status: string) =>
+  Type.Optional(
+    httpUrl(
+      `Where the hosted checkout page sends the customer’s browser when the operation is ${status}, with token, merchantReference and status in the query. A redirect never settles money: read the record, or wait for the callback`,
+    ),
+  )
+
 const urlFields = {
-  pendingUrl: Type.Optional(httpUrl),
-  succeededUrl: Type.Optional(httpUrl),
-  failedUrl: Type.Optional(httpUrl),
-  canceledUrl: Type.Optional(httpUrl),
-  errorUrl: Type.Optional(httpUrl),
-  callbackUrl: httpUrl,
+  pendingUrl: outcomeUrl('still pending'),
+  succeededUrl: outcomeUrl('succeeded'),
+  failedUrl: outcomeUrl('failed'),
+  canceledUrl: outcomeUrl('canceled'),
+  errorUrl: outcomeUrl('in error'),
+  callbackUrl: httpUrl(
+    'Where each status the operation takes is POSTed as a signed event (Standard Webhooks). In live mode a loopback, private or link-local host is refused',
+  ),
 }
 
 const merchantReference = Type.String({
@@ -73,14 +105,18 @@ const merchantReference = Type.String({
   description: 'Unique per merchant, mode and kind; 1 to 64 printable characters',
 })
 
-/** CONTRACT.md, Operators: the text the customer sees on their phone. */
+/** The text the customer sees on their phone. */
 const statementDescriptor = Type.String({
   pattern: statementDescriptorPattern,
   description:
     "The text your customer sees on their phone for this payment (pawaPay's customer message, MTN MoMo's payer message, Wave's payment reason, Orange Money's merchant name): 4 to 22 letters, digits or spaces. Absent: your merchant name, its accents dropped and cut to fit",
 })
 
-const SideInput = Type.Object(sideFields, { additionalProperties: false })
+const SideInput = Type.Object(sideFields, {
+  additionalProperties: false,
+  description:
+    'One side of the transfer: from is collected from its customer (priced as a collect), to is paid out to its customer (priced as a disbursement) once from succeeded; both sides share a currency',
+})
 
 /** CONTRACT.md, Errors: at most 20 keys of 1 to 40 characters, string values of at most 500. */
 const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ maxLength: 500 }), {
@@ -118,7 +154,9 @@ export const RefundBody = Type.Object(
         description: 'Major units; what is left to refund when absent',
       }),
     ),
-    callbackUrl: Type.Optional(httpUrl),
+    callbackUrl: Type.Optional(
+      httpUrl('Where the refund’s statuses are POSTed; the refunded operation’s callbackUrl when absent'),
+    ),
     metadata: Type.Optional(Metadata),
     statementDescriptor: Type.Optional(statementDescriptor),
   },
@@ -126,11 +164,25 @@ export const RefundBody = Type.Object(
 )
 export type RefundBody = Static<typeof RefundBody>
 
-export const TokenParams = Type.Object({ token: Type.String({ pattern: tokenPattern }) })
+const tokenDescription =
+  'The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens'
 
-const pageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 })),
-  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+export const TokenParams = Type.Object({
+  token: Type.String({ pattern: tokenPattern, description: tokenDescription }),
+})
+
+export const pageQuery = {
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000_000,
+      default: 1,
+      description: 'The page, from 1; a page past the end is an empty list with the true total',
+    }),
+  ),
+  perPage: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Records per page, 1 to 100' }),
+  ),
 }
 const dateQuery = {
   from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601, inclusive, on the date' })),
@@ -140,8 +192,14 @@ const dateQuery = {
 export const OperationListQuery = Type.Object(
   {
     ...pageQuery,
-    status: Type.Optional(literalUnion(statuses)),
-    merchantReference: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    status: Type.Optional(literalUnion(statuses, { description: 'Only the operations with this status' })),
+    merchantReference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Only the operation with this merchantReference',
+      }),
+    ),
     // A leading space is a + that form decoding turned into one (`?phoneNumber=+225...` unencoded).
     phoneNumber: Type.Optional(
       Type.String({
@@ -150,8 +208,19 @@ export const OperationListQuery = Type.Object(
           'Matches either side’s customer, in any form: read for the `country` filter when given (national form accepted), as international (+ or calling code first) otherwise',
       }),
     ),
-    channel: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
-    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    channel: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 40,
+        description: 'Only the operations on this channel (on either side of a transfer)',
+      }),
+    ),
+    country: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{2}$',
+        description: 'Only the operations in this country (on either side of a transfer)',
+      }),
+    ),
     ...dateQuery,
   },
   { additionalProperties: false },
@@ -160,9 +229,20 @@ export const OperationListQuery = Type.Object(
 export const TransactionListQuery = Type.Object(
   {
     ...pageQuery,
-    type: Type.Optional(literalUnion(['cash-in', 'cash-out', 'reversal'] as const)),
-    operation: Type.Optional(literalUnion(operationKindNames)),
-    status: Type.Optional(literalUnion(['pending', 'succeeded', 'canceled'] as const)),
+    type: Type.Optional(
+      literalUnion(['cash-in', 'cash-out', 'reversal'] as const, {
+        description: 'Only the movements of this type',
+      }),
+    ),
+    operation: Type.Optional(
+      literalUnion(operationKindNames, { description: 'Only the movements of this kind of operation' }),
+    ),
+    status: Type.Optional(
+      literalUnion(['pending', 'succeeded', 'canceled'] as const, {
+        description:
+          'Only the movements with this status: pending (a hold), succeeded (posted), canceled (released)',
+      }),
+    ),
     ...dateQuery,
     format: Type.Optional(
       literalUnion(['json', 'csv'] as const, {
@@ -175,27 +255,99 @@ export const TransactionListQuery = Type.Object(
 
 // ---- responses ----
 
-const Pricing = Type.Object({
-  percentageFee: Type.Number(),
-  additionalFee: Type.Number(),
-  feesAmount: Type.Number(),
-  supportedByAccount: Type.Boolean(),
+/** The fee fields, described once: the record's pricing and a channel's prices say the same. */
+export const feeFields = {
+  percentageFee: Type.Number({ description: 'The fee’s percentage of the amount: 1.5 means 1.5 %' }),
+  additionalFee: Type.Number({
+    description: 'A fixed part of the fee, in major units of the currency, added to the percentage',
+  }),
+  supportedByAccount: Type.Boolean({
+    description:
+      'Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing',
+  }),
+}
+
+const Pricing = Type.Object(
+  {
+    percentageFee: feeFields.percentageFee,
+    additionalFee: feeFields.additionalFee,
+    feesAmount: Type.Number({
+      description:
+        'The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision',
+    }),
+    supportedByAccount: feeFields.supportedByAccount,
+  },
+  { description: 'The fee of this operation (or side) and who bears it' },
+)
+
+const Customer = Type.Object(
+  {
+    fullName: Type.String({ description: 'As sent; empty when none was sent' }),
+    phoneNumber: Type.String({ description: 'In international form (E.164, +225...), read for the country' }),
+    email: Type.String({ description: 'As sent; empty when none was sent' }),
+  },
+  { description: 'The customer whose wallet the money moves on' },
+)
+
+const FailureReason = Type.Object(
+  {
+    code: Type.String({
+      description:
+        'A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired',
+    }),
+    message: Type.String({ description: 'The reason in words, for a person' }),
+  },
+  { description: 'Why it did not succeed: present once failed, canceled or error' },
+)
+
+const Status = literalUnion(statuses, {
+  description:
+    'pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved)',
 })
 
-const Customer = Type.Object({ fullName: Type.String(), phoneNumber: Type.String(), email: Type.String() })
-
-const FailureReason = Type.Object({ code: Type.String(), message: Type.String() })
-
-const Status = literalUnion(statuses)
+const initiationDate = Type.String({
+  description: 'When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z',
+})
+const completionDate = Type.Optional(
+  Type.String({ description: 'When it took its final status (as initiationDate); absent while pending' }),
+)
+const currency = Type.String({ description: 'The currency of its country (ISO 4217: XOF, XAF, GHS...)' })
+const recordMetadata = Type.Optional(
+  Type.Record(Type.String(), Type.String(), { description: 'The metadata sent at initiation' }),
+)
+const merchantReferenceSent = Type.String({ description: 'Your reference, as sent at initiation' })
 
 const recordTail = {
-  merchantReference: Type.String(),
-  initiationDate: Type.String({ description: 'UTC, microseconds, trailing Z' }),
-  currency: Type.String(),
+  merchantReference: merchantReferenceSent,
+  initiationDate,
+  currency,
   failureReason: Type.Optional(FailureReason),
-  completionDate: Type.Optional(Type.String()),
-  metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  completionDate,
+  metadata: recordMetadata,
 }
+
+/** The amounts and the channel of one side, described once for flat records and transfer sides. */
+const sideAmounts = {
+  amount: Type.Number({ description: 'The amount before fees, as sent, in major units' }),
+  pricing: Pricing,
+  cashAmount: Type.Number({
+    description:
+      'What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise)',
+  }),
+  transactionAmount: Type.Number({
+    description:
+      'What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for',
+  }),
+  customer: Customer,
+}
+const channelSent = Type.String({ description: 'The channel (operator code), as sent' })
+const countrySent = Type.String({ description: 'The country, as sent' })
+const operationOf = (kind: OperationKind) =>
+  Type.Literal(kind, { description: 'The kind of this record, so that records can be told apart' })
+const tokenField = Type.String({
+  pattern: tokenPattern,
+  description: `${tokenDescription}; read the record back with it`,
+})
 
 /** What the refunds of an operation a refund kind refunds claim, in major units. */
 const refundedAmount = {
@@ -213,36 +365,39 @@ const operatorReference = {
   ),
 }
 
+const redirectUrl = Type.Optional(
+  Type.String({
+    description:
+      'Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page',
+  }),
+)
+
 const singleRecordFields = {
-  token: Type.String({ pattern: tokenPattern }),
+  token: tokenField,
   status: Status,
-  redirectUrl: Type.Optional(
-    Type.String({ description: 'The hosted checkout page, when the customer must decide there' }),
-  ),
-  amount: Type.Number(),
-  pricing: Pricing,
-  cashAmount: Type.Number(),
-  transactionAmount: Type.Number(),
-  customer: Customer,
+  redirectUrl,
+  ...sideAmounts,
   ...recordTail,
-  channel: Type.String(),
-  country: Type.String(),
+  channel: channelSent,
+  country: countrySent,
   ...operatorReference,
 }
 
-const SideRecord = Type.Object({
-  amount: Type.Number(),
-  pricing: Pricing,
-  cashAmount: Type.Number(),
-  transactionAmount: Type.Number(),
-  customer: Customer,
-  channel: Type.String(),
-  country: Type.String(),
-  currency: Type.String(),
-  status: Status,
-  failureReason: Type.Optional(FailureReason),
-  ...operatorReference,
-})
+const SideRecord = Type.Object(
+  {
+    ...sideAmounts,
+    channel: channelSent,
+    country: countrySent,
+    currency,
+    status: Status,
+    failureReason: Type.Optional(FailureReason),
+    ...operatorReference,
+  },
+  {
+    description:
+      'One side of the transfer, with its own status: from is collected first, to is paid out once from succeeded',
+  },
+)
 
 /**
  * The record of one kind, its `operation` that kind so clients can tell records apart: flat for a
@@ -252,60 +407,85 @@ export function operationRecordOf(kind: OperationKind) {
   const refundedKind = refundedKindOf(kind)
   if (refundedKind) return refundRecordOf(kind, refundedKind)
   const refunds = refundKindFor(kind) ? refundedAmount : {}
+  const description = `The ${kind}, as its details endpoint answers it`
   if (isSingleSided(kind))
-    return Type.Object({ operation: Type.Literal(kind), ...singleRecordFields, ...refunds })
-  return Type.Object({
-    operation: Type.Literal(kind),
-    token: Type.String({ pattern: tokenPattern }),
-    status: Status,
-    redirectUrl: Type.Optional(Type.String()),
-    ...Object.fromEntries(sideRolesOf(kind).map((role) => [role, SideRecord])),
-    ...recordTail,
-    ...refunds,
-  })
+    return Type.Object({ operation: operationOf(kind), ...singleRecordFields, ...refunds }, { description })
+  return Type.Object(
+    {
+      operation: operationOf(kind),
+      token: tokenField,
+      status: Type.Unsafe<(typeof statuses)[number]>({
+        ...Status,
+        description:
+          'pending while a side is in flight; succeeded once both sides succeeded; otherwise the status of the side that stopped it',
+      }),
+      redirectUrl,
+      ...Object.fromEntries(sideRolesOf(kind).map((role) => [role, SideRecord])),
+      ...recordTail,
+      ...refunds,
+    },
+    { description },
+  )
 }
 
 /** CONTRACT.md, Refunds: the Refund record, naming the refunded operation's token under its kind. */
 function refundRecordOf(kind: OperationKind, refundedKind: OperationKind) {
-  return Type.Object({
-    operation: Type.Literal(kind),
-    token: Type.String({ pattern: tokenPattern }),
-    status: Status,
-    amount: Type.Number(),
-    currency: Type.String(),
-    [refundedKind]: Type.Optional(
-      Type.String({
-        pattern: tokenPattern,
-        description: `The refunded ${refundedKind}'s token (absent on a transfer's customer refund)`,
+  return Type.Object(
+    {
+      operation: operationOf(kind),
+      token: tokenField,
+      status: Status,
+      amount: Type.Number({ description: 'What is paid back, in major units; no fee is charged on it' }),
+      currency,
+      [refundedKind]: Type.Optional(
+        Type.String({
+          pattern: tokenPattern,
+          description: `The refunded ${refundedKind}'s token (absent on a transfer's customer refund)`,
+        }),
+      ),
+      transfer: Type.Optional(
+        Type.String({
+          pattern: tokenPattern,
+          description:
+            "On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token",
+        }),
+      ),
+      customer: Type.Unsafe<Static<typeof Customer>>({
+        ...Customer,
+        description: `The ${refundedKind}’s customer, who is paid back`,
       }),
-    ),
-    transfer: Type.Optional(
-      Type.String({
-        pattern: tokenPattern,
-        description:
-          "On a customer refund: the live transfer whose to side failed after its from customer paid; the refund pays that customer back through their operator, and its merchantReference is the transfer's token",
+      merchantReference: merchantReferenceSent,
+      initiationDate,
+      failureReason: Type.Optional(FailureReason),
+      completionDate,
+      channel: Type.String({
+        description: `The ${refundedKind}’s channel, through which the money goes back`,
       }),
-    ),
-    customer: Customer,
-    merchantReference: Type.String(),
-    initiationDate: Type.String({ description: 'UTC, microseconds, trailing Z' }),
-    failureReason: Type.Optional(FailureReason),
-    completionDate: Type.Optional(Type.String()),
-    channel: Type.String(),
-    country: Type.String(),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
-    ...operatorReference,
-  })
+      country: Type.String({ description: `The ${refundedKind}’s country` }),
+      metadata: recordMetadata,
+      ...operatorReference,
+    },
+    { description: `The ${kind}, as its details endpoint answers it` },
+  )
 }
 
 export const TransactionRecord = Type.Object({
-  reference: Type.String(),
-  operation: Type.String(),
-  amount: Type.Number(),
-  type: literalUnion(['cash-in', 'cash-out', 'reversal'] as const),
-  status: literalUnion(['pending', 'succeeded', 'canceled'] as const),
-  date: Type.String(),
-  currency: Type.String(),
+  reference: Type.String({
+    description:
+      'TX<yyyymmdd>.<first group of the operation’s token>.<8-digit sequence of the merchant>, e.g. TX20261121.k3v9q.00000042',
+  }),
+  operation: Type.String({ description: 'The kind of operation that moved the money' }),
+  amount: Type.Number({ description: 'The cashAmount of that operation (or side), in major units' }),
+  type: literalUnion(['cash-in', 'cash-out', 'reversal'] as const, {
+    description:
+      'cash-in: credited (a collect, a recharge, a transfer’s from side); cash-out: taken (a disbursement, a withdraw, a transfer’s to side); reversal: a refund paying a customer back',
+  }),
+  status: literalUnion(['pending', 'succeeded', 'canceled'] as const, {
+    description:
+      'pending: a hold on the balance (a cash-out or refund in flight); succeeded: posted; canceled: a hold released, nothing moved',
+  }),
+  date: Type.String({ description: 'When the movement was written (as initiationDate)' }),
+  currency,
   merchantReference: Type.String({ description: 'Of the operation that moved the money' }),
   token: Type.String({ description: 'Of the operation that moved the money' }),
   balanceAfter: Type.Union([Type.Number(), Type.Null()], {
@@ -313,33 +493,51 @@ export const TransactionRecord = Type.Object({
   }),
 })
 
-export const Pagination = Type.Object({
-  total: Type.Integer(),
-  perPage: Type.Integer(),
-  currentPage: Type.Integer(),
-  firstPage: Type.Integer(),
-  firstPageUrl: Type.String(),
-  pages: Type.Record(Type.String(), Type.String()),
-  lastPage: Type.Integer(),
-  lastPageUrl: Type.String(),
-  nextPageUrl: Type.Union([Type.String(), Type.Null()]),
-  previousPageUrl: Type.Union([Type.String(), Type.Null()]),
-})
+const pageUrl = (which: string) =>
+  `The URL of ${which}, absolute on PUBLIC_BASE_URL, keeping perPage and the filters`
+
+export const Pagination = Type.Object(
+  {
+    total: Type.Integer({ description: 'How many records the filters select, in all' }),
+    perPage: Type.Integer({ description: 'Records per page, as asked (10 by default)' }),
+    currentPage: Type.Integer({ description: 'The page answered' }),
+    firstPage: Type.Integer({ description: 'Always 1' }),
+    firstPageUrl: Type.String({ description: pageUrl('the first page') }),
+    pages: Type.Record(Type.String(), Type.String(), {
+      description: 'At most the 10 page numbers nearest the current one, each with its URL',
+    }),
+    lastPage: Type.Integer({ description: 'The last page (1 for an empty list)' }),
+    lastPageUrl: Type.String({ description: pageUrl('the last page') }),
+    nextPageUrl: Type.Union([Type.String(), Type.Null()], {
+      description: `${pageUrl('the next page')}; null on the last page`,
+    }),
+    previousPageUrl: Type.Union([Type.String(), Type.Null()], {
+      description: `${pageUrl('the previous page')}; null on the first page`,
+    }),
+  },
+  { description: 'Where this page is in the list' },
+)
 
 /** `<kind>.<status>`, e.g. collect.succeeded: the type of a callback event. */
 export const EventType = Type.Unsafe<`${OperationKind}.${(typeof statuses)[number]}`>(
   Type.Union(
     operationKindNames.flatMap((kind) => statuses.map((status) => Type.Literal(`${kind}.${status}`))),
+    { description: '<kind>.<status>: the status the operation took, such as collect.succeeded' },
   ),
 )
+
+const success = Type.Boolean({ description: 'true on every answer that succeeded' })
+const statusCode = Type.Integer({ description: 'The HTTP status: 200' })
+const message = Type.String({ description: 'A short label of the answer, such as "Collect !"' })
+const data = (key: string) => ({ description: `Holds the answer under ${key}` })
 
 export function envelope<K extends string, T extends TSchema>(dataKey: K, record: T) {
   return Type.Object(
     {
-      success: Type.Boolean(),
-      statusCode: Type.Integer(),
-      message: Type.String(),
-      data: Type.Object({ [dataKey]: record } as Record<K, T>),
+      success,
+      statusCode,
+      message,
+      data: Type.Object({ [dataKey]: record } as Record<K, T>, data(dataKey)),
     },
     { description: `The record, under data.${dataKey}` },
   )
@@ -348,23 +546,47 @@ export function envelope<K extends string, T extends TSchema>(dataKey: K, record
 export function listEnvelope<K extends string, T extends TSchema>(dataKey: K, record: T) {
   return Type.Object(
     {
-      success: Type.Boolean(),
-      statusCode: Type.Integer(),
-      message: Type.String(),
-      data: Type.Object({ [dataKey]: Type.Array(record) } as Record<K, ReturnType<typeof Type.Array<T>>>),
-      meta: Type.Object({ pagination: Pagination }),
+      success,
+      statusCode,
+      message,
+      data: Type.Object(
+        {
+          [dataKey]: Type.Array(record, { description: 'The records of this page, newest first' }),
+        } as Record<K, ReturnType<typeof Type.Array<T>>>,
+        data(dataKey),
+      ),
+      meta: Type.Object({ pagination: Pagination }, { description: 'The pagination of the list' }),
     },
     { description: `One page of records, newest first, under data.${dataKey}, with meta.pagination` },
   )
 }
 
 export const ErrorEnvelope = Type.Object({
-  success: Type.Literal(false),
-  statusCode: Type.Integer(),
-  code: Type.String(),
-  message: Type.String(),
+  success: Type.Literal(false, { description: 'false on every error' }),
+  statusCode: Type.Integer({ description: 'The HTTP status, as on the answer' }),
+  code: Type.String({
+    description: 'A stable code to branch on; the codes of each answer are listed under it',
+  }),
+  message: Type.String({
+    description: 'What is wrong and how to fix it, in words: show it, do not parse it',
+  }),
   errors: Type.Optional(
-    Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() })),
+    Type.Array(
+      Type.Object(
+        {
+          field: Type.String({
+            description:
+              'The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is)',
+          }),
+          code: Type.String({
+            description: 'Why, as a stable code: required, invalid_format, unknown_field, unknown_channel...',
+          }),
+          message: Type.String({ description: 'What that field must be' }),
+        },
+        { description: 'One field at fault' },
+      ),
+      { description: 'One entry per field at fault, where fields are at fault (at most 20 are listed)' },
+    ),
   ),
   token: Type.Optional(
     Type.String({
@@ -375,7 +597,9 @@ export const ErrorEnvelope = Type.Object({
   leftToRefund: Type.Optional(
     Type.Number({ description: 'refund_exceeds_collected: what is left to refund of it, in major units' }),
   ),
-  requestId: Type.String(),
+  requestId: Type.String({
+    description: 'This request’s id, also in the x-request-id header: quote it when asking about the request',
+  }),
 })
 
 export type OperationListQuery = Static<typeof OperationListQuery>

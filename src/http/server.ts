@@ -19,6 +19,7 @@ import { channelRoutes } from './routes/channels.ts'
 import { checkoutRoutes } from './routes/checkout.ts'
 import { eventRoutes } from './routes/events.ts'
 import { healthRoutes } from './routes/health.ts'
+import { homeRoutes } from './routes/home.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { operationRoutes } from './routes/operations.ts'
 import { providerNotificationRoutes } from './routes/provider-notifications.ts'
@@ -66,7 +67,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   // Before any route it covers is declared (/docs, /openapi.json, the checkout pages, /api/v1).
   await registerRateLimits(app, context)
 
-  await registerOpenApi(app, context)
+  await registerOpenApi(app)
+  homeRoutes(app)
   healthRoutes(app, context)
   metricsRoutes(app, context)
   await app.register(

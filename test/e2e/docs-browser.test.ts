@@ -21,12 +21,13 @@ function operationsOf(section: Record<string, Record<string, unknown>> | undefin
 // The page does not depend on the store: one SQLite file is enough.
 let folder: string
 let app: TestApp
+let port: number
 let browser: Browser
 before(async () => {
   if (chromiumMissing) return
   mkdirSync(screenshots, { recursive: true })
   folder = mkdtempSync(join(tmpdir(), 'sika-docs-'))
-  const port = await freePort()
+  port = await freePort()
   app = await startApp(
     { name: 'sqlite', databaseUrl: join(folder, 'sika.db') },
     { environment: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } },
@@ -92,3 +93,50 @@ test('/docs lists every operation of the document, asking no host but the app', 
     await page.close()
   }
 })
+
+// The document's server is relative, so the page calls the origin it was opened at, the only one
+// its Content-Security-Policy allows; PUBLIC_BASE_URL (127.0.0.1 here) plays no part.
+for (const host of ['localhost', '127.0.0.1']) {
+  test(`"Try it out" answers at http://${host}:<port>/docs, sending the request to that origin`, {
+    skip: chromiumMissing,
+  }, async () => {
+    const origin = `http://${host}:${port}`
+    const merchant = await app.createMerchant(`Docs reader at ${host}`)
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const apiCalls: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes('/api/v1/')) apiCalls.push(request.url())
+    })
+    try {
+      await page.goto(`${origin}/docs`)
+      await page.locator('.swagger-ui .info .title').waitFor()
+      await page.locator('button.authorize').first().click()
+      const forms = page.locator('.modal-ux .auth-container form')
+      await forms.nth(0).locator('input').fill(merchant.sandbox.apiKey)
+      await forms.nth(0).locator('button.authorize').click()
+      await forms.nth(1).locator('input').fill(merchant.sandbox.secretKey)
+      await forms.nth(1).locator('button.authorize').click()
+      await page.locator('.modal-ux button.close-modal').click()
+
+      const block = page.locator('#operations-balance-getBalance')
+      await block.locator('.opblock-summary').click()
+      // tryItOutEnabled: the form opens ready to execute ("Cancel" leaves it).
+      const tryItOut = block.locator('button.try-out__btn')
+      if ((await tryItOut.textContent())?.includes('Try it out')) await tryItOut.click()
+      await block.locator('button.execute').click()
+      const response = block.locator('.live-responses-table .response').first()
+      await response.waitFor({ timeout: 15_000 })
+      const status = (await response.locator('.response-col_status').textContent())?.trim()
+      const body = (await response.locator('.response-col_description').textContent()) ?? ''
+      assert.equal(status, '200', `the call answered: ${body.slice(0, 300)}`)
+      assert.match(body, /"message": "Balance !"/)
+      assert.deepEqual(
+        apiCalls.map((url) => new URL(url).origin),
+        [origin],
+        'one call, to the origin of the page',
+      )
+    } finally {
+      await page.close()
+    }
+  })
+}

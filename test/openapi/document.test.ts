@@ -55,6 +55,26 @@ function enumeratedCodes(schema: JsonObject | undefined): string[] | undefined {
   return codes.every((entry) => entry !== undefined) ? codes.flat() : undefined
 }
 
+/**
+ * Every field under a schema that has no description, by its path: the properties of objects,
+ * through arrays, maps and unions ("data.collects[].pricing.supportedByAccount").
+ */
+function undescribedFields(schema: JsonObject | undefined, path: string): string[] {
+  if (!schema || typeof schema !== 'object') return []
+  const missing: string[] = []
+  for (const [name, property] of Object.entries((schema.properties ?? {}) as JsonObject)) {
+    const field = path ? `${path}.${name}` : name
+    if (!String(property.description ?? '').trim()) missing.push(field)
+    missing.push(...undescribedFields(property, field))
+  }
+  if (typeof schema.items === 'object') missing.push(...undescribedFields(schema.items, `${path}[]`))
+  if (typeof schema.additionalProperties === 'object')
+    missing.push(...undescribedFields(schema.additionalProperties, `${path}{}`))
+  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])])
+    missing.push(...undescribedFields(branch, path))
+  return missing
+}
+
 describeEachStore('the OpenAPI document', (store) => {
   let app: TestApp
   let document: JsonObject
@@ -123,6 +143,25 @@ describeEachStore('the OpenAPI document', (store) => {
       assert.ok(Array.isArray(operation.tags) && operation.tags.length > 0, `${name} has tags`)
       for (const tag of operation.tags) assert.ok(declaredTags.has(tag), `${name}: tag ${tag} is declared`)
     }
+  })
+
+  test('every field has a description: parameters, request bodies, answers and the callback', () => {
+    const missing: string[] = []
+    for (const { name, operation } of operationsOf(document)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (!String(parameter.description ?? parameter.schema?.description ?? '').trim())
+          missing.push(`${name} ${parameter.in} parameter ${parameter.name}`)
+      }
+      for (const [type, media] of Object.entries((operation.requestBody?.content ?? {}) as JsonObject))
+        missing.push(...undescribedFields(media.schema, '').map((field) => `${name} body (${type}) ${field}`))
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as JsonObject)) {
+        for (const [type, media] of Object.entries((response.content ?? {}) as JsonObject))
+          missing.push(
+            ...undescribedFields(media.schema, '').map((field) => `${name} ${status} (${type}) ${field}`),
+          )
+      }
+    }
+    assert.deepEqual(missing, [], `${missing.length} fields have no description`)
   })
 
   test('every kind of the kinds table has its initiate, list and details operations', () => {

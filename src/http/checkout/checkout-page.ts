@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import { currencies, toMajorUnits } from '../../domain/money.ts'
 import { isCashIn, type Side } from '../../domain/operation.ts'
 import type { Status } from '../../domain/status.ts'
+import { escapeHtml, styleHashOf } from '../pages/html.ts'
 
 export interface CheckoutView {
   token: string
@@ -34,7 +34,7 @@ button{width:100%;min-height:3rem;font-size:1.1rem;font-weight:600;border:0;bord
 `
 
 /** The CSP allows this one stylesheet by its hash, and no script at all. */
-export const checkoutStyleHash = `sha256-${createHash('sha256').update(css).digest('base64')}`
+export const checkoutStyleHash = styleHashOf(css)
 
 const statusWords: Record<Status, string> = {
   pending: 'Waiting for your decision',
@@ -95,8 +95,4 @@ export function renderCheckoutPage(view: CheckoutView): string {
 
 export function renderCheckoutMessage(title: string, message: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${css}</style></head><body><main><div class="card"><h1>${escapeHtml(title)}</h1><p class="state">${escapeHtml(message)}</p></div></main></body></html>`
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
 }

@@ -3,26 +3,33 @@ import { Type } from 'typebox'
 import { type ChannelFilters, listChannels } from '../../app/catalogue.ts'
 import type { AppContext } from '../../app/context.ts'
 import { operationKindNames } from '../../domain/kinds.ts'
-import { envelope } from '../schemas.ts'
+import { envelope, feeFields } from '../schemas.ts'
 
 const ChannelOperation = Type.Object({
-  operation: Type.String(),
-  minAmount: Type.Number(),
-  maxAmount: Type.Number(),
-  pricing: Type.Object({
-    percentageFee: Type.Number(),
-    additionalFee: Type.Number(),
-    supportedByAccount: Type.Boolean(),
+  operation: Type.String({
+    description:
+      'A kind this channel serves in this country: collect, recharge, disbursement or withdraw (a transfer’s from side is a collect, its to side a disbursement)',
+  }),
+  minAmount: Type.Number({ description: 'The smallest amount accepted, in major units' }),
+  maxAmount: Type.Number({ description: 'The largest amount accepted, in major units' }),
+  pricing: Type.Object(feeFields, {
+    description:
+      'This merchant’s fee for it, and who bears it: supportedByAccount false means the customer bears the fee, not that the operation is refused',
   }),
 })
 
-export const ChannelRecord = Type.Object({
-  channel: Type.String(),
-  name: Type.String(),
-  country: Type.String(),
-  currency: Type.String(),
-  operations: Type.Array(ChannelOperation),
-})
+export const ChannelRecord = Type.Object(
+  {
+    channel: Type.String({ description: 'The operator code to send as channel' }),
+    name: Type.String({ description: 'The channel’s name, for people: Orange Money, MTN Mobile Money...' }),
+    country: Type.String({ description: 'A country it serves (ISO 3166-1 alpha-2)' }),
+    currency: Type.String({ description: 'That country’s currency' }),
+    operations: Type.Array(ChannelOperation, {
+      description: 'What it serves there, with its limits and this merchant’s fees',
+    }),
+  },
+  { description: 'One channel in one country' },
+)
 
 /** Filters, as on the lists: an unknown parameter or a bad value is a 422. */
 export const ChannelListQuery = Type.Object(
@@ -66,7 +73,15 @@ export function channelRoutes(app: FastifyInstance, context: AppContext): void {
         description:
           'Per channel and country: the currency, and per operation kind its limits and this merchant’s fees. Filters `country`, `kind` and `channel` narrow the list; an unknown parameter is a 422.',
         querystring: ChannelListQuery,
-        response: { 200: envelope('channels', Type.Array(ChannelRecord)) },
+        response: {
+          200: envelope(
+            'channels',
+            Type.Array(ChannelRecord, {
+              description:
+                'Every channel and country this merchant may use in the key’s mode; live mode lists only the connected ones',
+            }),
+          ),
+        },
       },
     },
     async (request) => ({

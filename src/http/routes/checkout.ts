@@ -9,6 +9,7 @@ import {
 } from '../../app/checkout.ts'
 import type { AppContext } from '../../app/context.ts'
 import { checkoutStyleHash, renderCheckoutMessage, renderCheckoutPage } from '../checkout/checkout-page.ts'
+import { pageHeaders } from '../pages/html.ts'
 
 const csrfCookie = 'sika_checkout'
 
@@ -94,17 +95,7 @@ function pageOf(view: CheckoutView, csrf: string | undefined): string {
 
 /** Chrome applies form-action to the redirect after a POST, so the merchant's outcome origins are listed. */
 function sendPage(reply: FastifyReply, status: number, formTargets: string[], html: string): FastifyReply {
-  return reply
-    .code(status)
-    .headers({
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': `default-src 'none'; style-src '${checkoutStyleHash}'; form-action 'self' ${formTargets.join(' ')}; frame-ancestors 'none'; base-uri 'none'`,
-      'x-frame-options': 'DENY',
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-    })
-    .send(html)
+  return reply.code(status).headers(pageHeaders(checkoutStyleHash, formTargets)).send(html)
 }
 
 function sendNotFound(reply: FastifyReply): FastifyReply {

@@ -11,62 +11,93 @@ import {
 } from '../../app/events.ts'
 import { formatTimestamp } from '../../domain/clock.ts'
 import { paginationMeta } from '../pagination.ts'
-import { EventType, envelope, listEnvelope } from '../schemas.ts'
+import { EventType, envelope, listEnvelope, pageQuery } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
 
-const DeliveryStatus = Type.Union([
-  Type.Literal('pending'),
-  Type.Literal('delivered'),
-  Type.Literal('stopped'),
-  Type.Literal('given_up'),
-  Type.Literal('no_callback'),
-])
+const DeliveryStatus = Type.Union(
+  [
+    Type.Literal('pending'),
+    Type.Literal('delivered'),
+    Type.Literal('stopped'),
+    Type.Literal('given_up'),
+    Type.Literal('no_callback'),
+  ],
+  {
+    description:
+      'pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl',
+  },
+)
 
 export const EventRecord = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: 'evt_...: also the webhook-id header of each delivery; deduplicate on it' }),
   type: EventType,
-  createdAt: Type.String(),
+  createdAt: Type.String({
+    description: 'When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z',
+  }),
   mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')], {
     description: 'The mode of the operation, as in the callback body; its webhook secret signs it',
   }),
-  operation: Type.String(),
-  token: Type.String(),
+  operation: Type.String({ description: 'The kind of the operation' }),
+  token: Type.String({ description: 'The operation’s token' }),
   data: Type.Record(Type.String(), Type.Unknown(), {
     description: 'The record, as the details endpoint returns it',
   }),
-  callbackUrl: Type.Union([Type.String(), Type.Null()]),
+  callbackUrl: Type.Union([Type.String(), Type.Null()], {
+    description: 'Where it is POSTed: the operation’s callbackUrl; null when it has none',
+  }),
   deliveryStatus: DeliveryStatus,
-  attempts: Type.Integer(),
-  nextAttemptAt: Type.Union([Type.String(), Type.Null()]),
-  deliveredAt: Type.Union([Type.String(), Type.Null()]),
+  attempts: Type.Integer({ description: 'Delivery attempts made so far' }),
+  nextAttemptAt: Type.Union([Type.String(), Type.Null()], {
+    description: 'When the next attempt is due, while pending; null otherwise',
+  }),
+  deliveredAt: Type.Union([Type.String(), Type.Null()], {
+    description: 'When a 2xx answered; null until then',
+  }),
 })
 
 const DeliveryAttempt = Type.Object({
-  number: Type.Integer(),
-  startedAt: Type.String(),
-  durationMs: Type.Integer(),
-  statusCode: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  outcome: Type.String(),
+  number: Type.Integer({ description: 'The attempt’s number, from 1' }),
+  startedAt: Type.String({ description: 'When it was sent (as createdAt)' }),
+  durationMs: Type.Integer({ description: 'How long the answer took, in milliseconds' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The receiver’s HTTP status; null when no answer came',
+  }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why no answer came (a timeout, a refused connection...); null when one did',
+  }),
+  outcome: Type.String({
+    description: 'delivered (2xx), stopped (410), retry (to be sent again later) or given_up (no retry left)',
+  }),
 })
 
-const EventWithAttempts = Type.Object({
-  ...EventRecord.properties,
-  deliveryAttempts: Type.Array(DeliveryAttempt),
-})
+const EventWithAttempts = Type.Object(
+  {
+    ...EventRecord.properties,
+    deliveryAttempts: Type.Array(DeliveryAttempt, { description: 'Every attempt, oldest first' }),
+  },
+  { description: 'The event, with its delivery attempts' },
+)
 
 const EventListQuery = Type.Object(
   {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 })),
-    perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-    type: Type.Optional(Type.String({ maxLength: 40 })),
-    token: Type.Optional(Type.String({ pattern: '^[a-z0-9]{5}(-[a-z0-9]{5}){4}$' })),
+    ...pageQuery,
+    type: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Only the events of this type, such as collect.succeeded' }),
+    ),
+    token: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9]{5}(-[a-z0-9]{5}){4}$',
+        description: 'Only the events of the operation with this token',
+      }),
+    ),
     deliveryStatus: Type.Optional(DeliveryStatus),
   },
   { additionalProperties: false },
 )
 
-const EventParams = Type.Object({ id: Type.String({ pattern: '^evt_[A-Za-z0-9]{1,64}$' }) })
+const EventParams = Type.Object({
+  id: Type.String({ pattern: '^evt_[A-Za-z0-9]{1,64}$', description: 'The event’s id, evt_...' }),
+})
 
 /** The callbacks of the merchant's operations: list, read with attempts, and redeliver. */
 export function eventRoutes(app: FastifyInstance, context: AppContext): void {
@@ -104,7 +135,9 @@ export function eventRoutes(app: FastifyInstance, context: AppContext): void {
         description:
           'Queues the event for delivery at once, whatever its delivery status; attempts go on counting.',
         params: EventParams,
-        response: { 200: envelope('event', EventRecord) },
+        response: {
+          200: envelope('event', Type.Object(EventRecord.properties, { description: 'The event, queued' })),
+        },
       },
     },
     async (request) => {

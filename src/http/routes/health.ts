@@ -10,8 +10,8 @@ const readinessBoundMs = 900
 
 export function healthRoutes(app: FastifyInstance, context: AppContext): void {
   const Probe = Type.Object({
-    status: Type.String(),
-    store: Type.Optional(Type.String()),
+    status: Type.String({ description: 'ok (/health) or ready (/ready)' }),
+    store: Type.Optional(Type.String({ description: 'The database: sqlite or postgres' })),
     rateLimit: Type.Optional(
       Type.String({
         description: 'Where rate limits are counted: redis (shared), memory (this instance) or off.',

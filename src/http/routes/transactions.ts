@@ -95,7 +95,7 @@ function sendStatement(reply: FastifyReply, entries: AsyncIterable<LedgerEntry>)
 }
 
 const BalanceRecord = Type.Object({
-  currency: Type.String(),
+  currency: Type.String({ description: 'ISO 4217: XOF, XAF, GHS, KES, UGX...' }),
   balance: Type.Number({ description: 'Posted: what succeeded operations left' }),
   held: Type.Number({ description: 'Reserved by cash-outs and refunds still pending' }),
   available: Type.Number({ description: 'balance - held: what a cash-out may use now' }),
@@ -111,7 +111,12 @@ function balanceRoute(app: FastifyInstance, context: AppContext): void {
         operationId: 'getBalance',
         summary: 'Read the balance in each currency',
         description: 'One entry per currency of the calling mode (sandbox or live), in major units.',
-        response: { 200: envelope('balances', Type.Array(BalanceRecord)) },
+        response: {
+          200: envelope(
+            'balances',
+            Type.Array(BalanceRecord, { description: 'One entry per currency, in major units' }),
+          ),
+        },
       },
     },
     async (request) => {
