@@ -1,7 +1,7 @@
 import type { Operation, Side } from '../domain/operation.ts'
 import { expiredReason, type SideOutcome } from '../domain/transitions.ts'
 import type { AppContext } from './context.ts'
-import { pollSide, settleSide } from './lifecycle.ts'
+import { checkSide, settleSide } from './lifecycle.ts'
 
 /** What the hosted checkout page shows, and whether the customer may still decide. */
 export interface CheckoutView {
@@ -107,6 +107,11 @@ export async function returnFromOperator(context: AppContext, token: string): Pr
     (candidate) =>
       candidate.status === 'pending' && candidate.submittedAtUs !== undefined && !candidate.awaitingCustomer,
   )
-  if (operation.mode === 'live' && side) operation = await pollSide(context, operation, side)
+  if (operation.mode === 'live' && side) {
+    // Whoever holds the token can come back here as often as they like: the operator is asked
+    // through the side's status checks, once at a time and at most once a second.
+    await checkSide(context, operation.id, side.role)
+    operation = (await context.store.operations.findById(operation.id)) ?? operation
+  }
   return outcomeLocation(operation)
 }

@@ -15,7 +15,7 @@ export async function receiveProviderNotification(
   context: AppContext,
   adapterName: string,
   input: NotificationInput,
-): Promise<Operation> {
+): Promise<void> {
   const adapters = context.providers.byName(adapterName)
   if (adapters.length === 0) throw new ApiError('not_found', `No provider is called ${adapterName}.`)
   const notification = await firstUnderstood(adapters, input)
@@ -36,9 +36,9 @@ export async function receiveProviderNotification(
   // An unsigned notification proves nothing: the operator's status endpoint is asked instead.
   if (notification.confirm) {
     if (side.status === 'pending') await checkSide(context, operation.id, side.role)
-    return (await context.store.operations.findById(operation.id)) ?? operation
+    return
   }
-  return settleSide(context, operation.id, side.role, notification.outcome, 'provider')
+  await settleSide(context, operation.id, side.role, notification.outcome, 'provider')
 }
 
 /** The side a notification names: by our token and role, or by the reference its operator knows it by. */

@@ -23,12 +23,9 @@ export async function providerNotificationRoutes(app: FastifyInstance, context: 
       const { name } = request.params as { name: string }
       const rawBody = typeof request.body === 'string' ? request.body : ''
       const query = new URLSearchParams(request.url.split('?')[1] ?? '')
-      const settled = await receiveProviderNotification(context, name, {
-        headers: request.headers,
-        rawBody,
-        query,
-      })
-      return { received: true, token: settled.token, status: settled.status }
+      await receiveProviderNotification(context, name, { headers: request.headers, rawBody, query })
+      // Anyone may call this URL: the answer says nothing of the operation it named.
+      return { received: true }
     },
   })
 }
