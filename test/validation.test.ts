@@ -209,6 +209,14 @@ const cases: Case[] = [
     code: 'validation_failed',
     errors: [['amount']],
   },
+  {
+    // The schema caps amounts at 1e12 major units; the domain's ceiling is 1e12 minor units.
+    name: 'a GHS amount above the largest amount, in minor units',
+    kind: 'collect',
+    body: variant(collect, { amount: 20_000_000_000, channel: 'mtn-momo', country: 'GH' }),
+    code: 'validation_failed',
+    errors: [['amount', 'out_of_range']],
+  },
 
   // The catalogue: routes and their limits (orange-money CI collect: 100 to 2,000,000 XOF).
   {

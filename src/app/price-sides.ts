@@ -12,6 +12,8 @@ import {
   isCountry,
   precisionRule,
   toMinorUnits,
+  largestAmountRule,
+  maximumMinorUnits,
 } from '../domain/money.ts'
 import type { Side } from '../domain/operation.ts'
 import { readPhoneNumber } from '../domain/phone-numbers.ts'
@@ -112,6 +114,8 @@ function moneyOf(
   const amountMinor = toMinorUnits(input.amount, currency)
   if (amountMinor === undefined)
     return reject('validation_failed', 'amount', 'invalid_precision', precisionRule(currency))
+  if (amountMinor > maximumMinorUnits)
+    return reject('validation_failed', 'amount', 'out_of_range', largestAmountRule(currency))
   return { currency, amountMinor }
 }
 

@@ -1,5 +1,12 @@
 import { type OperationKind, refundKindFor, sideKinds } from '../domain/kinds.ts'
-import { type Currency, precisionRule, toMajorUnits, toMinorUnits } from '../domain/money.ts'
+import {
+  type Currency,
+  largestAmountRule,
+  maximumMinorUnits,
+  precisionRule,
+  toMajorUnits,
+  toMinorUnits,
+} from '../domain/money.ts'
 import { type Metadata, type Operation, refundedPaymentOf, type Side } from '../domain/operation.ts'
 import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
 import { ApiError, validationFailed } from '../errors.ts'
@@ -105,6 +112,10 @@ function refundAmountMinor(refunded: Operation, amount: number | undefined): num
   if (amountMinor === undefined)
     throw validationFailed([
       { field: 'amount', code: 'invalid_precision', message: precisionRule(refunded.currency) },
+    ])
+  if (amountMinor > maximumMinorUnits)
+    throw validationFailed([
+      { field: 'amount', code: 'out_of_range', message: largestAmountRule(refunded.currency) },
     ])
   return amountMinor
 }

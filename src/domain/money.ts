@@ -63,6 +63,11 @@ export function toMajorUnits(minor: number, currency: Currency): number {
   return scale === 0 ? minor : Number((minor / 10 ** scale).toFixed(scale))
 }
 
+/** How to fix an amount above the largest accepted: "XOF amounts are at most 1000000000000." */
+export function largestAmountRule(currency: Currency): string {
+  return `${currency} amounts are at most ${toMajorUnits(maximumMinorUnits, currency)}.`
+}
+
 /** How to fix an amount with too many decimals: "XOF amounts take no decimals." */
 export function precisionRule(currency: Currency): string {
   const { scale } = currencies[currency]
