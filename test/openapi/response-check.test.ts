@@ -195,11 +195,10 @@ describeEachStore('every response is checked against the OpenAPI document', (sto
     })
   }
 
-  test('the known mismatches let through are listed, loudly', (t) => {
-    for (const entry of knownMismatches) {
-      t.diagnostic(
-        `KNOWN MISMATCH let through: ${entry.method} ${entry.pathTemplate} ${entry.status}: ${entry.why}`,
-      )
-    }
+  test('no mismatch is let through: every answer matches its schema', () => {
+    const listed = knownMismatches.map(
+      (entry) => `${entry.method} ${entry.pathTemplate} ${entry.status}: ${entry.why}`,
+    )
+    assert.deepEqual(listed, [])
   })
 })
