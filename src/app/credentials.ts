@@ -28,7 +28,7 @@ export function secretMatches(secret: string, storedHash: string): boolean {
 /**
  * The secret last proven to match each credential as read (the credential cache keeps one object
  * per api-key for at most 500 ms), so the requests of that window compare bytes in constant time
- * instead of hashing again (SHA-256 was 3 % of a details read). The bytes live no longer than that
+ * instead of hashing the secret again on every request. The bytes live no longer than that
  * object, and a different secret is always checked against the stored hash.
  */
 const provenSecrets = new WeakMap<{ readonly secretHash: string }, Buffer>()

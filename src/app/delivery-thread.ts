@@ -49,8 +49,8 @@ export function deliveryThreadTurns(config: Config): WriterTurns | undefined {
 /**
  * Callback delivery in a thread of its own (DELIVERY_THREAD=on), as a second instance beside this
  * one would run it: its own store connection and leases, the same outbox. On SQLite one thread
- * runs every statement and answers every request, and a collect's two callbacks, claimed, signed,
- * sent and recorded there, took a third of it (BENCHMARKS.md); there the two connections take
+ * runs every statement and answers every request, and a collect's callbacks, claimed, signed, sent
+ * and recorded there, take a large share of it; there the two connections take
  * turns at the write lock (`turns`, store/writer-turns.ts), or the API's would hold it all the
  * time and callbacks fall behind. The thread keeps nothing the outbox does not: if it fails it is
  * started again, and the events it had claimed are claimed again once their leases run out. If it

@@ -10,10 +10,10 @@ import {
   countries,
   currencies,
   isCountry,
-  precisionRule,
-  toMinorUnits,
   largestAmountRule,
   maximumMinorUnits,
+  precisionRule,
+  toMinorUnits,
 } from '../domain/money.ts'
 import type { Side } from '../domain/operation.ts'
 import { readPhoneNumber } from '../domain/phone-numbers.ts'

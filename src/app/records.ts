@@ -12,8 +12,8 @@ import type { NewEvent } from '../store/repositories/outbox.ts'
  * nests each side under its role: the shape follows from the kinds table.
  *
  * Records are built field by field in their published order, never by spreading partial objects:
- * V8 copies spread objects through its slow paths, and a collect's record cost 60 to 100 µs that
- * way, about 5 µs built like this (callbacks render the same record, in this key order).
+ * V8 copies spread objects through its slow paths, and every read and callback renders a record
+ * (callbacks render the same record, in this key order).
  */
 export function operationRecord(operation: Operation): Record<string, unknown> {
   const refundedKind = refundedKindOf(operation.kind)

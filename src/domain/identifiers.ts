@@ -4,8 +4,8 @@ const lowerAlphanumeric = 'abcdefghijklmnopqrstuvwxyz0123456789'
 const base62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
 /**
- * Cryptographic random bytes, drawn 4 KiB at a time (as nanoid does): asking the generator for a
- * few bytes per identifier cost about 6 µs a call, seven calls per initiation.
+ * Cryptographic random bytes, drawn 4 KiB at a time (as nanoid does): each call to the generator
+ * has a fixed cost, and an initiation needs several identifiers.
  */
 const pool = Buffer.alloc(4096)
 let poolOffset = pool.length

@@ -121,8 +121,8 @@ export type Metadata = Record<string, string>
 
 /**
  * A deep copy, so a transition never changes the state it was given. Written out rather than
- * `structuredClone`, which serialises and parses the whole object: 12 to 30 µs an operation, four
- * times an initiation; this is about 1 µs. Every nested object of an operation is copied here.
+ * `structuredClone`, which serialises and parses the whole object, several times an initiation.
+ * Every nested object of an operation is copied here.
  */
 export function cloneOperation(operation: Operation): Operation {
   const copy: Operation = {

@@ -3,8 +3,8 @@ import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino'
 
 /**
  * Each request's logger (its lines carry the requestId), made only when the request logs a line
- * at an enabled level. pino's child() serialises its bindings and prepares redaction every time
- * (4 % of a details read), and at the levels a service runs at most requests log nothing.
+ * at an enabled level. pino's child() serialises its bindings and prepares redaction every time,
+ * and at the levels a service runs at most requests log nothing.
  */
 export function lazyRequestLogger(
   logger: FastifyBaseLogger,

@@ -1,9 +1,9 @@
 /**
  * Spreads the API requests that arrive together over several turns of the event loop, so that no
  * stretch of it starts requests for much longer than `budgetMs`. At saturation Node reads every
- * connection's request in one poll phase and, on SQLite, answers each before reading the next:
- * fifty collects held the loop 30–40 ms (the bench's loop delay p99), and every timer, callback
- * delivery and operator's answer waited as long. A request over the budget starts in a check phase
+ * connection's request in one poll phase and, on SQLite, answers each before reading the next, so
+ * a burst of requests holds the loop for all of them, and every timer, callback delivery and
+ * operator's answer waits as long. A request over the budget starts in a check phase
  * after it, behind every request deferred before it; one that finds the loop idle never waits.
  *
  * The budget's stretch opens at the first request after a check phase and closes at the next

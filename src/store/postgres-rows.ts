@@ -5,8 +5,7 @@ import pg from 'pg'
  *
  * pg 8 makes each row by spreading an object it builds, per result, from a null-prototype object
  * of every column (brianc/node-postgres#3042, #3055): past about sixteen columns V8 keeps such
- * objects as dictionaries, slow to build and slow to read. A details read (29 columns) spent 10 %
- * of its CPU in pg's `addFields` alone, and more reading the row afterwards. So statements are
+ * objects as dictionaries, slow to build and slow to read, and an operation has 29 columns. So statements are
  * sent in pg's array mode, and each row is built by a function made once per list of columns
  * whose object literal names every column: one hidden class, fields in the object (as for SQLite,
  * sqlite-driver.ts). Later columns of the same name win, as in pg's own rows.

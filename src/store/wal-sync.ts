@@ -3,9 +3,8 @@ import { closeSync, fdatasync, openSync } from 'node:fs'
 /**
  * Makes SQLite's commits durable off the event loop. In WAL mode `synchronous = FULL` differs from
  * NORMAL by one thing only: after each commit, an fsync of the WAL file. better-sqlite3 runs that
- * fsync inside COMMIT, on the one thread every request shares: here a group's COMMIT held the loop
- * 12 ms on average (its frames, and the checkpoints it ran), a quarter of the time under load. The
- * writer runs NORMAL instead and this issues the same fdatasync of the WAL in libuv's thread pool;
+ * fsync inside COMMIT, on the one thread every request shares, so every request would wait for the
+ * disk at every commit. The writer runs NORMAL instead and this issues the same fdatasync of the WAL in libuv's thread pool;
  * a commit counts as durable once a sync that started after it has finished. Syncs never overlap:
  * the commits made while one runs are covered together by the next (group commit, one level down).
  * SQLite's own syncs (the WAL before a checkpoint, the database after it, the WAL header when it

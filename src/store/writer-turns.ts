@@ -3,8 +3,8 @@
  * the API's (the host) and the callback delivery thread's (the guest, DELIVERY_THREAD=on). SQLite
  * keeps no queue for the lock: a connection that finds it taken can only try again later. Under
  * load the host commits a group and opens the next in the same turn of its event loop, so a guest
- * trying now and then almost never found it free, and callbacks fell behind by about a thousand a
- * second (BENCHMARKS.md). So the guest says when it is waiting; the host then ends its group and,
+ * trying now and then almost never finds it free, and callbacks fall behind. So the guest says
+ * when it is waiting; the host then ends its group and,
  * before it opens the next, lets the guest go first and waits until it has committed. After each
  * commit the guest leaves the host a moment before it begins again, so neither keeps the lock.
  *

@@ -134,10 +134,8 @@ function tokenReads(db: Executor): ReadBatches<TokenKey, Selectable<OperationsTa
 }
 
 /**
- * Two statements at a time: 50 clients reading details on PostgreSQL answered 11,000 req/s with
- * no limit, 28,000 with one batch in flight, 26,000–27,000 with two and 22,000 with four, Sika's
- * thread saturated in each. Two, so that one slow read (a page not in memory) does not hold up
- * every other.
+ * Two statements at a time: the fewer in flight, the larger each batch and the fewer round trips,
+ * but with one a single slow read (a page not in memory) would hold up every other.
  */
 const tokenReadsInFlight = 2
 const largestTokenBatch = 64
