@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { SideRole } from '../domain/kinds.ts'
-import { customerRefundSide, type Operation } from '../domain/operation.ts'
+import type { Operation } from '../domain/operation.ts'
+import { customerRefundSide } from '../domain/refunds.ts'
 
 /**
  * The refund operation that pays a live transfer's customer back (CONTRACT.md, Balances and the

@@ -17,7 +17,7 @@ import {
 } from '../domain/money.ts'
 import type { Side } from '../domain/operation.ts'
 import { readPhoneNumber } from '../domain/phone-numbers.ts'
-import { price } from '../domain/pricing.ts'
+import { leadingPricingRefusal, type PricingRefusal, price } from '../domain/pricing.ts'
 import { ApiError, type ErrorCode, type FieldError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
 import type { PricingRules } from './pricing-rules-cache.ts'
@@ -36,11 +36,15 @@ export interface SideInput {
   customer: CustomerInput
 }
 
-/** Rejections in order of precedence: when several apply, the first names the answer. */
-const rejectionPrecedence: ErrorCode[] = ['validation_failed', 'channel_unavailable', 'amount_out_of_range']
+/** Each refusal's answer. */
+const errorCodeOf: Record<PricingRefusal, ErrorCode> = {
+  invalid_input: 'validation_failed',
+  channel_unavailable: 'channel_unavailable',
+  amount_out_of_range: 'amount_out_of_range',
+}
 
 interface Rejection {
-  code: ErrorCode
+  code: PricingRefusal
   error: FieldError
 }
 
@@ -76,7 +80,7 @@ export async function priceSides(
   for (const other of others) {
     if (first && other.currency !== first.currency)
       rejections.push({
-        code: 'validation_failed',
+        code: 'invalid_input',
         error: {
           field: `${other.role}.country`,
           code: 'currency_mismatch',
@@ -85,14 +89,14 @@ export async function priceSides(
       })
   }
   if (rejections.length > 0) {
-    const code = rejectionPrecedence.find((candidate) =>
-      rejections.some((rejection) => rejection.code === candidate),
-    )
+    const refusal = leadingPricingRefusal(rejections.map((rejection) => rejection.code))
     const errors = rejections.map((rejection) => rejection.error)
     // A refusal by the catalogue says which channel, country or limit: its first message leads.
     const lead =
-      code === 'validation_failed' ? undefined : rejections.find((rejection) => rejection.code === code)
-    throw lead ? new ApiError(lead.code, lead.error.message, errors) : validationFailed(errors, code)
+      refusal === 'invalid_input' ? undefined : rejections.find((rejection) => rejection.code === refusal)
+    throw lead
+      ? new ApiError(errorCodeOf[lead.code], lead.error.message, errors)
+      : validationFailed(errors, refusal && errorCodeOf[refusal])
   }
   return sides
 }
@@ -100,11 +104,11 @@ export async function priceSides(
 /** The side's currency (its country's) and its amount in minor units, or the reason there is none. */
 function moneyOf(
   input: SideInput,
-  reject: (code: ErrorCode, field: string, fieldCode: string, message: string) => undefined,
+  reject: (code: PricingRefusal, field: string, fieldCode: string, message: string) => undefined,
 ): { currency: Currency; amountMinor: number } | undefined {
   if (!isCountry(input.country)) {
     return reject(
-      'validation_failed',
+      'invalid_input',
       'country',
       'unsupported',
       `Country ${input.country} is not served; served countries: ${Object.keys(countries).join(', ')} (GET /api/v1/channels lists each one's channels).`,
@@ -113,20 +117,20 @@ function moneyOf(
   const currency = countries[input.country]
   const amountMinor = toMinorUnits(input.amount, currency)
   if (amountMinor === undefined)
-    return reject('validation_failed', 'amount', 'invalid_precision', precisionRule(currency))
+    return reject('invalid_input', 'amount', 'invalid_precision', precisionRule(currency))
   if (amountMinor > maximumMinorUnits)
-    return reject('validation_failed', 'amount', 'out_of_range', largestAmountRule(currency))
+    return reject('invalid_input', 'amount', 'out_of_range', largestAmountRule(currency))
   return { currency, amountMinor }
 }
 
 /** The customer as recorded: its phone number read for the side's country, in E.164. */
 function customerOf(
   input: SideInput,
-  reject: (code: ErrorCode, field: string, fieldCode: string, message: string) => undefined,
+  reject: (code: PricingRefusal, field: string, fieldCode: string, message: string) => undefined,
 ): Side['customer'] | undefined {
   const phoneNumber = readPhoneNumber(input.customer.phoneNumber, input.country)
   if ('refusal' in phoneNumber)
-    return reject('validation_failed', 'customer.phoneNumber', 'wrong_country', phoneNumber.refusal)
+    return reject('invalid_input', 'customer.phoneNumber', 'wrong_country', phoneNumber.refusal)
   return {
     fullName: input.customer.fullName ?? '',
     phoneNumber: phoneNumber.e164,
@@ -141,7 +145,7 @@ async function priceSide(
   rejections: Rejection[],
 ): Promise<Side | undefined> {
   const { role, sideKind: kind, input, prefix } = step
-  const reject = (code: ErrorCode, field: string, fieldCode: string, message: string) => {
+  const reject = (code: PricingRefusal, field: string, fieldCode: string, message: string) => {
     rejections.push({ code, error: { field: prefix + field, code: fieldCode, message } })
     return undefined
   }
@@ -181,7 +185,7 @@ async function priceSide(
   }
   const priced = price(amountMinor, sideKinds[kind].direction, rule)
   if (!priced) {
-    return reject('validation_failed', 'amount', 'below_fees', 'The fees would leave nothing to move.')
+    return reject('invalid_input', 'amount', 'below_fees', 'The fees would leave nothing to move.')
   }
   if (!customer) return undefined
   return {

@@ -7,7 +7,8 @@ import {
   toMajorUnits,
   toMinorUnits,
 } from '../domain/money.ts'
-import { type Metadata, type Operation, refundedPaymentOf, type Side } from '../domain/operation.ts'
+import type { Metadata, Operation, Side } from '../domain/operation.ts'
+import { leftToRefundMinor, refundSide } from '../domain/refunds.ts'
 import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
 import { ApiError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
@@ -120,11 +121,6 @@ function refundAmountMinor(refunded: Operation, amount: number | undefined): num
   return amountMinor
 }
 
-function leftToRefundMinor(refunded: Operation): number {
-  const refunds = refunded.refunds ?? { refundableMinor: 0, refundedMinor: 0 }
-  return refunds.refundableMinor - refunds.refundedMinor
-}
-
 function exceedsCollected(refunded: Operation, askedMinor: number): ApiError {
   const major = (minor: number) => toMajorUnits(minor, refunded.currency as Currency)
   const left = major(leftToRefundMinor(refunded))
@@ -136,29 +132,4 @@ function exceedsCollected(refunded: Operation, askedMinor: number): ApiError {
     undefined,
     { [refunded.kind]: refunded.token, leftToRefund: left },
   )
-}
-
-/**
- * To the customer who paid, on the same channel and country, with no fee, against the payment as
- * its operator knows it (its refund API takes that payment's reference).
- */
-function refundSide(refunded: Operation, amountMinor: number): Side {
-  const paid = refunded.sides[0]!
-  return {
-    role: 'main',
-    kind: 'refund',
-    channel: paid.channel,
-    country: paid.country,
-    currency: paid.currency,
-    amountMinor,
-    feesMinor: 0,
-    transactionAmountMinor: amountMinor,
-    cashAmountMinor: amountMinor,
-    percentageMilli: 0,
-    additionalFeeMinor: 0,
-    supportedByAccount: true,
-    customer: { ...paid.customer },
-    status: 'pending',
-    refundedPayment: refundedPaymentOf(paid, refunded.kind),
-  }
 }

@@ -212,41 +212,6 @@ function customerRefundNote(side: Side): string {
   return `The refund to the ${side.role} customer ${refund.status === 'error' ? 'could not be made' : 'failed'} (refund ${refund.token}, ${refund.status}): ${owed} is owed to them.`
 }
 
-/** What a refund of this side hands its customer: everything they paid, with the fee it carried waived. */
-export function customerRefundSide(paid: Side, refundedKind: OperationKind): Side {
-  return {
-    role: 'main',
-    kind: 'refund',
-    channel: paid.channel,
-    country: paid.country,
-    currency: paid.currency,
-    amountMinor: paid.transactionAmountMinor,
-    // The customer gets back all they paid and the merchant gives back what it was credited: the
-    // fee of a payment that was undone is waived, so the refund carries none.
-    feesMinor: 0,
-    transactionAmountMinor: paid.transactionAmountMinor,
-    cashAmountMinor: paid.cashAmountMinor,
-    percentageMilli: 0,
-    additionalFeeMinor: 0,
-    supportedByAccount: true,
-    customer: { ...paid.customer },
-    status: 'pending',
-    ...(paid.statementDescriptor ? { statementDescriptor: paid.statementDescriptor } : {}),
-    refundedPayment: refundedPaymentOf(paid, refundedKind),
-  }
-}
-
-/** The side a refund gives back, as its operator knows it. */
-export function refundedPaymentOf(paid: Side, kind: OperationKind): RefundedPayment {
-  return {
-    kind,
-    role: paid.role,
-    ...(paid.operatorReference ? { operatorReference: paid.operatorReference } : {}),
-    ...(paid.providerReference ? { providerReference: paid.providerReference } : {}),
-    transactionAmountMinor: paid.transactionAmountMinor,
-  }
-}
-
 /** The side to hand to its provider next: one at a time, each only after the ones before it succeeded. */
 export function sideAwaitingSubmission(sides: readonly Side[]): Side | undefined {
   for (const side of sides) {

@@ -62,3 +62,15 @@ export function percentageToMilli(percentageFee: number): number | undefined {
 export function milliToPercentage(percentageMilli: number): number {
   return percentageMilli / percentageScale
 }
+
+/**
+ * Why a side cannot be priced, most fundamental first: when several apply to one request, the
+ * first names the answer (a request that is malformed is that, whatever its channel says).
+ */
+export const pricingRefusals = ['invalid_input', 'channel_unavailable', 'amount_out_of_range'] as const
+export type PricingRefusal = (typeof pricingRefusals)[number]
+
+/** The refusal that names the answer among those found, or undefined when there are none. */
+export function leadingPricingRefusal(found: readonly PricingRefusal[]): PricingRefusal | undefined {
+  return pricingRefusals.find((refusal) => found.includes(refusal))
+}
