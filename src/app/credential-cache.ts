@@ -1,5 +1,5 @@
 import type { Credential } from '../store/repositories/api-keys.ts'
-import { createFreshReads, type FreshReads } from './fresh-reads.ts'
+import { createTtlCache, type TtlCache } from './ttl-cache.ts'
 
 /**
  * What authentication read of each api-key, kept for at most `freshForMs` of real time, so that a
@@ -9,10 +9,10 @@ import { createFreshReads, type FreshReads } from './fresh-reads.ts'
  * instance that changes keys or a merchant's status forgets everything at once. Unknown keys are
  * not kept: a pair issued on another instance works at once.
  */
-export type CredentialCache = FreshReads<Credential | undefined>
+export type CredentialCache = TtlCache<Credential | undefined>
 
 export const credentialsFreshForMs = 500
 
 export function createCredentialCache(freshForMs = credentialsFreshForMs): CredentialCache {
-  return createFreshReads(freshForMs, (found) => found !== undefined)
+  return createTtlCache(freshForMs, (found) => found !== undefined)
 }

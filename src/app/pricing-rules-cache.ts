@@ -1,6 +1,6 @@
 import type { FeeRule } from '../domain/pricing.ts'
 import type { ChannelRoute } from '../store/repositories/catalogue.ts'
-import { createFreshReads, type FreshReads } from './fresh-reads.ts'
+import { createTtlCache, type TtlCache } from './ttl-cache.ts'
 
 /** What pricing one side reads: its channel's route in its country, and the merchant's fee rule there. */
 export interface PricingRules {
@@ -15,10 +15,10 @@ export interface PricingRules {
  * instance (`sika fees set` runs its own) is used at once; one set on another instance within
  * `freshForMs`, as a revoked key stops working. A side with no route or rule is not kept.
  */
-export type PricingRulesCache = FreshReads<PricingRules | undefined>
+export type PricingRulesCache = TtlCache<PricingRules | undefined>
 
 export const pricingRulesFreshForMs = 500
 
 export function createPricingRulesCache(freshForMs = pricingRulesFreshForMs): PricingRulesCache {
-  return createFreshReads(freshForMs, (found) => found !== undefined)
+  return createTtlCache(freshForMs, (found) => found !== undefined)
 }

@@ -1,4 +1,4 @@
-import { createFreshReads, type FreshReads } from './fresh-reads.ts'
+import { createTtlCache, type TtlCache } from './ttl-cache.ts'
 
 /** A webhook secret, opened, and when it stops signing (null while it is the mode's current one). */
 export interface SigningSecret {
@@ -15,10 +15,10 @@ export interface SigningSecret {
  * `freshForMs`, and until then the secret it replaced, which keeps signing for 24 hours, still
  * signs alone. A mode without secrets is not kept: one may be issued at any moment.
  */
-export type SigningSecretCache = FreshReads<SigningSecret[]>
+export type SigningSecretCache = TtlCache<SigningSecret[]>
 
 export const signingSecretsFreshForMs = 500
 
 export function createSigningSecretCache(freshForMs = signingSecretsFreshForMs): SigningSecretCache {
-  return createFreshReads(freshForMs, (secrets) => secrets.length > 0)
+  return createTtlCache(freshForMs, (secrets) => secrets.length > 0)
 }

@@ -133,7 +133,7 @@ async function open(
   // counters are then locked once, for one round trip fewer while every initiation of the
   // merchant waits behind them. Only the times differ from the transition written below.
   const early = transitionClock(context)
-  const reckoned = answerWithoutIo(context, openOperation(draft, early), early)
+  const reckoned = decideSynchronously(context, openOperation(draft, early), early)
   await claimRefundsOnOpening(tx, draft, reckoned.refundClaims)
   const numbers = await tx.sequences.reserve(draft.merchantId, draft.mode, {
     ...numbersWanted(reckoned),
@@ -147,16 +147,17 @@ async function open(
     initiatedAtUs: clock.nowUs,
     updatedAtUs: clock.nowUs,
   }
-  const transition = answerWithoutIo(context, openOperation(numbered, clock), clock)
+  const transition = decideSynchronously(context, openOperation(numbered, clock), clock)
   const needed = numbersWanted(transition)
   const reserved = numbersWanted(reckoned)
   if (needed.ledgerEntries !== reserved.ledgerEntries || needed.events !== reserved.events)
     throw new Error(`opening ${draft.token} needs other numbers than it reckoned before its lock`)
   const id = await tx.operations.insertIfNew(transition.operation)
   if (id === undefined) {
-    const twin = await twinOf(tx, draft)
-    if (!twin) throw new Error(`merchantReference ${draft.merchantReference} conflicted, yet is not found`)
-    throw new DuplicateReference(twin)
+    const existing = await findBySameReference(tx, draft)
+    if (!existing)
+      throw new Error(`merchantReference ${draft.merchantReference} conflicted, yet is not found`)
+    throw new DuplicateReference(existing)
   }
   for (const state of [transition.operation, ...transition.statusesTaken]) state.id = id
   // A new operation has no scheduled work yet: there is nothing for a final state to close.
@@ -169,7 +170,7 @@ async function open(
  * A provider that answers without I/O (the sandbox) is asked at once, and its answer joins the
  * initiation's own transaction: one commit instead of two, and the response carries the outcome.
  */
-function answerWithoutIo(context: AppContext, opened: Transition, clock: TransitionClock): Transition {
+function decideSynchronously(context: AppContext, opened: Transition, clock: TransitionClock): Transition {
   let transition = opened
   for (;;) {
     const side = sideAwaitingSubmission(transition.operation.sides)
@@ -293,13 +294,13 @@ async function claimRefundsOnOpening(
     await claimRefunds(tx, claims)
   } catch (error) {
     if (!(error instanceof RefundRefused)) throw error
-    const twin = await twinOf(tx, draft)
-    throw twin ? new DuplicateReference(twin) : error
+    const existing = await findBySameReference(tx, draft)
+    throw existing ? new DuplicateReference(existing) : error
   }
 }
 
 /** The operation already written under the draft's merchantReference, if any. */
-function twinOf(tx: Repositories, draft: Operation): Promise<Operation | undefined> {
+function findBySameReference(tx: Repositories, draft: Operation): Promise<Operation | undefined> {
   return tx.operations.findByReference(draft.merchantId, draft.mode, draft.kind, draft.merchantReference)
 }
 

@@ -4,18 +4,18 @@
  * not the context's clock, which tests may stop. Concurrent misses of one key share one read; a
  * failed read, or a value `keep` refuses, is not kept. At most `maximumKeys`, the oldest out first.
  */
-export interface FreshReads<V> {
+export interface TtlCache<V> {
   read(key: string, load: () => Promise<V>): Promise<V>
   forget(key: string): void
   /** Nothing kept may be used again. */
   forgetAll(): void
 }
 
-export function createFreshReads<V>(
+export function createTtlCache<V>(
   freshForMs: number,
   keep: (value: V) => boolean,
   maximumKeys = 10_000,
-): FreshReads<V> {
+): TtlCache<V> {
   const kept = new Map<string, { readAtMs: number; value: Promise<V> }>()
   return {
     read(key, load) {
