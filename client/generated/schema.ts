@@ -676,6 +676,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -734,6 +761,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -772,6 +826,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -937,6 +1018,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -995,6 +1103,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -1033,6 +1168,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -1255,7 +1417,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1265,7 +1431,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         message: string;
                         errors?: {
                             field: string;
@@ -1324,6 +1490,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
                         message: string;
                         errors?: {
                             field: string;
@@ -1467,6 +1660,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -1640,6 +1860,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -1725,6 +1972,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -1736,6 +2010,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -1899,6 +2200,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -1957,6 +2285,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -1995,6 +2350,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -2213,7 +2595,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2223,7 +2609,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         message: string;
                         errors?: {
                             field: string;
@@ -2282,6 +2668,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
                         message: string;
                         errors?: {
                             field: string;
@@ -2425,6 +2838,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -2595,6 +3035,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -2680,6 +3147,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -2691,6 +3185,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -2854,6 +3375,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -2912,6 +3460,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -2950,6 +3525,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -3168,7 +3770,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,7 +3784,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         message: string;
                         errors?: {
                             field: string;
@@ -3237,6 +3843,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
                         message: string;
                         errors?: {
                             field: string;
@@ -3380,6 +4013,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -3550,6 +4210,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -3635,6 +4322,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -3646,6 +4360,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -3809,6 +4550,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -3867,6 +4635,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -3905,6 +4700,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -4123,7 +4945,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4133,7 +4959,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         message: string;
                         errors?: {
                             field: string;
@@ -4192,6 +5018,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
                         message: string;
                         errors?: {
                             field: string;
@@ -4335,6 +5188,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -4505,6 +5385,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -4590,6 +5497,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -4601,6 +5535,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -4797,6 +5758,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -4855,6 +5843,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -4893,6 +5908,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -5194,7 +6236,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5204,7 +6250,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         message: string;
                         errors?: {
                             field: string;
@@ -5263,6 +6309,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
                         message: string;
                         errors?: {
                             field: string;
@@ -5406,6 +6479,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -5633,6 +6733,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -5718,6 +6845,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -5729,6 +6883,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -5906,7 +7087,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5916,7 +7101,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         message: string;
                         errors?: {
                             field: string;
@@ -6002,6 +7187,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "not_found";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
                         message: string;
                         errors?: {
                             field: string;
@@ -6108,6 +7320,10 @@ export interface operations {
              *
              *     `insufficient_balance`: The available balance does not cover this operation.
              *
+             *     `channel_unavailable`: This channel does not serve this country and operation.
+             *
+             *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
              *     `not_refundable`: Only a succeeded collect can be refunded.
              */
             422: {
@@ -6119,7 +7335,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "validation_failed" | "insufficient_balance" | "not_refundable";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "not_refundable";
                         message: string;
                         errors?: {
                             field: string;
@@ -6147,6 +7363,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -6302,6 +7545,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -6360,6 +7630,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -6398,6 +7695,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -6553,6 +7877,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -6638,6 +7989,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -6649,6 +8027,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -6789,6 +8194,33 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -6847,6 +8279,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -6885,6 +8344,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -7025,7 +8511,11 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7035,7 +8525,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         message: string;
                         errors?: {
                             field: string;
@@ -7094,6 +8584,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "merchant_suspended";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
                         message: string;
                         errors?: {
                             field: string;
@@ -7218,6 +8735,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -7307,6 +8851,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -7365,6 +8936,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -7376,6 +8974,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -7512,6 +9137,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -7570,6 +9222,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -7608,6 +9287,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -7732,6 +9438,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "bad_request";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -7817,6 +9550,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -7828,6 +9588,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
@@ -7944,7 +9731,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7954,7 +9745,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: false;
                         statusCode: number;
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         message: string;
                         errors?: {
                             field: string;
@@ -8040,6 +9831,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "not_found";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "request_timeout";
                         message: string;
                         errors?: {
                             field: string;
@@ -8148,6 +9966,33 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "rate_limited";
+                        message: string;
+                        errors?: {
+                            field: string;
+                            code: string;
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        statusCode: number;
+                        code: "headers_too_large";
                         message: string;
                         errors?: {
                             field: string;
