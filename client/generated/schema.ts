@@ -8138,7 +8138,7 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
-                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination */
+                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination; a text cell starting with =, +, -, @, a tab or a carriage return is written with a leading ' (a spreadsheet would read it as a formula) */
                 format?: "json" | "csv";
             };
             header?: never;
@@ -8455,7 +8455,7 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
-                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination */
+                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination; a text cell starting with =, +, -, @, a tab or a carriage return is written with a leading ' (a spreadsheet would read it as a formula) */
                 format?: "json" | "csv";
             };
             header?: never;
