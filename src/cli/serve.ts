@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { createContext, ensureDemoMerchant } from '../app/bootstrap.ts'
+import { keySourceName } from '../app/credentials.ts'
 import { deliveryThreadTurns } from '../app/delivery-thread.ts'
 import type { IssuedMerchant } from '../app/merchants.ts'
 import { createWorkers } from '../app/workers.ts'
@@ -22,7 +23,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     ? createWorkers(context, { deliveryThread: config.deliveryThread ? { turns } : undefined })
     : undefined
   if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
-  logger.info({ store: context.store.name, url: config.publicBaseUrl }, 'Sika is ready')
+  logger.info(
+    { store: context.store.name, url: config.publicBaseUrl, secretsKey: keySourceName(config.secretsKey) },
+    'Sika is ready',
+  )
 
   let stopping = false
   const stop = async (signal: string) => {
