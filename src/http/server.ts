@@ -36,6 +36,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: bodyLimitBytes,
     genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
+    // The proxies whose X-Forwarded-For is believed: request.ip is then the client, for every per-address limit.
+    trustProxy: context.config.trustProxy.length > 0 ? [...context.config.trustProxy] : false,
     // Probes and scrapes come every few seconds; logging each would drown the real traffic.
     logController: new LogController({
       requestIdLogLabel: 'requestId',
