@@ -46,6 +46,9 @@ export interface Config {
   readonly operatorsFile: string | undefined
   /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined
+  /** METRICS_HOST and METRICS_PORT: where /metrics listens, apart from the API (127.0.0.1:9464; port 0: any free one). */
+  readonly metricsHost: string
+  readonly metricsPort: number
 }
 
 export type DatabaseLocation =
@@ -109,6 +112,8 @@ export function loadConfig(environment: Environment = process.env): Config {
   const runWorkers = onOrOff('WORKERS', read('WORKERS'), true, problems)
   const deliveryThread = deliveryThreadSetting(read('DELIVERY_THREAD'), database, problems)
   const callbackConcurrency = integer('CALLBACK_CONCURRENCY', defaultCallbackConcurrency, 1, 1024)
+  const metricsHost = read('METRICS_HOST') ?? '127.0.0.1'
+  const metricsPort = integer('METRICS_PORT', 9464, 0, 65535)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
@@ -133,6 +138,8 @@ export function loadConfig(environment: Environment = process.env): Config {
     callbackConcurrency,
     operatorsFile: read('OPERATORS_FILE'),
     metricsToken: read('METRICS_TOKEN'),
+    metricsHost,
+    metricsPort,
   })
 }
 

@@ -16,7 +16,6 @@ import { describeEachStore } from './support/stores.ts'
  * it under its status in the OpenAPI document the server publishes.
  */
 
-// biome-ignore lint/suspicious/noExplicitAny: a parsed JSON document, walked by path
 type JsonObject = Record<string, any>
 
 interface ApiOperation {

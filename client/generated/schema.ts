@@ -44,26 +44,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Prometheus metrics of this instance
-         * @description The Prometheus text exposition format: HTTP requests by route and status with their latency, operations by kind, mode and status, the callback (outbox) and scheduled-work backlogs, operator calls by adapter, database connections, and process metrics (event-loop delay included). When the instance sets `METRICS_TOKEN`, send `Authorization: Bearer <METRICS_TOKEN>`; otherwise it answers 401 `missing_credentials` or `invalid_credentials`.
-         */
-        get: operations["metrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/channels": {
         parameters: {
             query?: never;
@@ -564,53 +544,6 @@ export interface operations {
                         success: false;
                         statusCode: number;
                         code: "unavailable";
-                        message: string;
-                        errors?: {
-                            field: string;
-                            code: string;
-                            message: string;
-                        }[];
-                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
-                        token?: string;
-                        /** @description refund_exceeds_collected: the refunded collect */
-                        collect?: string;
-                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
-                        leftToRefund?: number;
-                        requestId: string;
-                    };
-                };
-            };
-        };
-    };
-    metrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metrics, in the Prometheus text format 0.0.4 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description Only when METRICS_TOKEN is set. `missing_credentials`: no `Authorization: Bearer` token was sent. `invalid_credentials`: the token is not METRICS_TOKEN. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        statusCode: number;
-                        code: "missing_credentials" | "invalid_credentials";
                         message: string;
                         errors?: {
                             field: string;

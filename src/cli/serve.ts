@@ -6,6 +6,7 @@ import type { IssuedMerchant } from '../app/merchants.ts'
 import { createWorkers } from '../app/workers.ts'
 import type { Config } from '../config.ts'
 import { systemClock } from '../domain/clock.ts'
+import { listenForMetrics } from '../http/metrics-server.ts'
 import { buildServer } from '../http/server.ts'
 import { createLogger } from '../logger.ts'
 
@@ -17,6 +18,12 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const context = await createContext(config, logger, systemClock, { writerTurns: turns })
   const demo = await ensureDemoMerchant(context)
   const app = await buildServer(context)
+  // /metrics first: a start that cannot listen there stops before the API takes any request.
+  const metrics = await listenForMetrics(context).catch(async (error) => {
+    await app.close()
+    await context.store.close()
+    throw error
+  })
   await app.listen({ port: config.port, host: config.host })
   // Scheduled work and callbacks resume from the database: whatever was due before a crash runs now.
   const workers = config.runWorkers
@@ -24,7 +31,12 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     : undefined
   if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
   logger.info(
-    { store: context.store.name, url: config.publicBaseUrl, secretsKey: keySourceName(config.secretsKey) },
+    {
+      store: context.store.name,
+      url: config.publicBaseUrl,
+      metrics: metrics.url,
+      secretsKey: keySourceName(config.secretsKey),
+    },
     'Sika is ready',
   )
 
@@ -34,6 +46,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     stopping = true
     logger.info({ signal }, 'stopping: no new connections, finishing requests in flight')
     try {
+      await metrics.close()
       await app.close()
       await workers?.stop()
       await context.store.close()
