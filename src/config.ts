@@ -66,9 +66,8 @@ export class ConfigError extends Error {
 
 type Environment = Record<string, string | undefined>
 
-/** Parses every setting, collecting all problems so the operator fixes them in one go. */
-export function loadConfig(environment: Environment = process.env): Config {
-  const problems: string[] = []
+/** Reads variables (blank is unset) and whole numbers in a range, adding a problem for each bad one. */
+function environmentReader(environment: Environment, problems: string[]) {
   const read = (name: string): string | undefined => {
     const value = environment[name]
     return value === undefined || value.trim() === '' ? undefined : value.trim()
@@ -83,6 +82,13 @@ export function loadConfig(environment: Environment = process.env): Config {
     }
     return value
   }
+  return { read, integer }
+}
+
+/** Parses every setting, collecting all problems so the operator fixes them in one go. */
+export function loadConfig(environment: Environment = process.env): Config {
+  const problems: string[] = []
+  const { read, integer } = environmentReader(environment, problems)
 
   const port = integer('PORT', 3000, 0, 65535)
   const host = read('HOST') ?? '0.0.0.0'
