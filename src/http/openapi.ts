@@ -94,8 +94,8 @@ const refundOnly: readonly ErrorCode[] = ['not_refundable', 'refund_exceeds_coll
  * errors its shape allows. Any request may meet Node's parser (400 bad_request, 408, 431), the
  * key checks, the limits and the store; a body adds 400 invalid_json, 413 and 415; parameters 404;
  * a query or a body 422. An initiation, a refund included, may answer every refusal of its status
- * in the registry but those only a refund can answer: leaving one out made the answer fail its
- * own schema, a 500 (a refund of a live Orange Money collect is a 422 channel_unavailable).
+ * in the registry but those only a refund can answer: a code left out would be a refusal its
+ * route does not document (a refund of a live Orange Money collect is a 422 channel_unavailable).
  */
 export function documentApiRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {

@@ -169,8 +169,8 @@ const addressFailureFactor = 5
 
 /**
  * Failed authentications, per (api-key, address) (AUTH_FAILURE_LIMIT in 10 s) and per address
- * (five times that), then refused. A count per api-key alone let anyone who knew a key keep its
- * merchant at 429 from anywhere with about 11 wrong secrets a second. Counted in memory only (no
+ * (five times that), then refused. A count per api-key alone would let anyone who knows a key keep
+ * its merchant at 429 from anywhere with a few wrong secrets a second. Counted in memory only (no
  * Redis), nothing can be refused while this instance has counted no failure for a whole window:
  * requests then skip the two reads (4 % of a details read). Shared in Redis, every request asks,
  * since another instance may have counted the failures.

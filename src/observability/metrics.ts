@@ -57,8 +57,8 @@ export interface MetricsOptions {
 
 /**
  * The exposition is rendered at most this often: a rendering (the process metrics, the text of
- * every series) holds the event loop, so a storm of scrapers each rendering its own took that time
- * from every other request. Prometheus scrapes every few seconds and never sees the difference.
+ * every series) holds the event loop, so a storm of scrapers each rendering its own would take that
+ * time from every other request. Prometheus scrapes every few seconds and never sees the difference.
  */
 export const renderIntervalMs = 250
 
