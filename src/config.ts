@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defaultDatabaseUrl } from './store/default-location.ts'
@@ -27,8 +28,13 @@ export interface Config {
   readonly admissionWaitMs: number
   /** How long a stretch of the event loop starts API requests before the rest wait for a later turn (0: no limit; SQLite only by default). */
   readonly turnBudgetMs: number
-  /** Failed authentications allowed per api-key and per client address in 10 s (AUTH_FAILURE_LIMIT; 0: unlimited). */
+  /** Failed authentications allowed per (api-key, client address) and per client address in 10 s (AUTH_FAILURE_LIMIT; 0: unlimited). */
   readonly authFailureLimit: number
+  /**
+   * TRUST_PROXY: the addresses and CIDRs of the proxies in front, whose X-Forwarded-For is believed
+   * (Fastify's trustProxy), so per-address limits see the client; empty: the peer is the client.
+   */
+  readonly trustProxy: readonly string[]
   readonly redisUrl: string | undefined
   /** Whether this instance runs scheduled work and callback delivery (WORKERS=off: API only). */
   readonly runWorkers: boolean
@@ -40,6 +46,9 @@ export interface Config {
   readonly operatorsFile: string | undefined
   /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined
+  /** METRICS_HOST and METRICS_PORT: where /metrics listens, apart from the API (127.0.0.1:9464; port 0: any free one). */
+  readonly metricsHost: string
+  readonly metricsPort: number
 }
 
 export type DatabaseLocation =
@@ -57,9 +66,8 @@ export class ConfigError extends Error {
 
 type Environment = Record<string, string | undefined>
 
-/** Parses every setting, collecting all problems so the operator fixes them in one go. */
-export function loadConfig(environment: Environment = process.env): Config {
-  const problems: string[] = []
+/** Reads variables (blank is unset) and whole numbers in a range, adding a problem for each bad one. */
+function environmentReader(environment: Environment, problems: string[]) {
   const read = (name: string): string | undefined => {
     const value = environment[name]
     return value === undefined || value.trim() === '' ? undefined : value.trim()
@@ -74,6 +82,13 @@ export function loadConfig(environment: Environment = process.env): Config {
     }
     return value
   }
+  return { read, integer }
+}
+
+/** Parses every setting, collecting all problems so the operator fixes them in one go. */
+export function loadConfig(environment: Environment = process.env): Config {
+  const problems: string[] = []
+  const { read, integer } = environmentReader(environment, problems)
 
   const port = integer('PORT', 3000, 0, 65535)
   // This machine only, unless told (a first start prints demo keys); a container sets HOST=0.0.0.0.
@@ -96,6 +111,7 @@ export function loadConfig(environment: Environment = process.env): Config {
   const admissionWaitMs = integer('ADMISSION_WAIT_MS', 100, 1, 60_000)
   const turnBudgetMs = integer('TURN_BUDGET_MS', defaultTurnBudgetMs(database), 0, 1_000)
   const authFailureLimit = integer('AUTH_FAILURE_LIMIT', 10, 0, 1_000_000)
+  const trustProxy = parseTrustProxy(read('TRUST_PROXY'), problems)
   const redisUrl = read('REDIS_URL')
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
     problems.push(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`)
@@ -103,6 +119,8 @@ export function loadConfig(environment: Environment = process.env): Config {
   const runWorkers = onOrOff('WORKERS', read('WORKERS'), true, problems)
   const deliveryThread = deliveryThreadSetting(read('DELIVERY_THREAD'), database, problems)
   const callbackConcurrency = integer('CALLBACK_CONCURRENCY', defaultCallbackConcurrency, 1, 1024)
+  const metricsHost = read('METRICS_HOST') ?? '127.0.0.1'
+  const metricsPort = integer('METRICS_PORT', 9464, 0, 65535)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
@@ -120,13 +138,36 @@ export function loadConfig(environment: Environment = process.env): Config {
     admissionWaitMs,
     turnBudgetMs,
     authFailureLimit,
+    trustProxy,
     redisUrl,
     runWorkers,
     deliveryThread,
     callbackConcurrency,
     operatorsFile: read('OPERATORS_FILE'),
     metricsToken: read('METRICS_TOKEN'),
+    metricsHost,
+    metricsPort,
   })
+}
+
+/** A comma-separated list of IPv4 or IPv6 addresses and CIDRs (10.0.0.0/8, fd00::/8). */
+function parseTrustProxy(raw: string | undefined, problems: string[]): readonly string[] {
+  if (raw === undefined) return Object.freeze([])
+  const entries = raw.split(',').map((entry) => entry.trim())
+  const wrong = entries.filter((entry) => !isAddressOrCidr(entry))
+  if (wrong.length > 0)
+    problems.push(
+      `TRUST_PROXY must list the proxies' addresses or CIDRs, separated by commas (such as 10.0.0.5,10.1.0.0/16,fd00::/8); not ${wrong.map((entry) => `"${entry}"`).join(', ')}`,
+    )
+  return Object.freeze(entries.filter(isAddressOrCidr))
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
 }
 
 function parseLogLevel(raw: string, problems: string[]): LogLevel {

@@ -5,6 +5,7 @@
  */
 export const errorRegistry = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  bad_request: { status: 400, message: 'The request is not valid HTTP/1.1.' },
   missing_credentials: { status: 401, message: 'The api-key and secret-key headers are both required.' },
   invalid_credentials: {
     status: 401,
@@ -13,6 +14,10 @@ export const errorRegistry = {
   merchant_suspended: { status: 403, message: 'This merchant account is suspended.' },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
+  request_timeout: {
+    status: 408,
+    message: 'The request was not received in time; send it whole, at once.',
+  },
   duplicate_merchant_reference: {
     status: 409,
     message: 'This merchantReference was already used with a different request.',
@@ -32,6 +37,7 @@ export const errorRegistry = {
   amount_out_of_range: { status: 422, message: 'The amount is outside the limits of this channel.' },
   not_refundable: { status: 422, message: 'Only a succeeded collect can be refunded.' },
   rate_limited: { status: 429, message: 'Too many requests; retry after the delay in Retry-After.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large (16 KiB at most).' },
   internal_error: { status: 500, message: 'An internal error occurred.' },
   unavailable: { status: 503, message: 'The service is temporarily unavailable; retry shortly.' },
 } as const satisfies Record<string, { status: number; message: string }>

@@ -4,9 +4,11 @@ import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { Agent, request as undiciRequest } from 'undici'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
+import { renderIntervalMs } from '../src/observability/metrics.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { demoCredentials, type ServiceProcess, startService } from './support/process.ts'
 import { describeEachStore, type StoreTarget } from './support/stores.ts'
+import { sleep } from './support/wait.ts'
 
 /**
  * Admission control (README, MAX_IN_FLIGHT): beyond what one instance works on at once, a request
@@ -69,12 +71,16 @@ describeEachStore('admission control', (target) => {
     const release = await holdWrites(target())
     const held = [post('held-1'), post('held-2')]
     await new Promise((resolve) => setTimeout(resolve, 300))
-    const waitsBefore = await admissionWaits(app.url)
+    const waitsBefore = await admissionWaits(app.metricsUrl)
     const started = performance.now()
     const refused = await list()
     const waitedMs = performance.now() - started
     assert.equal(refused.status, 503)
-    assert.equal((await admissionWaits(app.url)) - waitsBefore, 1, 'the wait is counted in the metrics')
+    assert.equal(
+      (await admissionWaits(app.metricsUrl)) - waitsBefore,
+      1,
+      'the wait is counted in the metrics',
+    )
     assert.equal(refused.headers.get('retry-after'), '1')
     const body = (await refused.json()) as { code: string; message: string; requestId: string }
     assert.equal(body.code, 'unavailable')
@@ -175,7 +181,9 @@ describeEachStore('admission control for requests answered without waiting', (ta
   })
 
   async function refusalsCounted(): Promise<number> {
-    const metrics = await (await fetch(`${app.url}/metrics`)).text()
+    // The exposition is rendered at most every renderIntervalMs: this one sees every answer before it.
+    await sleep(renderIntervalMs + 50)
+    const metrics = await (await fetch(app.metricsUrl)).text()
     const line = /^sika_http_requests_total\{method="GET",route="at-capacity",status_code="503"\} (\d+)$/m
     return Number(line.exec(metrics)?.[1] ?? 0)
   }
@@ -223,10 +231,10 @@ describeEachStore('admission control with fewer clients than slots', (target) =>
       return statuses
     }
     try {
-      const waitsBefore = await admissionWaits(service.url)
+      const waitsBefore = await admissionWaits(service.metricsUrl)
       const statuses = (await Promise.all(Array.from({ length: 6 }, client))).flat()
       assert.deepEqual(new Set(statuses), new Set([200]))
-      assert.equal((await admissionWaits(service.url)) - waitsBefore, 0, 'requests waited in the line')
+      assert.equal((await admissionWaits(service.metricsUrl)) - waitsBefore, 0, 'requests waited in the line')
     } finally {
       await agent.close()
     }
@@ -234,8 +242,9 @@ describeEachStore('admission control with fewer clients than slots', (target) =>
 })
 
 /** sika_admission_waits_total: requests that found every slot taken. */
-async function admissionWaits(baseUrl: string): Promise<number> {
-  const metrics = await (await fetch(`${baseUrl}/metrics`)).text()
+async function admissionWaits(metricsUrl: string): Promise<number> {
+  await sleep(renderIntervalMs + 50)
+  const metrics = await (await fetch(metricsUrl)).text()
   const line = /^sika_admission_waits_total (\d+)$/m.exec(metrics)
   assert.ok(line, 'sika_admission_waits_total is exposed')
   return Number(line[1])

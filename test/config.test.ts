@@ -154,6 +154,10 @@ describe('loadConfig: each bad value is a ConfigError naming its variable', () =
     { variable: 'DATABASE_URL', value: 'file://elsewhere/sika.db' },
     { variable: 'DATABASE_URL', value: 'file:data/sika.db?mode=ro' },
     { variable: 'DATABASE_URL', value: 'file:bad%zz.db' },
+    { variable: 'TRUST_PROXY', value: 'proxy.internal' },
+    { variable: 'TRUST_PROXY', value: '10.0.0.0/33' },
+    { variable: 'TRUST_PROXY', value: '10.0.0.5,,fd00::/8' },
+    { variable: 'METRICS_PORT', value: '70000' },
   ]
   for (const { variable, value } of table) {
     test(`${variable}=${value}`, () => {
@@ -181,4 +185,19 @@ test('loadConfig reports every bad value at once, so the operator fixes them in 
       `${variable} is reported in:\n${error.message}`,
     )
   }
+})
+
+test('TRUST_PROXY: addresses and CIDRs of either family, separated by commas; none by default', () => {
+  assert.deepEqual(loadConfig({ SECRETS_KEY: secretsKey }).trustProxy, [])
+  assert.deepEqual(
+    loadConfig({ SECRETS_KEY: secretsKey, TRUST_PROXY: ' 10.0.0.5, 10.1.0.0/16 ,fd00::/8,::1' }).trustProxy,
+    ['10.0.0.5', '10.1.0.0/16', 'fd00::/8', '::1'],
+  )
+})
+
+test('/metrics listens on 127.0.0.1:9464 unless METRICS_HOST and METRICS_PORT say otherwise', () => {
+  const defaults = loadConfig({ SECRETS_KEY: secretsKey })
+  assert.deepEqual([defaults.metricsHost, defaults.metricsPort], ['127.0.0.1', 9464])
+  const chosen = loadConfig({ SECRETS_KEY: secretsKey, METRICS_HOST: '0.0.0.0', METRICS_PORT: '0' })
+  assert.deepEqual([chosen.metricsHost, chosen.metricsPort], ['0.0.0.0', 0])
 })

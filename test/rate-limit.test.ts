@@ -181,45 +181,42 @@ describeEachStore('Rate limits, counted in memory', (store) => {
     )
   })
 
-  test('wrong secret-keys for one api-key: 10 failures, then 429 from any address, even with the right secret', async () => {
+  test('wrong secret-keys for one api-key from one address: 10 failures, then 429 for that pair; the right secret from another address is served', async () => {
     const [target, bystander] = [await app.createMerchant(), await app.createMerchant()]
-    const attempt = (from: string) =>
-      send(app.url, '/api/v1/channels', {
-        keys: { apiKey: target.sandbox.apiKey, secretKey: wrongSecret },
-        from,
-      })
-    // Spread over several addresses, so no address reaches its own limit.
+    const attempt = (from: string, secretKey = wrongSecret) =>
+      send(app.url, '/api/v1/channels', { keys: { apiKey: target.sandbox.apiKey, secretKey }, from })
     const failures = []
-    for (let n = 0; n < 10; n++) failures.push(await attempt(`127.0.0.${10 + (n % 4)}`))
+    for (let n = 0; n < 10; n++) failures.push(await attempt('127.0.0.10'))
     for (const [n, answer] of failures.entries()) {
       assert.equal(answer.status, 401, answer.text)
       assert.equal(answer.body.code, 'invalid_credentials')
-      assert.equal(answer.headers.get('x-ratelimit-limit'), '10', 'a failure shows the failure budget')
-      assert.equal(
-        answer.headers.get('x-ratelimit-remaining'),
-        String(9 - n),
-        'the tighter of key and address',
-      )
+      assert.equal(answer.headers.get('x-ratelimit-limit'), '10', 'a failure shows the tighter budget')
+      assert.equal(answer.headers.get('x-ratelimit-remaining'), String(9 - n))
     }
-    const refused = await attempt('127.0.0.14')
+    const refused = await attempt('127.0.0.10')
     assertRateLimited(refused, 10)
     assert.match(refused.body.message, /failed authentications/)
     assert.ok(Number(refused.headers.get('retry-after')) > 1, 'refused for a while, not a second')
-    assertRateLimited(
-      await send(app.url, '/api/v1/channels', { keys: target.sandbox, from: '127.0.0.15' }),
-      10,
-    )
+    assertRateLimited(await attempt('127.0.0.10', target.sandbox.secretKey), 10)
     assert.equal(
-      (await send(app.url, '/api/v1/channels', { keys: bystander.sandbox, from: '127.0.0.14' })).status,
+      (await attempt('127.0.0.11', target.sandbox.secretKey)).status,
       200,
-      'another key from the same address is served',
+      'the merchant, from its own address, is served: knowing its api-key locks nobody out',
+    )
+    const elsewhere = await attempt('127.0.0.12')
+    assert.equal(elsewhere.status, 401, 'another address has its own count')
+    assert.equal(elsewhere.headers.get('x-ratelimit-remaining'), '9')
+    assert.equal(
+      (await send(app.url, '/api/v1/channels', { keys: bystander.sandbox, from: '127.0.0.10' })).status,
+      200,
+      'another key from the same address is served: the address has failed 10 times of its 50',
     )
   })
 
-  test('one address trying many api-keys: 10 failures, then 429 for every key from it, and only from it', async () => {
+  test('one address trying many api-keys: 50 failures (five times the pair\u2019s limit), then 429 for every key from it, and only from it', async () => {
     const merchant = await app.createMerchant()
     const from = '127.0.0.20'
-    for (let n = 0; n < 10; n++) {
+    for (let n = 0; n < 50; n++) {
       const answer = await send(app.url, '/api/v1/channels', {
         keys: { apiKey: unknownKey(n), secretKey: wrongSecret },
         from,
@@ -239,9 +236,9 @@ describeEachStore('Rate limits, counted in memory', (store) => {
       flood.every((answer) => answer.status === 429),
       'every further guess is refused unseen',
     )
-    assertRateLimited(flood[0]!, 10)
+    assertRateLimited(flood[0]!, 50)
     assert.ok(performance.now() - started < 5000)
-    assertRateLimited(await send(app.url, '/api/v1/channels', { keys: merchant.sandbox, from }), 10)
+    assertRateLimited(await send(app.url, '/api/v1/channels', { keys: merchant.sandbox, from }), 50)
     assert.equal(
       (await send(app.url, '/api/v1/channels', { keys: merchant.sandbox, from: '127.0.0.21' })).status,
       200,
@@ -406,20 +403,19 @@ describeEachStore('Rate limits shared through Redis', (store) => {
     await assertShared()
   })
 
-  test('failed authentications are counted across instances too', async () => {
+  test('failed authentications are counted across instances too, per (api-key, address)', async () => {
     const merchant = await apps[0]!.createMerchant()
     const keys = { apiKey: merchant.sandbox.apiKey, secretKey: wrongSecret }
     for (let n = 0; n < 10; n++) {
-      const answer = await send(apps[n % 2]!.url, '/api/v1/channels', {
-        keys,
-        from: `127.0.0.${40 + (n % 5)}`,
-      })
+      const answer = await send(apps[n % 2]!.url, '/api/v1/channels', { keys, from: '127.0.0.40' })
       assert.equal(answer.status, 401)
+      assert.equal(answer.headers.get('x-ratelimit-remaining'), String(9 - n), 'one count across both')
     }
-    assertRateLimited(
-      await send(apps[1]!.url, '/api/v1/channels', { keys: merchant.sandbox, from: '127.0.0.45' }),
-      10,
-    )
+    for (const app of apps) {
+      assertRateLimited(await send(app.url, '/api/v1/channels', { keys, from: '127.0.0.40' }), 10)
+      const own = await send(app.url, '/api/v1/channels', { keys: merchant.sandbox, from: '127.0.0.41' })
+      assert.equal(own.status, 200, 'the merchant from its own address is served on every instance')
+    }
   })
 
   test('Redis stopped: both keep serving at once, counting in memory, saying so once; restarted: shared again', async () => {

@@ -62,7 +62,8 @@ test('the README’s Live mode section runs as written: a live MTN MoMo collect,
   const port = await freePort()
   const child = spawn('bash', ['-c', liveModeScript(port)], {
     cwd: directory,
-    env: { PATH: process.env.PATH, HOME: directory },
+    // /metrics listens apart (127.0.0.1:9464 by default): any free port, so runs side by side never clash.
+    env: { PATH: process.env.PATH, HOME: directory, METRICS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   })

@@ -11,6 +11,8 @@ export const benchSecretsKey = '0f'.repeat(32)
 
 interface ServiceProcess {
   readonly url: string
+  /** Where the service's /metrics listens (METRICS_PORT), apart from its API. */
+  readonly metricsUrl: string
   readonly child: ChildProcess
   output(): string
   kill(signal: NodeJS.Signals): Promise<void>
@@ -34,6 +36,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 async function startService(environment: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
+  const metricsPort = await freePort()
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every Sika process the bench starts.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
   const child = spawn(process.execPath, [...nodeArgs, 'bin/sika.mjs', 'serve'], {
@@ -43,6 +46,7 @@ async function startService(environment: Record<string, string>): Promise<Servic
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       PUBLIC_BASE_URL: url,
       SECRETS_KEY: benchSecretsKey,
       ...environment,
@@ -68,6 +72,7 @@ async function startService(environment: Record<string, string>): Promise<Servic
   }
   return {
     url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     child,
     output: () => stdout,
     kill: async (signal) => {
@@ -165,7 +170,7 @@ export const eventLoopResolutionMs = 10
  * scenario and one after bracket it.
  */
 export async function eventLoopP99Ms(sika: Sika): Promise<number> {
-  const text = await (await fetch(`${sika.service.url}/metrics`)).text()
+  const text = await (await fetch(sika.service.metricsUrl)).text()
   const match = /^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text)
   return match ? Math.max(0, Number(match[1]) * 1000 - eventLoopResolutionMs) : Number.NaN
 }
@@ -178,7 +183,7 @@ export async function eventLoopP99Ms(sika: Sika): Promise<number> {
 export async function callbacksDrained(sika: Sika, withinMs = 120_000): Promise<number> {
   const deadline = Date.now() + withinMs
   for (;;) {
-    const text = await (await fetch(`${sika.service.url}/metrics`)).text()
+    const text = await (await fetch(sika.service.metricsUrl)).text()
     const match = /^sika_outbox_due_events (\S+)$/m.exec(text)
     const due = match ? Number(match[1]) : 0
     if (due === 0 || Date.now() > deadline) return due

@@ -44,26 +44,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Prometheus metrics of this instance
-         * @description The Prometheus text exposition format: HTTP requests by route and status with their latency, operations by kind, mode and status, the callback (outbox) and scheduled-work backlogs, operator calls by adapter, database connections, and process metrics (event-loop delay included). When the instance sets `METRICS_TOKEN`, send `Authorization: Bearer <METRICS_TOKEN>`; otherwise it answers 401 `missing_credentials` or `invalid_credentials`.
-         */
-        get: operations["metrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/channels": {
         parameters: {
             query?: never;
@@ -597,64 +577,6 @@ export interface operations {
             };
         };
     };
-    metrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metrics, in the Prometheus text format 0.0.4 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description Only when METRICS_TOKEN is set. `missing_credentials`: no `Authorization: Bearer` token was sent. `invalid_credentials`: the token is not METRICS_TOKEN. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description false on every error
-                         * @enum {boolean}
-                         */
-                        success: false;
-                        /** @description The HTTP status, as on the answer */
-                        statusCode: number;
-                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "missing_credentials" | "invalid_credentials";
-                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
-                        message: string;
-                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
-                        errors?: {
-                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
-                            field: string;
-                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
-                            code: string;
-                            /** @description What that field must be */
-                            message: string;
-                        }[];
-                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
-                        token?: string;
-                        /** @description refund_exceeds_collected: the refunded collect */
-                        collect?: string;
-                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
-                        leftToRefund?: number;
-                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
-                        requestId: string;
-                    };
-                };
-            };
-        };
-    };
     listChannels: {
         parameters: {
             query?: {
@@ -716,6 +638,44 @@ export interface operations {
                                 }[];
                             }[];
                         };
+                    };
+                };
+            };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
                     };
                 };
             };
@@ -799,6 +759,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -853,6 +851,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -1095,6 +1131,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -1175,6 +1249,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -1229,6 +1341,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -1535,7 +1685,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1550,7 +1704,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -1631,6 +1785,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -1829,6 +2021,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -2062,6 +2292,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -2180,6 +2448,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -2196,6 +2502,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -2436,6 +2780,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -2516,6 +2898,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -2570,6 +2990,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -2872,7 +3330,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2887,7 +3349,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -2968,6 +3430,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -3166,6 +3666,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -3396,6 +3934,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -3514,6 +4090,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -3530,6 +4144,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -3770,6 +4422,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -3850,6 +4540,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -3904,6 +4632,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -4206,7 +4972,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4221,7 +4991,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -4302,6 +5072,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -4500,6 +5308,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -4730,6 +5576,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -4848,6 +5732,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -4864,6 +5786,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -5104,6 +6064,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -5184,6 +6182,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -5238,6 +6274,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -5540,7 +6614,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5555,7 +6633,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -5636,6 +6714,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -5834,6 +6950,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -6064,6 +7218,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -6182,6 +7374,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -6198,6 +7428,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -6498,6 +7766,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -6578,6 +7884,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -6632,6 +7976,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -7051,7 +8433,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7066,7 +8452,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -7147,6 +8533,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -7345,6 +8769,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -7659,6 +9121,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -7777,6 +9277,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -7793,6 +9331,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -8030,7 +9606,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8045,7 +9625,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -8164,6 +9744,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -8309,6 +9927,10 @@ export interface operations {
              *
              *     `insufficient_balance`: The available balance does not cover this operation.
              *
+             *     `channel_unavailable`: This channel does not serve this country and operation.
+             *
+             *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
              *     `not_refundable`: Only a succeeded collect can be refunded.
              */
             422: {
@@ -8325,7 +9947,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "not_refundable";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "not_refundable";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -8364,6 +9986,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -8591,6 +10251,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -8671,6 +10369,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -8725,6 +10461,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -8935,6 +10709,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -9053,6 +10865,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -9069,6 +10919,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -9186,7 +11074,7 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
-                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination */
+                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination; a text cell starting with =, +, -, @, a tab or a carriage return is written with a leading ' (a spreadsheet would read it as a formula) */
                 format?: "json" | "csv";
             };
             header?: never;
@@ -9264,6 +11152,44 @@ export interface operations {
                         };
                     };
                     "text/csv": string;
+                };
+            };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
                 };
             };
             /**
@@ -9346,6 +11272,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -9400,6 +11364,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -9517,7 +11519,7 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
-                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination */
+                /** @description csv: every row the filters select, as one streamed CSV statement, without pagination; a text cell starting with =, +, -, @, a tab or a carriage return is written with a leading ' (a spreadsheet would read it as a formula) */
                 format?: "json" | "csv";
             };
             header?: never;
@@ -9597,7 +11599,11 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9612,7 +11618,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -9693,6 +11699,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -9867,6 +11911,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `internal_error`: An internal error occurred. */
             500: {
                 headers: {
@@ -9984,6 +12066,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -10064,6 +12184,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -10080,6 +12238,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -10276,6 +12472,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -10356,6 +12590,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `validation_failed`: The request is not valid. */
             422: {
                 headers: {
@@ -10410,6 +12682,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -10585,6 +12895,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /**
              * @description `missing_credentials`: The api-key and secret-key headers are both required.
              *
@@ -10703,6 +13051,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
             /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
             429: {
                 headers: {
@@ -10719,6 +13105,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -10879,7 +13303,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: The request body is not valid JSON. */
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10894,7 +13322,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "invalid_json";
+                        code: "bad_request" | "invalid_json";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -11013,6 +13441,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -11165,6 +13631,44 @@ export interface operations {
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
                         code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */

@@ -10,9 +10,10 @@ import { migrate, openStore } from '../store/store.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
-import { createSecretBox } from './credentials.ts'
+import type { SecretBox } from './credentials.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
+import { openSecretBox } from './secrets-key.ts'
 import { SideChecks } from './side-checks.ts'
 import { createSigningSecretCache } from './signing-secret-cache.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
@@ -56,13 +57,14 @@ export async function createContext(
     checkpoints: !options.deliveryThread,
   })
   let appliedMigrations: string[] = []
+  let secrets: SecretBox
   try {
     if (!options.deliveryThread) appliedMigrations = await migrate(store)
+    secrets = await openSecretBox(config, store)
   } catch (error) {
     await store.close()
     throw error
   }
-  const secrets = createSecretBox(config.secretsKey)
   const sandbox = createSandboxAdapter({
     delayMs: config.sandboxDelayMs,
     notificationKey: secrets.derive('sandbox-notifications'),

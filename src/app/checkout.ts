@@ -1,5 +1,6 @@
 import type { Operation, Side } from '../domain/operation.ts'
 import { expiredReason, type SideOutcome } from '../domain/transitions.ts'
+import { cspSourceOf, parseHttpUrl } from '../domain/urls.ts'
 import type { AppContext } from './context.ts'
 import { checkSide, settleSide } from './lifecycle.ts'
 
@@ -12,6 +13,8 @@ export interface CheckoutView {
   channelName: string
   /** Pending and past its time to live, even if expiry has not run yet. */
   expired: boolean
+  /** The merchant is suspended: its customers cannot pay it, so nothing is offered. */
+  merchantSuspended: boolean
   mayDecide: boolean
 }
 
@@ -23,7 +26,7 @@ export async function loadCheckout(context: AppContext, token: string): Promise<
   if (!tokenShape.test(token)) return undefined
   const found = await context.store.operations.findAnyByToken(token)
   if (!found) return undefined
-  const { operation, merchantName } = found
+  const { operation, merchantName, merchantStatus } = found
   // A page exists only for an operation that sent its customer here (the sandbox's 906): not for
   // any token, since a token alone must not show a live payment or payout to whoever holds it.
   if (!operation.redirectUrl?.endsWith(`/checkout/${token}`)) return undefined
@@ -36,13 +39,15 @@ export async function loadCheckout(context: AppContext, token: string): Promise<
   const expired =
     operation.status === 'pending' &&
     context.clock.nowUs() >= operation.initiatedAtUs + context.config.operationTtlMs * 1000
+  const merchantSuspended = merchantStatus !== 'active'
   return {
     operation,
     side,
     merchantName,
     channelName: (await context.store.catalogue.channelName(side.channel)) ?? side.channel,
     expired,
-    mayDecide: customerMayDecide(operation, side) && !expired,
+    merchantSuspended,
+    mayDecide: customerMayDecide(operation, side) && !expired && !merchantSuspended,
   }
 }
 
@@ -60,7 +65,7 @@ function customerMayDecide(operation: Operation, side: Side): boolean {
  */
 export async function decideCheckout(context: AppContext, view: CheckoutView, pay: boolean): Promise<string> {
   let { operation } = view
-  if (customerMayDecide(operation, view.side)) {
+  if (customerMayDecide(operation, view.side) && !view.merchantSuspended) {
     const outcome: SideOutcome = view.expired
       ? { status: 'canceled', reason: expiredReason }
       : pay
@@ -74,16 +79,19 @@ export async function decideCheckout(context: AppContext, view: CheckoutView, pa
 /** The merchant's outcome URL for the status (pendingUrl while pending), with token, reference and status. */
 function outcomeLocation(operation: Operation): string {
   const target = operation.urls[`${operation.status}Url` as const]
-  if (!target) return `/checkout/${operation.token}`
-  const url = new URL(target)
+  const url = target ? parseHttpUrl(target) : undefined
+  if (!url) return `/checkout/${operation.token}`
   url.searchParams.set('token', operation.token)
   url.searchParams.set('merchantReference', operation.merchantReference)
   url.searchParams.set('status', operation.status)
   return url.toString()
 }
 
-/** The origins of the merchant's outcome URLs: where the page's forms may lead. */
-export function outcomeOrigins(operation: Operation): string[] {
+/**
+ * The origins of the merchant's outcome URLs, where the page's forms may lead, as CSP source
+ * expressions built from their parsed parts: a header never carries the merchant's text itself.
+ */
+export function outcomeSources(operation: Operation): string[] {
   const urls = [
     operation.urls.pendingUrl,
     operation.urls.succeededUrl,
@@ -91,7 +99,8 @@ export function outcomeOrigins(operation: Operation): string[] {
     operation.urls.canceledUrl,
     operation.urls.errorUrl,
   ]
-  return [...new Set(urls.filter((url): url is string => Boolean(url)).map((url) => new URL(url).origin))]
+  const sources = urls.map((url) => (url ? cspSourceOf(url) : undefined))
+  return [...new Set(sources.filter((source): source is string => source !== undefined))]
 }
 
 /**

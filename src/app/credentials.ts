@@ -79,6 +79,26 @@ export function createSecretBox(source: Config['secretsKey']): SecretBox {
   }
 }
 
+/** Where the key comes from, as a person reads it in a message: a file's path, or the variable. */
+export function keySourceName(source: Config['secretsKey']): string {
+  return source.kind === 'file' ? `file ${source.path}` : 'SECRETS_KEY'
+}
+
+/** Whether opening a box over this source would make a new key (its file does not exist yet). */
+export function wouldCreateKey(source: Config['secretsKey']): boolean {
+  return source.kind === 'file' && !existsSync(source.path)
+}
+
+/** Whether the box's key opens this sealed secret (AES-GCM: another key fails authentication). */
+export function opens(box: SecretBox, sealed: string): boolean {
+  try {
+    box.open(sealed)
+    return true
+  } catch {
+    return false
+  }
+}
+
 function loadOrCreateKeyFile(path: string): Buffer {
   if (!existsSync(path)) {
     mkdirSync(dirname(path), { recursive: true })

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { createContext, ensureDemoMerchant } from '../app/bootstrap.ts'
 import type { AppContext } from '../app/context.ts'
+import { keySourceName } from '../app/credentials.ts'
 import { deliveryThreadTurns } from '../app/delivery-thread.ts'
 import type { IssuedMerchant } from '../app/merchants.ts'
 import { createWorkers } from '../app/workers.ts'
 import type { Config } from '../config.ts'
 import { systemClock } from '../domain/clock.ts'
+import { listenForMetrics } from '../http/metrics-server.ts'
 import { buildServer } from '../http/server.ts'
 import { createLogger } from '../logger.ts'
 import { CommandError } from './usage.ts'
@@ -17,7 +19,16 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const turns = deliveryThreadTurns(config)
   const context = await createContext(config, logger, systemClock, { writerTurns: turns })
   const app = await buildServer(context)
-  await listen(app, context, config)
+  // /metrics first: a start that cannot listen there stops before the API takes any request.
+  const metrics = await listenForMetrics(context).catch(async (error) => {
+    await app.close()
+    await context.store.close()
+    throw error
+  })
+  await listen(app, context, config).catch(async (error) => {
+    await metrics.close()
+    throw error
+  })
   // Once listening: a start that fails must not create the demo merchant, whose secrets only it prints.
   const demo = await ensureDemoMerchant(context)
   // Scheduled work and callbacks resume from the database: whatever was due before a crash runs now.
@@ -25,7 +36,15 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     ? createWorkers(context, { deliveryThread: config.deliveryThread ? { turns } : undefined })
     : undefined
   if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
-  logger.info({ store: context.store.name, url: config.publicBaseUrl }, 'Sika is ready')
+  logger.info(
+    {
+      store: context.store.name,
+      url: config.publicBaseUrl,
+      metrics: metrics.url,
+      secretsKey: keySourceName(config.secretsKey),
+    },
+    'Sika is ready',
+  )
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -33,6 +52,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     stopping = true
     logger.info({ signal }, 'stopping: no new connections, finishing requests in flight')
     try {
+      await metrics.close()
       await app.close()
       await workers?.stop()
       await context.store.close()

@@ -11,14 +11,14 @@ declare module 'fastify' {
 }
 
 /**
- * Registered inside the /api/v1 scope only: health, docs and unknown routes need no keys. Every
- * request counts against its api-key's rate limit first; a key or an address that has failed
- * authentication too often is refused before its credentials are looked up, and each failure counts.
+ * Registered inside the /api/v1 scope only: health, docs and unknown routes need no keys. A pair
+ * (api-key, address) or an address that has failed authentication too often is refused before its
+ * credentials are looked up, and each failure counts; an authenticated request then counts against
+ * its api-key's rate limit, a request without credentials against its address's.
  */
 export function requireCredentials(app: FastifyInstance, context: AppContext): void {
   const limits = rateLimitsOf(app)
   app.decorateRequest('principal', null as unknown as Principal)
-  app.addHook('onRequest', limits.perKey)
   app.addHook('onRequest', async (request, reply) => {
     const apiKey = header(request, 'api-key')
     const refusal = limits.refuseWhileFailing(request, apiKey)
@@ -28,8 +28,10 @@ export function requireCredentials(app: FastifyInstance, context: AppContext): v
     } catch (error) {
       if (error instanceof ApiError && error.code === 'invalid_credentials')
         await limits.countFailure(request, reply, apiKey)
+      else await limits.perKey(request, reply)
       throw error
     }
+    await limits.perKey(request, reply)
   })
 }
 

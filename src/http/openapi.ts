@@ -96,12 +96,16 @@ export function errorResponse(codes: readonly ErrorCode[]): TSchema {
   )
 }
 
-/** A refund goes to the refunded operation's channel, with no fee: these cannot apply to it. */
-const initiationOnly: readonly ErrorCode[] = ['channel_unavailable', 'amount_out_of_range']
+/** Codes only a refund can answer: it alone refunds an operation, and claims part of what it collected. */
+const refundOnly: readonly ErrorCode[] = ['not_refundable', 'refund_exceeds_collected']
 
 /**
- * Registered in the /api/v1 scope: every route there needs both key headers and may answer
- * the errors its shape allows (a body: 400, 413, 415; parameters: 404; a query or a body: 422).
+ * Registered in the /api/v1 scope: every route there needs both key headers and may answer the
+ * errors its shape allows. Any request may meet Node's parser (400 bad_request, 408, 431), the
+ * key checks, the limits and the store; a body adds 400 invalid_json, 413 and 415; parameters 404;
+ * a query or a body 422. An initiation, a refund included, may answer every refusal of its status
+ * in the registry but those only a refund can answer: a code left out would be a refusal its
+ * route does not document (a refund of a live Orange Money collect is a 422 channel_unavailable).
  */
 export function documentApiRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -114,32 +118,28 @@ export function documentApiRoutes(app: FastifyInstance): void {
       (schema.body as { properties?: Record<string, unknown> } | undefined)?.properties?.merchantReference,
     )
     const answers = new Map<number, readonly ErrorCode[]>([
+      [400, takesBody ? ['bad_request', 'invalid_json'] : ['bad_request']],
       [401, ['missing_credentials', 'invalid_credentials']],
       [403, ['merchant_suspended']],
+      [408, ['request_timeout']],
       [429, ['rate_limited']],
+      [431, ['headers_too_large']],
       [500, ['internal_error']],
       [503, ['unavailable']],
     ])
     if (schema.params) answers.set(404, ['not_found'])
     if (takesBody) {
-      answers.set(400, ['invalid_json'])
       answers.set(413, ['payload_too_large'])
       answers.set(415, ['unsupported_media_type'])
     }
     if (schema.querystring || takesBody) answers.set(422, ['validation_failed'])
-    // An initiation on an existing operation (a refund: POST /collect/{token}/refund) has its own refusals.
+    // An initiation on an existing operation (a refund: POST /collect/{token}/refund).
     const refunds = initiates && Boolean(schema.params)
     if (initiates) {
-      answers.set(409, [
-        'duplicate_merchant_reference',
-        ...(refunds ? ['refund_exceeds_collected' as const] : []),
-      ])
-      answers.set(
-        422,
-        (errorCodesByStatus.get(422) ?? []).filter((code) =>
-          refunds ? !initiationOnly.includes(code) : code !== 'not_refundable',
-        ),
-      )
+      const refusals = (status: number) =>
+        (errorCodesByStatus.get(status) ?? []).filter((code) => refunds || !refundOnly.includes(code))
+      answers.set(409, refusals(409))
+      answers.set(422, refusals(422))
     }
     schema.security ??= [{ apiKey: [], secretKey: [] }]
     const errors = Object.fromEntries([...answers].map(([status, codes]) => [status, errorResponse(codes)]))

@@ -9,22 +9,30 @@ import { ApiError } from '../errors.ts'
 
 /**
  * Rate limits (CONTRACT.md, Limits), counted by @fastify/rate-limit:
- * - every /api/v1 request, per api-key (per address without one): RATE_LIMIT_PER_SECOND a second;
- * - failed authentications, per api-key and per client address: AUTH_FAILURE_LIMIT in 10 s, after
- *   which the key or the address is refused before its credentials are even looked up;
+ * - every authenticated /api/v1 request, per api-key: RATE_LIMIT_PER_SECOND a second; a request
+ *   without credentials, per address. Only a request that proved its key counts against the key,
+ *   so knowing an api-key is not enough to spend its merchant's budget;
+ * - failed authentications, per (api-key, address): AUTH_FAILURE_LIMIT in 10 s, and per address:
+ *   five times that, after which that pair or that address is refused before its credentials are
+ *   even looked up. The merchant presenting the right secret from any other address is served;
  * - the checkout pages, /docs and /openapi.json, per address: a generous ten times the API limit.
  * /health, /ready, /metrics and operators' notifications (/providers/*) are never limited.
- * RATE_LIMIT_PER_SECOND=0 turns all of it off.
+ * RATE_LIMIT_PER_SECOND=0 turns all of it off. An address is the client's as Fastify's trustProxy
+ * reads it (TRUST_PROXY): behind a proxy, the forwarded client, not the proxy.
  *
  * With REDIS_URL the counts are shared by every instance; while Redis does not answer they are kept
  * in memory, per instance, so the service keeps serving: the log says so once, and /ready's detail.
  */
 export interface RateLimits {
-  /** onRequest hook of the API scope, before authentication: the per-key limit. */
+  /**
+   * After authentication: the per-key limit (a 429 past it). Counted per api-key once the request
+   * is authenticated, per address for a request without credentials.
+   */
   perKey(request: FastifyRequest, reply: FastifyReply): Promise<void>
   /**
-   * Before credentials are checked: a 429 while the api-key or the address has failed too often.
-   * Undefined when nothing needs to be asked (so the request does not wait a turn for nothing).
+   * Before credentials are checked: a 429 while the (api-key, address) pair or the address has
+   * failed too often. Undefined when nothing needs to be asked (so the request does not wait a
+   * turn for nothing).
    */
   refuseWhileFailing(request: FastifyRequest, apiKey: string | undefined): Promise<void> | undefined
   /** After a failed authentication: counts it, sets the headers, and answers 429 past the limit. */
@@ -80,9 +88,12 @@ export async function registerRateLimits(app: FastifyInstance, context: AppConte
       max: perSecond,
       timeWindow: 1000,
       cache: counterCacheSize,
+      // Called once the request is authenticated (its principal set) or refused for lack of credentials.
       keyGenerator: (request) => {
         const apiKey = request.headers['api-key']
-        return typeof apiKey === 'string' && apiKey !== '' ? `key:${counterKey(apiKey)}` : addressKey(request)
+        return request.principal && typeof apiKey === 'string'
+          ? `key:${counterKey(apiKey)}`
+          : addressKey(request)
       },
       errorResponseBuilder: (_request, limit) =>
         tooMany(`at most ${limit.max} requests a second for one api-key`, limit.ttl),
@@ -150,27 +161,45 @@ type Outcome = Awaited<ReturnType<Limiter>>
 type Counted = Extract<Outcome, { isAllowed: false }>
 
 /**
- * Failed authentications, per api-key and per address: AUTH_FAILURE_LIMIT in 10 s, then refused.
- * Counted in memory only (no Redis), nothing can be refused while this instance has counted no
- * failure for a whole window: requests then skip the two reads (4 % of a details read). Shared in
- * Redis, every request asks, since another instance may have counted the failures.
+ * An address may fail this many times the limit of one (api-key, address) pair: one merchant's
+ * client with a wrong secret then locks out its own key from there, not every merchant behind the
+ * same address (a NAT, an office), while an address trying key after key is still stopped.
+ */
+const addressFailureFactor = 5
+
+/**
+ * Failed authentications, per (api-key, address) (AUTH_FAILURE_LIMIT in 10 s) and per address
+ * (five times that), then refused. A count per api-key alone would let anyone who knows a key keep
+ * its merchant at 429 from anywhere with a few wrong secrets a second. Counted in memory only (no
+ * Redis), nothing can be refused while this instance has counted no failure for a whole window:
+ * requests then skip the two reads (4 % of a details read). Shared in Redis, every request asks,
+ * since another instance may have counted the failures.
  */
 function failureLimits(app: FastifyInstance, max: number, shared: boolean) {
   let lastFailureAtMs = Number.NEGATIVE_INFINITY
   const noneCounted = () => !shared && performance.now() - lastFailureAtMs > failureWindowMs
-  const limiter = (keyGenerator: (request: FastifyRequest) => string) =>
-    app.createRateLimit({ max, timeWindow: failureWindowMs, keyGenerator })
-  const byAddress = limiter((request) => `failed-${addressKey(request)}`)
-  const byKey = limiter((request) => `failed-key:${counterKey(String(request.headers['api-key']))}`)
-  const limitersFor = (apiKey: string | undefined) => (apiKey ? [byAddress, byKey] : [byAddress])
+  const limiter = (limit: number, keyGenerator: (request: FastifyRequest) => string) =>
+    app.createRateLimit({ max: limit, timeWindow: failureWindowMs, keyGenerator })
+  const byAddress = limiter(max * addressFailureFactor, (request) => `failed-${addressKey(request)}`)
+  const byKeyAtAddress = limiter(
+    max,
+    (request) => `failed-key:${counterKey(String(request.headers['api-key']))}@${addressKey(request)}`,
+  )
+  const limitersFor = (apiKey: string | undefined) => (apiKey ? [byAddress, byKeyAtAddress] : [byAddress])
   const counted = (outcomes: Outcome[]) =>
     outcomes.filter((outcome): outcome is Counted => !outcome.isAllowed)
-  const why = 'too many failed authentications for this api-key or from this address'
-  const headersOf = (outcomes: Counted[]) => ({
-    'x-ratelimit-limit': String(max),
-    'x-ratelimit-remaining': String(Math.min(...outcomes.map((outcome) => outcome.remaining))),
-    'x-ratelimit-reset': String(Math.max(...outcomes.map((outcome) => outcome.ttlInSeconds))),
-  })
+  const why = 'too many failed authentications from this address'
+  /** The headers of the tighter count: the one with the fewest failures left. */
+  const headersOf = (outcomes: Counted[]) => {
+    const tightest = outcomes.reduce((tighter, outcome) =>
+      outcome.remaining < tighter.remaining ? outcome : tighter,
+    )
+    return {
+      'x-ratelimit-limit': String(tightest.max),
+      'x-ratelimit-remaining': String(tightest.remaining),
+      'x-ratelimit-reset': String(Math.max(...outcomes.map((outcome) => outcome.ttlInSeconds))),
+    }
+  }
   const refuseIfSpent = async (request: FastifyRequest, apiKey: string | undefined) => {
     const outcomes = counted(
       await Promise.all(limitersFor(apiKey).map((check) => check(request, { increment: false }))),

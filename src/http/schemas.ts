@@ -246,7 +246,8 @@ export const TransactionListQuery = Type.Object(
     ...dateQuery,
     format: Type.Optional(
       literalUnion(['json', 'csv'] as const, {
-        description: 'csv: every row the filters select, as one streamed CSV statement, without pagination',
+        description:
+          "csv: every row the filters select, as one streamed CSV statement, without pagination; a text cell starting with =, +, -, @, a tab or a carriage return is written with a leading ' (a spreadsheet would read it as a formula)",
       }),
     ),
   },

@@ -20,7 +20,7 @@ import { checkoutRoutes } from './routes/checkout.ts'
 import { eventRoutes } from './routes/events.ts'
 import { healthRoutes } from './routes/health.ts'
 import { homeRoutes } from './routes/home.ts'
-import { metricsRoutes } from './routes/metrics.ts'
+import { timeAnswers } from './routes/metrics.ts'
 import { operationRoutes } from './routes/operations.ts'
 import { providerNotificationRoutes } from './routes/provider-notifications.ts'
 import { transactionRoutes } from './routes/transactions.ts'
@@ -37,10 +37,12 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: bodyLimitBytes,
     genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
-    // Probes and scrapes come every few seconds; logging each would drown the real traffic.
+    // The proxies whose X-Forwarded-For is believed: request.ip is then the client, for every per-address limit.
+    trustProxy: context.config.trustProxy.length > 0 ? [...context.config.trustProxy] : false,
+    // Probes come every few seconds; logging each would drown the real traffic.
     logController: new LogController({
       requestIdLogLabel: 'requestId',
-      disableRequestLogging: (request) => ['/health', '/ready', '/metrics'].includes(request.url),
+      disableRequestLogging: (request) => ['/health', '/ready'].includes(request.url),
     }),
     return503OnClosing: true,
     // A request must arrive whole within 10 s: a body trickled a byte at a time is answered 408
@@ -70,7 +72,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await registerOpenApi(app)
   homeRoutes(app)
   healthRoutes(app, context)
-  metricsRoutes(app, context)
+  // /metrics itself listens apart (metrics-server.ts); every answer here is timed for it.
+  timeAnswers(app, context)
+  app.addHook('onClose', async () => context.metrics.close())
   await app.register(
     async (api) => {
       documentApiRoutes(api)

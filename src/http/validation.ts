@@ -1,6 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import addFormatsModule from 'ajv-formats'
+import { fullFormats } from 'ajv-formats/dist/formats.js'
 import type { FastifySchemaCompiler } from 'fastify'
+import { parseHttpUrl } from '../domain/urls.ts'
 import type { FieldError } from '../errors.ts'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
@@ -17,8 +19,13 @@ function createAjv(coerceTypes: boolean): Ajv {
     strict: false,
   })
   addFormats(ajv)
+  // A URL field must also be one delivery and the checkout can use: RFC 3986 alone lets through
+  // hosts the WHATWG parser refuses (`http://256.0.0.1/`, `http://exa%20mple.com/`, `http://[v1.x]/`).
+  ajv.addFormat('uri', (value: string) => isRfc3986Uri(value) && parseHttpUrl(value) !== undefined)
   return ajv
 }
+
+const isRfc3986Uri = fullFormats.uri as (value: string) => boolean
 
 // Bodies are JSON and keep their types: "100" is not an amount. Query strings are text and
 // are coerced ("?page=2").
@@ -134,7 +141,8 @@ function article(type: string): string {
 function formatHint(field: string): string {
   if (field.endsWith('phoneNumber')) return 'must be 8 to 15 digits, with an optional leading +'
   if (field.endsWith('email')) return 'must be a valid email address'
-  if (field.endsWith('Url')) return 'must be an http(s) URL'
+  if (field.endsWith('Url'))
+    return 'must be an http(s) URL whose host is a name, an IPv4 address or an IPv6 address in brackets'
   if (field.endsWith('country')) return 'must be an ISO 3166-1 alpha-2 code in upper case, such as CI'
   if (field.endsWith('channel'))
     return 'must be a lower-case operator code, such as orange-money (GET /api/v1/channels lists them)'

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { Gauge, type Registry } from 'prom-client'
+import { Counter, Gauge, type Registry } from 'prom-client'
 import type { Clock } from '../domain/clock.ts'
 import type { WorkKind } from '../domain/transitions.ts'
 import type { Store } from '../store/store.ts'
@@ -61,11 +61,16 @@ function backlogGauges(registry: Registry) {
   }
 }
 
+/** The store's backlog is read at most this often, whatever the number of scrapers. */
+export const storeReadIntervalMs = 5000
+
 /**
- * The gauges read from the store at scrape time: the outbox and scheduled-work backlogs (queries
- * over the rows still to do only), and the database connections (no query). Returns the refresh
- * that /metrics runs before rendering; a store that does not answer leaves the backlog gauges as
- * they were and sets sika_store_up to 0, and the scrape still answers.
+ * The gauges read from the store: the outbox and scheduled-work backlogs (queries over the rows
+ * still to do only), at most once every 5 s, and the database connections (no query) at every
+ * scrape. Returns the refresh that /metrics runs before rendering: a scrape within 5 s of the last
+ * read, or during one, costs no query (scrapers at once share one read). A store that does not
+ * answer leaves the backlog gauges as they were and sets sika_store_up to 0, and the scrape still
+ * answers. sika_metrics_store_reads_total counts the reads.
  */
 export function storeGauges(
   registry: Registry,
@@ -81,8 +86,13 @@ export function storeGauges(
   }).set({ store: store.name }, 1)
   const readConnections = connectionGauges(registry, store)
   const gauges = backlogGauges(registry)
-  return async () => {
-    readConnections()
+  const reads = new Counter({
+    name: 'sika_metrics_store_reads_total',
+    help: 'Reads of the store by /metrics for its backlog gauges: at most one every 5 s, however many scrape.',
+    registers: [registry],
+  })
+  const readBacklog = async () => {
+    reads.inc()
     const nowUs = clock.nowUs()
     try {
       const backlog = await store.monitoring.backlog(nowUs)
@@ -100,5 +110,13 @@ export function storeGauges(
       gauges.up.set(0)
       logger.warn({ err: error }, 'metrics: the store did not answer the backlog queries')
     }
+  }
+  let lastRead: { startedAtMs: number; done: Promise<void> } | undefined
+  return () => {
+    readConnections()
+    const nowMs = performance.now()
+    if (!lastRead || nowMs - lastRead.startedAtMs >= storeReadIntervalMs)
+      lastRead = { startedAtMs: nowMs, done: readBacklog() }
+    return lastRead.done
   }
 }

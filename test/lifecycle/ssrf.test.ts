@@ -33,6 +33,24 @@ describe('isForbiddenAddress', () => {
     ['::ffff:7f00:1', 'IPv4-mapped loopback, hex form'],
     ['::ffff:10.1.2.3', 'IPv4-mapped private'],
     ['::ffff:a9fe:a9fe', 'IPv4-mapped link-local, hex form'],
+    ['::7f00:1', 'IPv4-compatible loopback'],
+    ['::127.0.0.1', 'IPv4-compatible loopback, dotted form'],
+    ['::a00:1', 'IPv4-compatible private'],
+    ['::8.8.8.8', 'IPv4-compatible, deprecated whatever it carries'],
+    ['64:ff9b::7f00:1', 'NAT64 of loopback'],
+    ['64:ff9b::127.0.0.1', 'NAT64 of loopback, dotted form'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64 of the cloud metadata address'],
+    ['64:ff9b::c0a8:101', 'NAT64 of a private address'],
+    ['64:ff9b:1::a00:1', 'local-use NAT64'],
+    ['0:0:0:0:0:ffff:7f00:1', 'IPv4-mapped loopback, uncompressed'],
+    ['fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'IPv6 unique-local, end of the block'],
+    ['febf::1', 'IPv6 link-local, end of the block'],
+    ['fe80::1%eth0', 'IPv6 link-local with a zone'],
+    ['fec0::1', 'IPv6 site-local (deprecated)'],
+    ['ff02::1', 'IPv6 multicast'],
+    ['100::1', 'IPv6 discard-only'],
+    ['2002:7f00:1::1', '6to4 of loopback'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
     ['not-an-address', 'not an address at all'],
   ] as const
   for (const [address, why] of forbidden) {
@@ -49,6 +67,8 @@ describe('isForbiddenAddress', () => {
     ['11.0.0.1', 'just past 10/8'],
     ['2001:4860:4860::8888', 'public IPv6'],
     ['::ffff:8.8.8.8', 'IPv4-mapped public'],
+    ['64:ff9b::808:808', 'NAT64 of a public address'],
+    ['2606:4700:4700::1111', 'public IPv6'],
   ] as const
   for (const [address, why] of allowed) {
     test(`${address} is allowed (${why})`, () => {
@@ -70,6 +90,13 @@ const internalUrls = [
   'http://2130706433/x',
   'http://0x7f.1/x',
   'https://[fe80::1]/x',
+  'http://[::7f00:1]/x',
+  'http://[::127.0.0.1]/x',
+  'http://[64:ff9b::7f00:1]/x',
+  'http://[64:ff9b::169.254.169.254]/x',
+  'http://[0:0:0:0:0:ffff:127.0.0.1]/x',
+  'http://[fd00::1]/x',
+  'http://[fec0::1]/x',
 ]
 
 function collectBody(reference: string, urls: Record<string, string>) {

@@ -11,6 +11,7 @@ import { createWorkers, type Workers } from '../../src/app/workers.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { Clock } from '../../src/domain/clock.ts'
 import { defaultChannels } from '../../src/domain/default-catalogue.ts'
+import { listenForMetrics } from '../../src/http/metrics-server.ts'
 import { buildServer } from '../../src/http/server.ts'
 import { createLogger } from '../../src/logger.ts'
 import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
@@ -25,6 +26,8 @@ export const testSecretsKey = '0f'.repeat(32)
 export interface TestApp {
   /** http://127.0.0.1:<port>: the real server, listening. */
   readonly url: string
+  /** http://127.0.0.1:<port>/metrics: the metrics listener, apart from the API. */
+  readonly metricsUrl: string
   readonly context: AppContext
   readonly server: FastifyInstance
   /** The store's raw handle: tests read, and damage, real rows. */
@@ -80,6 +83,7 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
     // test/admission.test.ts set their own limits.
     RATE_LIMIT_PER_SECOND: '0',
     MAX_IN_FLIGHT: '0',
+    METRICS_PORT: '0',
     ...(operators ? { OPERATORS_FILE: operators.file } : {}),
     ...options.environment,
   })
@@ -93,6 +97,7 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
   const context = await createContext(config, createLogger(config.logLevel, sink), options.clock)
   const server = await buildServer(context)
   await server.listen({ port: Number(options.environment?.PORT ?? 0), host: '127.0.0.1' })
+  const metrics = await listenForMetrics(context)
   // Background work (and so callback delivery) only where a test asks for it: no test sends a callback by accident.
   const workers = createWorkers(context, { manual: options.workers !== 'background', idleMs: 50 })
   const address = server.server.address()
@@ -100,6 +105,7 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
   const url = `http://127.0.0.1:${address.port}`
   return {
     url,
+    metricsUrl: metrics.url,
     context,
     server,
     db: rawDatabase(context.store),
@@ -108,6 +114,7 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
     createMerchant: (name = 'Test merchant') => createMerchant(context, name),
     client: (keys) => apiClient(url, keys),
     close: async () => {
+      await metrics.close()
       await server.close()
       await workers.stop()
       await context.store.close()

@@ -61,6 +61,8 @@ export async function startGroupedService(
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
       PORT: String(port),
+      // /metrics listens apart: any free port, so services started side by side never clash.
+      METRICS_PORT: '0',
       PUBLIC_BASE_URL: url,
       SECRETS_KEY: testSecretsKey,
       LOG_LEVEL: 'info',

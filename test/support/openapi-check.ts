@@ -181,7 +181,7 @@ export function checkAgainst(loaded: LoadedDocument, observed: ObservedResponse)
   }
   const mediaType = Object.keys(content).find((type) => isJson(type))
   if (!mediaType) {
-    // A documented non-JSON answer (the Prometheus text of /metrics): its content type must be one documented.
+    // A documented non-JSON answer (a CSV statement): its content type must be one documented.
     const sent = observed.contentType?.split(';')[0]?.trim()
     if (!sent || !Object.hasOwn(content, sent))
       fail(

@@ -9,6 +9,8 @@ const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url))
 /** `sika serve` as a real process, as a user or an operator runs it. */
 export interface ServiceProcess {
   readonly url: string
+  /** Where its /metrics listens (any free port: METRICS_PORT=0), as its ready line says. */
+  readonly metricsUrl: string
   readonly child: ChildProcess
   /** Everything the process printed on stdout. */
   output(): string
@@ -56,6 +58,8 @@ export async function startService(
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
       PORT: String(chosenPort),
+      // /metrics listens apart: any free port, so services started side by side never clash.
+      METRICS_PORT: '0',
       PUBLIC_BASE_URL: url,
       SECRETS_KEY: testSecretsKey,
       LOG_LEVEL: 'info',
@@ -81,8 +85,10 @@ export async function startService(
     }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
+  const metricsUrl = /"metrics":"([^"]+)"/.exec(stdout)?.[1] ?? ''
   return {
     url,
+    metricsUrl,
     child,
     output: () => stdout,
     kill: async (signal) => {

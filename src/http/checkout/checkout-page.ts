@@ -13,6 +13,8 @@ export interface CheckoutView {
   expired: boolean
   /** Present only while the customer may still decide. */
   csrf?: string
+  /** The merchant is suspended: the page offers no decision and says why. */
+  merchantSuspended: boolean
   sandbox: boolean
 }
 
@@ -64,7 +66,9 @@ export function renderCheckoutPage(view: CheckoutView): string {
           <button class="decline" type="submit" name="decision" value="decline">Decline</button>
         </form>
       </div>`
-    : `<p class="state">This ${cashIn ? 'payment' : 'payout'} is <strong>${escapeHtml(stateWords.toLowerCase())}</strong>. You can close this page.</p>`
+    : view.merchantSuspended && view.status === 'pending'
+      ? `<p class="state">${escapeHtml(view.merchantName)} cannot take ${cashIn ? 'payments' : 'payouts'} at the moment: nothing was paid. You can close this page.</p>`
+      : `<p class="state">This ${cashIn ? 'payment' : 'payout'} is <strong>${escapeHtml(stateWords.toLowerCase())}</strong>. You can close this page.</p>`
   return `<!doctype html>
 <html lang="en">
 <head>

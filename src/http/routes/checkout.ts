@@ -4,7 +4,7 @@ import {
   type CheckoutView,
   decideCheckout,
   loadCheckout,
-  outcomeOrigins,
+  outcomeSources,
   returnFromOperator,
 } from '../../app/checkout.ts'
 import type { AppContext } from '../../app/context.ts'
@@ -47,7 +47,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
         `${csrfCookie}=${nonce}; Path=/checkout/${token}; HttpOnly; SameSite=Strict; Max-Age=3600${secure ? '; Secure' : ''}`,
       )
     }
-    return sendPage(reply, 200, outcomeOrigins(view.operation), pageOf(view, csrf))
+    return sendPage(reply, 200, outcomeSources(view.operation), pageOf(view, csrf))
   })
 
   // Where an operator's own payment page (Wave) sends the customer back.
@@ -63,6 +63,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       const { token } = request.params as { token: string }
       const view = await loadCheckout(context, token)
       if (!view) return sendNotFound(reply)
+      if (view.merchantSuspended) return sendSuspended(reply, view)
       const nonce = readCookie(request.headers.cookie, csrfCookie)
       const given = (request.body as Record<string, string> | undefined)?.csrf ?? ''
       if (!nonce || !sameText(given, csrfFor(token, nonce))) {
@@ -89,8 +90,22 @@ function pageOf(view: CheckoutView, csrf: string | undefined): string {
     status: operation.status,
     expired: view.expired,
     csrf,
+    merchantSuspended: view.merchantSuspended,
     sandbox: operation.mode === 'sandbox',
   })
+}
+
+/** A suspended merchant's customer decides nothing: the form answers 403 and changes nothing. */
+function sendSuspended(reply: FastifyReply, view: CheckoutView): FastifyReply {
+  return sendPage(
+    reply,
+    403,
+    [],
+    renderCheckoutMessage(
+      'Payment unavailable',
+      `${view.merchantName} cannot take payments at the moment: nothing was paid. You can close this page.`,
+    ),
+  )
 }
 
 /** Chrome applies form-action to the redirect after a POST, so the merchant's outcome origins are listed. */

@@ -7,6 +7,7 @@ import type { Status } from '../../domain/status.ts'
 import { ReadBatches } from '../read-batches.ts'
 import type { Database, OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
+import type { MerchantStatus } from './merchants.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
 import { statementTemplate } from './statement-template.ts'
 import { countStatusChanges, type ListKey, statusPageStart } from './status-buckets.ts'
@@ -25,6 +26,7 @@ export interface OperationFilters {
 export interface OperationWithMerchant {
   operation: Operation
   merchantName: string
+  merchantStatus: MerchantStatus
 }
 
 export interface OperationsRepository {
@@ -189,10 +191,16 @@ async function findAnyByToken(db: Executor, token: string): Promise<OperationWit
     .selectFrom('operations')
     .innerJoin('merchants', 'merchants.id', 'operations.merchant_id')
     .selectAll('operations')
-    .select('merchants.name as merchant_name')
+    .select(['merchants.name as merchant_name', 'merchants.status as merchant_status'])
     .where('operations.token', '=', token)
     .executeTakeFirst()
-  return row && { operation: toOperation(row), merchantName: row.merchant_name }
+  return (
+    row && {
+      operation: toOperation(row),
+      merchantName: row.merchant_name,
+      merchantStatus: row.merchant_status,
+    }
+  )
 }
 
 async function insertOperatorReferences(db: Executor, operationId: number, sides: readonly Side[]) {

@@ -25,6 +25,8 @@ export interface WebhookSecretsRepository {
    * merchant's row is locked first (PostgreSQL), so instances starting together issue one.
    */
   insertFirst(merchantId: string, mode: Mode, sealed: string, nowUs: number): Promise<boolean>
+  /** The oldest and the newest sealed secrets (none when nothing is stored): enough to tell the key. */
+  sealedSamples(): Promise<string[]>
 }
 
 export function webhookSecretsRepository({ db, dialect }: RepositoryScope): WebhookSecretsRepository {
@@ -57,6 +59,17 @@ export function webhookSecretsRepository({ db, dialect }: RepositoryScope): Webh
       return rows.map((row) => ({ sealed: row.secret_encrypted, expiresAtUs: row.expires_at_us }))
     },
     merchantsLacking: (mode) => merchantsLacking(db, mode),
+    async sealedSamples() {
+      const sample = (order: 'asc' | 'desc') =>
+        db
+          .selectFrom('webhook_secrets')
+          .select('secret_encrypted')
+          .orderBy('id', order)
+          .limit(1)
+          .executeTakeFirst()
+      const found = [await sample('asc'), await sample('desc')]
+      return [...new Set(found.flatMap((row) => (row ? [row.secret_encrypted] : [])))]
+    },
     async insertFirst(merchantId, mode, sealed, nowUs) {
       const merchant = db.selectFrom('merchants').select('id').where('id', '=', merchantId)
       if (!(await (dialect.supportsRowLocks ? merchant.forUpdate() : merchant).executeTakeFirst()))
