@@ -149,7 +149,7 @@ describeEachStore('Rate limits, counted in memory', (store) => {
     )
   })
 
-  test('probes, operators\u2019 notifications and unknown routes are never limited', async () => {
+  test('probes and unknown routes are never limited; operators\u2019 notifications only per address, generously', async () => {
     for (const path of ['/health', '/ready']) {
       const answers = await Promise.all(Array.from({ length: limit * 3 }, () => send(app.url, path)))
       assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]), path)
@@ -160,12 +160,26 @@ describeEachStore('Rate limits, counted in memory', (store) => {
     assert.equal(ready.body.detail, undefined, 'nothing is degraded')
     const notifications = await Promise.all(
       Array.from({ length: limit * 3 }, () =>
-        send(app.url, '/providers/sandbox/notifications', { method: 'POST' }),
+        send(app.url, '/providers/sandbox/notifications', { method: 'POST', from: '127.0.0.32' }),
       ),
     )
     assert.ok(
-      notifications.every((answer) => answer.status !== 429 && !answer.headers.has('x-ratelimit-limit')),
-      'an operator\u2019s callback is never refused for rate',
+      notifications.every(
+        (answer) => answer.status !== 429 && answer.headers.get('x-ratelimit-limit') === String(limit * 10),
+      ),
+      'an operator\u2019s callbacks count per address against ten times the API limit, and these pass',
+    )
+    const flood = await Promise.all(
+      Array.from({ length: limit * 10 + 5 }, () =>
+        send(app.url, '/providers/mtn-momo/notifications?token=zzzzz-zzzzz-zzzzz-zzzzz-zzzzz&role=main', {
+          method: 'PUT',
+          from: '127.0.0.33',
+        }),
+      ),
+    )
+    assert.ok(
+      flood.some((answer) => answer.status === 429),
+      'a flood of notifications from one address is refused past the limit',
     )
   })
 

@@ -79,10 +79,16 @@ export class SideChecks {
     return running
   }
 
-  /** A side nobody asked about for an interval is forgotten, so the map holds only sides in play. */
+  /**
+   * A side nobody asked about for an interval is forgotten, so the map holds only sides in play;
+   * never before an interval has passed since its last check began, which the next one must wait.
+   */
   private forgetLater(key: string, state: CheckState): void {
     setTimeout(() => {
-      if (this.checks.get(key) === state && !state.running && !state.following) this.checks.delete(key)
+      const idle = !state.running && !state.following && this.nowMs() - state.startedAtMs >= this.intervalMs
+      if (this.checks.get(key) === state && idle) this.checks.delete(key)
+      else if (this.checks.get(key) === state && !state.running && !state.following)
+        this.forgetLater(key, state)
     }, this.intervalMs).unref()
   }
 }

@@ -15,7 +15,8 @@ import { ApiError } from '../errors.ts'
  * - failed authentications, per (api-key, address): AUTH_FAILURE_LIMIT in 10 s, and per address:
  *   five times that, after which that pair or that address is refused before its credentials are
  *   even looked up. The merchant presenting the right secret from any other address is served;
- * - the checkout pages, /docs and /openapi.json, per address: a generous ten times the API limit.
+ * - the checkout pages, operators' notifications, /docs and /openapi.json, per address: a generous
+ *   ten times the API limit (anyone may call them; an operator calls from a few addresses).
  * /health, /ready, /metrics and operators' notifications (/providers/*) are never limited.
  * RATE_LIMIT_PER_SECOND=0 turns all of it off. An address is the client's as Fastify's trustProxy
  * reads it (TRUST_PROXY): behind a proxy, the forwarded client, not the proxy.
@@ -66,7 +67,7 @@ const redisCooldownMs = 2000
 const redisCommandTimeoutMs = 150
 const redisConnectTimeoutMs = 1000
 const counterCacheSize = 10_000
-const pagePaths = /^\/(checkout|docs)(\/|$)|^\/openapi\.json$/
+const pagePaths = /^\/(checkout|docs|providers)(\/|$)|^\/openapi\.json$/
 
 /** Registers the limits on the root instance, before any route they cover is declared. */
 export async function registerRateLimits(app: FastifyInstance, context: AppContext): Promise<void> {

