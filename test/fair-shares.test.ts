@@ -72,6 +72,78 @@ describe('fair shares of a delivery pool', () => {
     assert.equal(shares.roomOf('a'), 8)
   })
 
+  describe('a claim’s turn, from a look at the merchants with events pending', () => {
+    const due = (merchantId: string) => ({ merchantId, due: true })
+    const waiting = (merchantId: string) => ({ merchantId, due: false })
+    const table: {
+      name: string
+      holding?: Record<string, number>
+      looked: { merchantId: string; due: boolean }[]
+      free: number
+      quotas: [string, number][]
+      nextAfter: string | undefined
+    }[] = [
+      {
+        name: 'the due ones with room are served; the next look starts after the last one looked at',
+        holding: { b: 32 },
+        looked: [due('a'), due('b'), waiting('c'), due('d'), waiting('e')],
+        free: 64,
+        quotas: [
+          ['a', 21],
+          ['d', 21],
+        ],
+        nextAfter: 'e',
+      },
+      {
+        name: 'none due: nothing claimed, and the next look starts after these',
+        looked: [waiting('a'), waiting('b')],
+        free: 64,
+        quotas: [],
+        nextAfter: 'b',
+      },
+      {
+        name: 'free slots run out: the next look starts after the last merchant served',
+        looked: [due('a'), due('b'), due('c'), waiting('d')],
+        free: 2,
+        quotas: [
+          ['a', 1],
+          ['b', 1],
+        ],
+        nextAfter: 'b',
+      },
+      {
+        name: 'at most perClaim merchants: the next look starts after the last one taken',
+        looked: [due('a'), due('b'), due('c'), due('d')],
+        free: 64,
+        quotas: [
+          ['a', 32],
+          ['b', 32],
+        ],
+        nextAfter: 'b',
+      },
+      {
+        name: 'nobody looked at: the next look starts where this one did',
+        looked: [],
+        free: 64,
+        quotas: [],
+        nextAfter: undefined,
+      },
+    ]
+    for (const row of table) {
+      test(row.name, () => {
+        const shares = new FairShares(64)
+        for (const [merchantId, count] of Object.entries(row.holding ?? {}))
+          for (let i = 0; i < count; i++) shares.take(merchantId, 'https://x.example')
+        const turn = shares.turn(row.looked, row.free, 2)
+        assert.deepEqual(
+          turn.quotas.map(({ merchantId, count }) => [merchantId, count]),
+          row.quotas,
+        )
+        assert.equal(turn.nextAfter, row.nextAfter)
+      })
+    }
+  })
+
   describe('what a claim takes of each merchant', () => {
     const table: {
       name: string

@@ -75,6 +75,8 @@ const longestWaitUs = (leaseMs - defaultCircuitSettings.probeWindowMs - delivery
 interface Filled {
   claimed: number
   givenBack: number
+  /** Whether the claim looked at every merchant with events pending (or needed to look at none). */
+  lookedAtAll: boolean
 }
 
 /** How long the pool waits before claiming again after it had to give every event claimed back. */
@@ -88,6 +90,14 @@ const defaultGivenBackPauseMs = 20
 const defaultFirstSlots = 4
 /** Merchants one claim takes events of at most: the others are first in line at the next claim. */
 const merchantsPerClaim = 16
+/**
+ * Merchants with events pending one claim looks at, at most (two index probes each): those whose
+ * events are not due yet (retries, parked backlogs) pass quickly, and the next claim looks at the
+ * ones after them.
+ */
+const merchantsLookedAt = 64
+/** Claims in a row that take nothing, each looking at the next merchants, before the loop rests. */
+const looksBeforeRest = 16
 /** Events wait for an endpoint only as many as it can be expected to start within this. */
 const waitingHorizonMs = 100
 
@@ -117,8 +127,8 @@ function isSilent(load: EndpointLoad, nowUs: number): boolean {
  * The slots are shared fairly (`FairShares`): a merchant holds at most its share of them in
  * requests and waiting events; one of its endpoints has at most its part of the merchant's share
  * in flight, and as many waiting. Each claim takes the merchants with events due in turn, each
- * at most its room (`OutboxRepository.dueMerchants`, `claimDueOf`): a merchant at its share has
- * nothing claimed, however long its backlog, and the claim reads none of it.
+ * at most its room (`OutboxRepository.pendingMerchants`, `claimDueOf`, `FairShares.turn`): a
+ * merchant at its share has nothing claimed, however long its backlog, and the claim reads none of it.
  * Within that, one endpoint has at most its slots' worth of requests in flight: `firstSlots`
  * until it answers, one more for each answer, and back to `firstSlots` when a request fails (a
  * receiver that never answers so holds 4 requests while they time out, and once silent those no
@@ -147,8 +157,10 @@ export class DeliveryPool {
   private readonly firstSlots: number
   /** When `freeSilentSlots` last looked at every endpoint. */
   private silenceCheckedUs = 0
-  /** The merchant the last claim ended with: the next one starts after it. */
-  private lastClaimedMerchantId = ''
+  /** Where the next claim's look at the merchants with events pending starts: after this one. */
+  private nextLookAfter = ''
+  /** Claims in a row that took nothing. */
+  private emptyLooks = 0
 
   constructor(
     delivery: Delivery,
@@ -170,7 +182,7 @@ export class DeliveryPool {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      let filled: Filled = { claimed: 0, givenBack: 0 }
+      let filled: Filled = { claimed: 0, givenBack: 0, lookedAtAll: true }
       try {
         filled = await this.fill()
       } catch (error) {
@@ -184,12 +196,26 @@ export class DeliveryPool {
       // next claim reaches past it at once (a dead endpoint's backlog no longer paces the others).
       if (filled.givenBack > 0 && filled.givenBack === filled.claimed)
         await this.stopping.wait(this.settings.givenBackPauseMs ?? defaultGivenBackPauseMs)
-      // A claim that took some may have left more due; one that took none, or no free slot, waits
-      // for a slot to free or the next look.
-      else if (filled.claimed === 0 || this.taken >= this.settings.concurrency)
-        await this.signal.wait(this.settings.idleMs)
+      // A claim that took some may have left more due, and one that looked at only some of the
+      // merchants with events pending may find due ones among the others (a few more looks at
+      // once); one that took none after looking at them all, or no free slot, waits for a slot to
+      // free or the next look.
+      else if (this.rests(filled)) await this.signal.wait(this.settings.idleMs)
     }
     while (this.running.size > 0) await Promise.all(this.running)
+  }
+
+  /** Whether the loop waits before its next claim. */
+  private rests(filled: Filled): boolean {
+    if (this.taken >= this.settings.concurrency) return true
+    if (filled.claimed > 0) {
+      this.emptyLooks = 0
+      return false
+    }
+    this.emptyLooks++
+    if (!filled.lookedAtAll && this.emptyLooks < looksBeforeRest) return false
+    this.emptyLooks = 0
+    return true
   }
 
   /**
@@ -199,21 +225,17 @@ export class DeliveryPool {
   private async fill(): Promise<Filled> {
     this.freeSilentSlots(this.delivery.dependencies.clock.nowUs())
     const free = this.settings.concurrency - this.taken
-    if (free <= 0) return { claimed: 0, givenBack: 0 }
+    if (free <= 0) return { claimed: 0, givenBack: 0, lookedAtAll: true }
     const { dependencies, owner } = this.delivery
     const { mode } = this.settings
     const nowUs = dependencies.clock.nowUs()
+    let lookedAtAll = true
     const claimed = await dependencies.outbox.claimTogether(async (outbox) => {
-      const merchantIds = await outbox.dueMerchants(
-        mode,
-        nowUs,
-        this.lastClaimedMerchantId,
-        merchantsPerClaim,
-      )
-      const quotas = this.shares.quotas(merchantIds, free)
-      if (quotas.length === 0) return []
-      this.lastClaimedMerchantId = quotas.at(-1)!.merchantId
-      return outbox.claimDueOf(owner, nowUs, leaseMs, mode, quotas)
+      const looked = await outbox.pendingMerchants(mode, nowUs, this.nextLookAfter, merchantsLookedAt)
+      lookedAtAll = looked.length < merchantsLookedAt
+      const { quotas, nextAfter } = this.shares.turn(looked, free, merchantsPerClaim)
+      this.nextLookAfter = nextAfter ?? this.nextLookAfter
+      return quotas.length === 0 ? [] : outbox.claimDueOf(owner, nowUs, leaseMs, mode, quotas)
     })
     const givenBack: Deferral[] = []
     for (const event of claimed) {
@@ -225,7 +247,7 @@ export class DeliveryPool {
       await dependencies.outbox
         .defer(givenBack, owner)
         .catch((error) => dependencies.logger.error({ err: error }, 'could not defer callbacks'))
-    return { claimed: claimed.length, givenBack: givenBack.length }
+    return { claimed: claimed.length, givenBack: givenBack.length, lookedAtAll }
   }
 
   /**

@@ -47,7 +47,7 @@ export interface DispatcherDependencies {
 }
 
 /** What a claim of due events in turn reads and writes. */
-export type ClaimingOutbox = Pick<OutboxRepository, 'dueMerchants' | 'claimDueOf'>
+export type ClaimingOutbox = Pick<OutboxRepository, 'pendingMerchants' | 'claimDueOf'>
 
 /** One instance's delivery: its dependencies, the name its leases carry, and its endpoints' circuits. */
 export interface Delivery {

@@ -1,4 +1,4 @@
-import type { MerchantQuota } from '../store/repositories/outbox.ts'
+import type { MerchantQuota, PendingMerchant } from '../store/repositories/outbox.ts'
 
 /**
  * Fair shares of one delivery pool's slots: between merchants first, then between one merchant's
@@ -88,6 +88,29 @@ export class FairShares {
     return quotas
   }
 
+  /**
+   * A claim's turn, from a look at the merchants with events pending (`looked`, in the claims'
+   * turn): the due ones with room, `perClaim` at most, each given its part of the `free` slots
+   * (`quotas`); and the merchant the next look starts after. That is the last merchant given some
+   * when the free slots ran out first (the others come first next time), the last due one taken
+   * when there were more, and otherwise the last merchant looked at (the look's merchants are all
+   * served, at their share or not due).
+   */
+  turn(looked: readonly PendingMerchant[], free: number, perClaim: number): ClaimTurn {
+    const due = looked
+      .filter((merchant) => merchant.due && this.roomOf(merchant.merchantId) > 0)
+      .map((merchant) => merchant.merchantId)
+    const taken = due.slice(0, perClaim)
+    const quotas = this.quotas(taken, free)
+    const nextAfter =
+      quotas.length < taken.length
+        ? quotas.at(-1)?.merchantId
+        : due.length > taken.length
+          ? taken.at(-1)
+          : looked.at(-1)?.merchantId
+    return { quotas, nextAfter }
+  }
+
   private leaveEndpoint(merchant: MerchantHolding, endpoint: string): boolean {
     const held = merchant.endpoints.get(endpoint)
     if (held === undefined) return false
@@ -100,6 +123,13 @@ export class FairShares {
     merchant.total--
     if (merchant.total <= 0) this.merchants.delete(merchantId)
   }
+}
+
+/** What a claim takes of each merchant, and where the next claim's look at the merchants starts. */
+export interface ClaimTurn {
+  readonly quotas: MerchantQuota[]
+  /** Undefined when nobody was looked at: the next look starts where this one did. */
+  readonly nextAfter: string | undefined
 }
 
 /** `slots` split between `holding` members and one more, the member counted in if it holds none; at least one. */

@@ -408,7 +408,11 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
         // Claims the merchants' due events in their turn, at most each one's quota.
         claimTogether: <T>(claim: (outbox: ClaimingOutbox) => Promise<T>) =>
           claim({
-            dueMerchants: async () => [...new Set(due.map((event) => event.merchantId))],
+            pendingMerchants: async () =>
+              [...new Set(due.map((event) => event.merchantId))].map((merchantId) => ({
+                merchantId,
+                due: true,
+              })),
             claimDueOf: async (_owner, _nowUs, _leaseMs, _mode, quotas) => {
               const claimed = quotas.flatMap(({ merchantId, count }) =>
                 due.filter((event) => event.merchantId === merchantId).slice(0, count),

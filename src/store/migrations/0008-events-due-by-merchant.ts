@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely'
 
 /**
  * Each merchant's pending events of a mode, in due order: callback delivery claims every
- * merchant's due events in turn, a few each (`OutboxRepository.dueMerchants`, `claimDueOf`), and
+ * merchant's due events in turn, a few each (`OutboxRepository.pendingMerchants`, `claimDueOf`), and
  * reads no further into one merchant's backlog than it takes, however long that backlog is. The
  * same index finds, one probe a merchant, which merchants have any pending.
  */

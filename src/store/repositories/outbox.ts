@@ -88,6 +88,12 @@ export interface ParkTurns {
   holdUs: number
 }
 
+/** A merchant with events pending, and whether one is due. */
+export interface PendingMerchant {
+  readonly merchantId: string
+  readonly due: boolean
+}
+
 /** How many of one merchant's due events a claim takes at most. */
 export interface MerchantQuota {
   readonly merchantId: string
@@ -124,11 +130,17 @@ export interface OutboxRepository {
     operationId?: number,
   ): Promise<ClaimedEvent[]>
   /**
-   * Merchants with an event of `mode` due at `nowUs`, `count` at most, in turn: from the first
-   * after `afterMerchantId`, then from the first again (a round across claims). One index probe a
-   * merchant with pending events of that mode, and one more to see whether any is due.
+   * A look at the merchants with events of `mode` pending, `count` at most, in turn: from the
+   * first after `afterMerchantId`, then from the first again (a round across claims); each with
+   * whether one of its events is due at `nowUs`. One index probe a merchant, and one more to see
+   * whether its first pending event is due. Fewer than `count` when the round is complete.
    */
-  dueMerchants(mode: Mode, nowUs: number, afterMerchantId: string, count: number): Promise<string[]>
+  pendingMerchants(
+    mode: Mode,
+    nowUs: number,
+    afterMerchantId: string,
+    count: number,
+  ): Promise<PendingMerchant[]>
   /**
    * As `claimDue`, for each quota up to its count of its merchant's due events of `mode`, in due
    * order, in one statement: a merchant's backlog is read no further than its count, however
@@ -187,8 +199,8 @@ export function outboxRepository(scope: RepositoryScope): OutboxRepository {
         limit,
         operationId === undefined ? undefined : [operationId],
       ),
-    dueMerchants: (mode, nowUs, afterMerchantId, count) =>
-      dueMerchants(scope, mode, nowUs, afterMerchantId, count),
+    pendingMerchants: (mode, nowUs, afterMerchantId, count) =>
+      pendingMerchants(scope, mode, nowUs, afterMerchantId, count),
     claimDueOf: (owner, nowUs, leaseMs, mode, quotas) =>
       claimDueOf(scope, owner, nowUs, leaseMs, mode, quotas),
     recordAttempts: (ended, nowUs, leaseMs) => recordAttempts(scope, ended, nowUs, leaseMs),
@@ -292,22 +304,22 @@ function claimable(nowUs: number) {
 /**
  * A loose scan of events_due_by_merchant: each step finds the next merchant with a pending
  * event of the mode in one probe, first after `afterMerchantId` (`later`), then from the first up
- * to it (`earlier`); each merchant found is kept if its first pending event is due.
+ * to it (`earlier`); each merchant found is due if its first pending event is.
  */
-async function dueMerchants(
+async function pendingMerchants(
   { db, dialect }: RepositoryScope,
   mode: Mode,
   nowUs: number,
   afterMerchantId: string,
   count: number,
-): Promise<string[]> {
+): Promise<PendingMerchant[]> {
   const nextAfter = (merchant: RawBuilder<unknown> | string, upTo?: string) =>
     sql`(select pending.merchant_id from events pending
       where pending.delivery_status = 'pending' and pending.mode = ${mode}
         and pending.merchant_id > ${merchant}
         ${upTo === undefined ? sql`` : sql`and pending.merchant_id <= ${upTo}`}
       order by pending.merchant_id ${dialect.limit(1)})`
-  const { rows } = await sql<{ merchant_id: string }>`
+  const { rows } = await sql<{ merchant_id: string; due: number }>`
     with recursive later(merchant_id, step) as (
       select ${nextAfter(afterMerchantId)}, 1
       union all
@@ -320,17 +332,18 @@ async function dueMerchants(
       select ${nextAfter(sql.ref('earlier.merchant_id'), afterMerchantId)}, earlier.step + 1 from earlier
       where earlier.merchant_id is not null and earlier.step < 2 * ${count}
     )
-    select found.merchant_id from (
+    select found.merchant_id,
+      case when (select earliest.next_attempt_at_us from events earliest
+        where earliest.delivery_status = 'pending' and earliest.mode = ${mode}
+          and earliest.merchant_id = found.merchant_id
+        order by earliest.next_attempt_at_us ${dialect.limit(1)}) <= ${nowUs} then 1 else 0 end as due
+    from (
       select merchant_id, step from later union all select merchant_id, step from earlier
     ) as found
     where found.merchant_id is not null
-      and (select earliest.next_attempt_at_us from events earliest
-        where earliest.delivery_status = 'pending' and earliest.mode = ${mode}
-          and earliest.merchant_id = found.merchant_id
-        order by earliest.next_attempt_at_us ${dialect.limit(1)}) <= ${nowUs}
     order by found.step
     ${dialect.limit(count)}`.execute(db)
-  return rows.map((row) => row.merchant_id)
+  return rows.map((row) => ({ merchantId: row.merchant_id, due: Number(row.due) === 1 }))
 }
 
 /**
