@@ -5,6 +5,7 @@ import { Agent, request as undiciRequest } from 'undici'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { describeEachStore } from './support/stores.ts'
+import { assertStoreConsistent } from './support/verify.ts'
 import { sleep } from './support/wait.ts'
 
 // Issue 41, finding 2: 64 connections POST /api/v1/collect with one merchant's valid keys and
@@ -92,5 +93,6 @@ describeEachStore('admission: slow request bodies hold no slot', (store) => {
     assert.equal(stillOpen, slowConnections, 'the slow requests were still arriving throughout')
     assert.deepEqual(statuses, { 200: answers.length }, 'every read answered 200, none 503')
     assert.ok(at(99) < p99BoundMs, `the other merchant's reads: p99 ${at(99)} ms`)
+    await assertStoreConsistent(app)
   })
 })

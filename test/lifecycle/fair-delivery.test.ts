@@ -6,6 +6,7 @@ import { merchantWithClient } from '../support/operations.ts'
 import { type Receiver, startReceiver } from '../support/receiver.ts'
 import { sandboxPhone } from '../support/sandbox-requests.ts'
 import { describeEachStore } from '../support/stores.ts'
+import { assertStoreConsistent } from '../support/verify.ts'
 import { sleep } from '../support/wait.ts'
 
 // Issue 41, finding 1: merchant A's callbacks go to endpoints that answer 204 after 8 s, inside
@@ -156,6 +157,7 @@ for (const slowEndpoints of [2, 5, 30]) {
       const p99 = percentile(latencies, expected, 99)
       assert.ok(p99 < p99BoundMs, `B's p99 ${p99} ms with ${slowEndpoints} slow endpoints of A`)
       assert.ok(aRequests > 0, 'A’s endpoints are not starved either')
+      await assertStoreConsistent(app)
     })
   })
 }
@@ -256,5 +258,6 @@ describeEachStore('fair delivery: sandbox callbacks never slow live ones', (stor
     assert.equal(latencies.length, expected, 'every live event was attempted')
     const p99 = percentile(latencies, expected, 99)
     assert.ok(p99 < p99BoundMs, `live p99 ${p99} ms`)
+    await assertStoreConsistent(app)
   })
 })
