@@ -40,7 +40,11 @@ export interface Config {
   readonly runWorkers: boolean
   /** Whether callbacks are delivered from a thread of their own (DELIVERY_THREAD; off by default). */
   readonly deliveryThread: boolean
-  /** Callback deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY); a quarter of them at most requests to one endpoint; a silent endpoint's stop counting. */
+  /**
+   * Callback deliveries in flight or being recorded at once in this instance, per mode
+   * (CALLBACK_CONCURRENCY): sandbox and live each have as many. Shared fairly between merchants,
+   * then between a merchant's endpoints (events/fair-shares.ts); a silent endpoint's stop counting.
+   */
   readonly callbackConcurrency: number
   /** OPERATORS_FILE: the JSON file of live operator connections, read and checked at start. */
   readonly operatorsFile: string | undefined
@@ -211,10 +215,10 @@ function defaultTurnBudgetMs(database: DatabaseLocation): number {
 }
 
 /**
- * Callback deliveries at once per instance: a quarter of them, 16, to one endpoint once it has
- * earned them. With 16 (4 to an endpoint), 8 s of sandbox collects at 50 connections left a
- * backlog that took 15 s to drain, and a collect with its two callbacks cost 970 µs of CPU; with
- * 64, 3.9 s and 710–750 µs, as claims and records take more events at a time.
+ * Callback deliveries at once per instance and mode: a merchant alone may hold half of them, 32,
+ * and its endpoint 16 in flight once it has earned them (and as many waiting). Fewer left
+ * a burst of collects with a backlog of callbacks slow to drain (BENCHMARKS.md), as claims and
+ * records take more events at a time with more.
  */
 const defaultCallbackConcurrency = 64
 

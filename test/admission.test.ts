@@ -103,6 +103,34 @@ describeEachStore('admission control', (target) => {
     assert.equal(refusedWrite.length, 2)
   })
 
+  test('a request with a body takes its turn once the body has arrived: beyond capacity, 503 unavailable with Retry-After, nothing written', async () => {
+    const release = await holdWrites(target())
+    const held = [post('body-held-1'), post('body-held-2')]
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const started = performance.now()
+    const refused = await post('body-refused')
+    const waitedMs = performance.now() - started
+    assert.equal(refused.status, 503)
+    assert.equal(refused.headers.get('retry-after'), '1')
+    const body = (await refused.json()) as { code: string; message: string; requestId: string }
+    assert.deepEqual(
+      [body.code, /at capacity/.test(body.message), Boolean(body.requestId)],
+      ['unavailable', true, true],
+    )
+    assert.ok(waitedMs >= 250 && waitedMs < 2000, `answered after ${Math.round(waitedMs)} ms`)
+    await release()
+    assert.deepEqual(
+      (await Promise.all(held)).map((answer) => answer.status),
+      [200, 200],
+    )
+    const written = await app.db
+      .selectFrom('operations')
+      .select('merchant_reference')
+      .where('merchant_reference', 'like', 'body-%')
+      .execute()
+    assert.deepEqual(written.map((row) => row.merchant_reference).sort(), ['body-held-1', 'body-held-2'])
+  })
+
   test('a request waiting its turn gets the slot a finished one gives back', async () => {
     const release = await holdWrites(target())
     const held = [post('turn-1'), post('turn-2')]

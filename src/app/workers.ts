@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
+import { modes } from '../domain/kinds.ts'
 import { EndpointCircuits } from '../events/circuit.ts'
-import { DeliveryPool, perEndpointLimit } from '../events/delivery-pool.ts'
+import { DeliveryPool } from '../events/delivery-pool.ts'
 import {
   type Delivery,
   type DispatcherDependencies,
@@ -48,6 +49,10 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
   return {
     outbox: {
       claimDue: (...args) => context.store.outbox.claimDue(...args),
+      claimTogether: (claim) =>
+        context.store.groupsCommits
+          ? context.store.transaction((tx) => claim(tx.outbox))
+          : claim(context.store.outbox),
       recordAttempt: (ended) => attempts.write(ended),
       defer: (deferrals, owner) => context.store.transaction((tx) => tx.outbox.defer(deferrals, owner)),
       park: (...args) => context.store.outbox.park(...args),
@@ -59,10 +64,11 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
 }
 
 /**
- * The background work of one instance, in two loops that never wait for each other: scheduled
- * work (submissions, polls, expiry), and callback delivery (a pool of CALLBACK_CONCURRENCY
- * deliveries in flight or being recorded, with a circuit per endpoint: `events/delivery-pool.ts`). A hanging
- * receiver can so delay neither a settlement nor another merchant's callbacks. Each loop runs
+ * The background work of one instance, in loops that never wait for each other: scheduled work
+ * (submissions, polls, expiry), and callback delivery (a pool per mode of CALLBACK_CONCURRENCY
+ * deliveries in flight or being recorded, shared fairly between merchants, with a circuit per
+ * merchant's endpoint: `events/delivery-pool.ts`). A hanging receiver can so delay neither a
+ * settlement nor another merchant's callbacks, and sandbox callbacks never take live's slots. Each loop runs
  * again at once while it finds work, and every `idleMs` otherwise. `manual` leaves the running to
  * the caller (tests that move a clock by hand): `runDue` does one pass of each, deterministically,
  * and attempts every event it claims, whatever the state of its endpoint's circuit.
@@ -98,17 +104,29 @@ export function createWorkers(
   }
 }
 
-/** Callback delivery in this thread: the pool, with a circuit per endpoint, until stopped. */
+/**
+ * Callback delivery in this thread, until stopped: a pool for live events and one for sandbox
+ * events, each with its own slots, circuits and records, so that sandbox, which anyone can use to
+ * call back any host, never holds a slot live needs.
+ */
 export function startDeliveryPool(context: AppContext, idleMs = 250): { stop(): Promise<void> } {
   const concurrency = context.config.callbackConcurrency
-  return new DeliveryPool(
-    {
-      dependencies: dispatcherDependencies(context),
-      owner: workerIdentity(),
-      circuits: new EndpointCircuits(),
-    },
-    { concurrency, perEndpoint: perEndpointLimit(concurrency), idleMs },
+  const pools = modes.map(
+    (mode) =>
+      new DeliveryPool(
+        {
+          dependencies: dispatcherDependencies(context),
+          owner: workerIdentity(),
+          circuits: new EndpointCircuits(),
+        },
+        { mode, concurrency, idleMs },
+      ),
   )
+  return {
+    stop: async () => {
+      await Promise.all(pools.map((pool) => pool.stop()))
+    },
+  }
 }
 
 /** Runs `work` again at once while it handles something, and after `idleMs` otherwise, until stopped. */

@@ -1,22 +1,29 @@
+import type { Mode } from '../domain/kinds.ts'
 import type { ClaimedEvent, Deferral } from '../store/repositories/outbox.ts'
-import { defaultCircuitSettings, endpointOf } from './circuit.ts'
+import { defaultCircuitSettings } from './circuit.ts'
 import {
   type Delivery,
+  type Destination,
   deliverThroughCircuit,
   deliveryTimeoutMs,
+  destinationOf,
   leaseMs,
   parkBacklog,
 } from './dispatcher.ts'
+import { FairShares } from './fair-shares.ts'
 import { WakeSignal } from './wake-signal.ts'
 
 export interface PoolSettings {
-  /** Deliveries in flight or being recorded at once in this instance (CALLBACK_CONCURRENCY), but those to a silent endpoint. */
-  readonly concurrency: number
-  /** Of which to one endpoint at most: its other due events wait their turn in the outbox. */
-  readonly perEndpoint: number
+  /** The mode whose events this pool delivers: sandbox and live each have a pool of their own. */
+  readonly mode: Mode
   /**
-   * Of which to an endpoint that has not answered yet, or whose last request failed (default 4):
-   * each answer gives it one more, up to `perEndpoint`.
+   * Deliveries in flight or being recorded at once (CALLBACK_CONCURRENCY), but those to a silent
+   * endpoint; shared fairly between merchants, then between a merchant's endpoints (`FairShares`).
+   */
+  readonly concurrency: number
+  /**
+   * Requests in flight to an endpoint that has not answered yet, or whose last request failed
+   * (default 4): each answer earns it one more, up to its share.
    */
   readonly firstSlots?: number
   /** How long to sleep when nothing is due (a delivery that ends wakes the pool sooner). */
@@ -25,20 +32,12 @@ export interface PoolSettings {
   readonly givenBackPauseMs?: number
 }
 
-/**
- * A quarter of the pool's slots at most for one endpoint's requests in flight, and as many for its
- * events waiting: half stay for the others whatever one endpoint does. (Deliveries being recorded
- * hold pool slots too, for one commit's time, whatever their endpoint.)
- */
-export function perEndpointLimit(concurrency: number): number {
-  return Math.max(1, Math.ceil(concurrency / 4))
-}
-
-/** What the pool knows of one endpoint: its requests in flight, and how long one takes. */
+/** What the pool knows of one destination (a merchant's endpoint): its requests in flight, and how long one takes. */
 interface EndpointLoad {
+  readonly destination: Destination
   /** Requests sent and not yet answered (a delivery's record does not count). */
   inFlight: number
-  /** How many it may have in flight, and waiting: earned by answering, up to `perEndpoint`. */
+  /** How many it may have in flight as far as its answers go (earned by answering); its share caps it. */
   slots: number
   /** Claimed (leased to this instance) while its slots were all taken: each starts as one frees. */
   waiting: Waiting[]
@@ -76,6 +75,8 @@ const longestWaitUs = (leaseMs - defaultCircuitSettings.probeWindowMs - delivery
 interface Filled {
   claimed: number
   givenBack: number
+  /** Whether the claim looked at every merchant with events pending (or needed to look at none). */
+  lookedAtAll: boolean
 }
 
 /** How long the pool waits before claiming again after it had to give every event claimed back. */
@@ -84,10 +85,21 @@ const defaultGivenBackPauseMs = 20
 /**
  * Slots of an endpoint not heard from yet: enough failures at once to open its circuit
  * (`failureThreshold`, 3) within one delivery timeout, and no more: a receiver that never answers
- * holds these and as many waiting events, not a quarter of the pool and as many again, while it
- * times out.
+ * holds these and as many waiting events while it times out.
  */
 const defaultFirstSlots = 4
+/** Merchants one claim takes events of at most: the others are first in line at the next claim. */
+const merchantsPerClaim = 16
+/**
+ * Merchants with events pending one claim looks at, at most (two index probes each): those whose
+ * events are not due yet (retries, parked backlogs) pass quickly, and the next claim looks at the
+ * ones after them.
+ */
+const merchantsLookedAt = 64
+/** Claims in a row that take nothing, each looking at the next merchants, before the loop rests. */
+const looksBeforeRest = 16
+/** Events wait for an endpoint only as many as it can be expected to start within this. */
+const waitingHorizonMs = 100
 
 /** The first guess for an endpoint not heard from yet. */
 const initialAverageMs = 100
@@ -107,21 +119,25 @@ function isSilent(load: EndpointLoad, nowUs: number): boolean {
 }
 
 /**
- * Callback delivery, running on its own beside scheduled work: up to `concurrency` deliveries in
- * flight or being recorded, claimed through the outbox's leases as free slots appear, so several
- * instances share the outbox without double delivery; an operation's next event is claimed when
- * its event's attempt is recorded, so its events go in order.
- * One endpoint has at most its slots' worth of requests in flight: `firstSlots` until it
- * answers, one more for each answer, up to `perEndpoint`, and back to `firstSlots` when a request
- * fails (a receiver that never answers so holds 4 requests while they time out, not a quarter of
- * the pool, and once silent those no longer count in the pool's slots). An event claimed for an
+ * Callback delivery of one mode, running on its own beside scheduled work: up to `concurrency`
+ * deliveries in flight or being recorded, claimed through the outbox's leases as free slots
+ * appear, so several instances share the outbox without double delivery; an operation's next
+ * event is claimed when its event's attempt is recorded, so its events go in order.
+ *
+ * The slots are shared fairly (`FairShares`): a merchant holds at most its share of them in
+ * requests and waiting events; one of its endpoints has at most its part of the merchant's share
+ * in flight, and as many waiting. Each claim takes the merchants with events due in turn, each
+ * at most its room (`OutboxRepository.pendingMerchants`, `claimDueOf`, `FairShares.turn`): a
+ * merchant at its share has nothing claimed, however long its backlog, and the claim reads none of it.
+ * Within that, one endpoint has at most its slots' worth of requests in flight: `firstSlots`
+ * until it answers, one more for each answer, and back to `firstSlots` when a request fails (a
+ * receiver that never answers so holds 4 requests while they time out, and once silent those no
+ * longer count in the pool's slots, only in its merchant's share). An event claimed for an
  * endpoint that has them all waits here, still leased, and starts as soon as one of them is
- * answered (at most as many wait as it has slots, each for at most
- * `longestWaitUs`): a busy endpoint's backlog flows without
- * a write per event. Beyond that, an event goes back to the outbox unsent, due again about when a
- * slot can have freed (paced on how long its requests take), so it leaves the head of the queue
- * to other merchants' events. Waiting events take pool slots too: one endpoint's requests and
- * waiting events hold at most half of them.
+ * answered (at most as many wait as it has slots, fewer for an endpoint too slow to start them
+ * within `waitingHorizonMs`, each for at most `longestWaitUs`): a busy endpoint's backlog flows
+ * without a write per event. Beyond that, an event goes back to the outbox unsent, due again
+ * about when a slot can have freed (paced on how long its requests take).
  * With the endpoint circuits (`circuit.ts`), a hanging receiver holds its first slots for one
  * timeout, then one probe now and then.
  */
@@ -133,6 +149,7 @@ export class DeliveryPool {
   private readonly stopping = new WakeSignal()
   private readonly running = new Set<Promise<void>>()
   private readonly loads = new Map<string, EndpointLoad>()
+  private readonly shares: FairShares
   private readonly signal = new WakeSignal()
   private readonly delivery: Delivery
   private readonly done: Promise<void>
@@ -140,12 +157,17 @@ export class DeliveryPool {
   private readonly firstSlots: number
   /** When `freeSilentSlots` last looked at every endpoint. */
   private silenceCheckedUs = 0
+  /** Where the next claim's look at the merchants with events pending starts: after this one. */
+  private nextLookAfter = ''
+  /** Claims in a row that took nothing. */
+  private emptyLooks = 0
 
   constructor(
     delivery: Delivery,
     private readonly settings: PoolSettings,
   ) {
-    this.firstSlots = Math.min(settings.perEndpoint, settings.firstSlots ?? defaultFirstSlots)
+    this.firstSlots = settings.firstSlots ?? defaultFirstSlots
+    this.shares = new FairShares(settings.concurrency)
     this.delivery = delivery
     this.done = this.loop()
   }
@@ -160,7 +182,7 @@ export class DeliveryPool {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      let filled: Filled = { claimed: 0, givenBack: 0 }
+      let filled: Filled = { claimed: 0, givenBack: 0, lookedAtAll: true }
       try {
         filled = await this.fill()
       } catch (error) {
@@ -174,23 +196,49 @@ export class DeliveryPool {
       // next claim reaches past it at once (a dead endpoint's backlog no longer paces the others).
       if (filled.givenBack > 0 && filled.givenBack === filled.claimed)
         await this.stopping.wait(this.settings.givenBackPauseMs ?? defaultGivenBackPauseMs)
-      // A full claim may have left more due; a short one, or no free slot, waits for a slot or the next look.
-      else if (filled.claimed === 0 || this.taken >= this.settings.concurrency)
-        await this.signal.wait(this.settings.idleMs)
+      // A claim that took some may have left more due, and one that looked at only some of the
+      // merchants with events pending may find due ones among the others (a few more looks at
+      // once); one that took none after looking at them all, or no free slot, waits for a slot to
+      // free or the next look.
+      else if (this.rests(filled)) await this.signal.wait(this.settings.idleMs)
     }
     while (this.running.size > 0) await Promise.all(this.running)
   }
 
-  /** Claims as many due events as there are free slots, and starts, holds or gives back each. */
+  /** Whether the loop waits before its next claim. */
+  private rests(filled: Filled): boolean {
+    if (this.taken >= this.settings.concurrency) return true
+    if (filled.claimed > 0) {
+      this.emptyLooks = 0
+      return false
+    }
+    this.emptyLooks++
+    if (!filled.lookedAtAll && this.emptyLooks < looksBeforeRest) return false
+    this.emptyLooks = 0
+    return true
+  }
+
+  /**
+   * Claims due events of the merchants with room, each at most its room, as many as there are
+   * free slots, and starts, holds or gives back each.
+   */
   private async fill(): Promise<Filled> {
     this.freeSilentSlots(this.delivery.dependencies.clock.nowUs())
     const free = this.settings.concurrency - this.taken
-    if (free <= 0) return { claimed: 0, givenBack: 0 }
+    if (free <= 0) return { claimed: 0, givenBack: 0, lookedAtAll: true }
     const { dependencies, owner } = this.delivery
+    const { mode } = this.settings
     const nowUs = dependencies.clock.nowUs()
-    const claimed = await dependencies.outbox.claimDue(owner, nowUs, leaseMs, free)
+    let lookedAtAll = true
+    const claimed = await dependencies.outbox.claimTogether(async (outbox) => {
+      const looked = await outbox.pendingMerchants(mode, nowUs, this.nextLookAfter, merchantsLookedAt)
+      lookedAtAll = looked.length < merchantsLookedAt
+      const { quotas, nextAfter } = this.shares.turn(looked, free, merchantsPerClaim)
+      this.nextLookAfter = nextAfter ?? this.nextLookAfter
+      return quotas.length === 0 ? [] : outbox.claimDueOf(owner, nowUs, leaseMs, mode, quotas)
+    })
     const givenBack: Deferral[] = []
-    for (const event of claimed.sort((a, b) => a.position - b.position)) {
+    for (const event of claimed) {
       const deferral = this.place(event, nowUs)
       if (deferral) givenBack.push(deferral)
     }
@@ -199,26 +247,55 @@ export class DeliveryPool {
       await dependencies.outbox
         .defer(givenBack, owner)
         .catch((error) => dependencies.logger.error({ err: error }, 'could not defer callbacks'))
-    return { claimed: claimed.length, givenBack: givenBack.length }
+    return { claimed: claimed.length, givenBack: givenBack.length, lookedAtAll }
   }
 
   /**
-   * Starts the event if its endpoint has a free slot, holds it if the endpoint has room for one
-   * more waiting; otherwise returns when to try it again.
+   * Starts the event if its merchant has room and its endpoint a free slot, holds it if the
+   * endpoint has room for one more waiting; otherwise returns when to try it again.
    */
   private place(event: ClaimedEvent, nowUs: number, leasedSinceUs = nowUs): Deferral | undefined {
-    const endpoint = event.callbackUrl ? endpointOf(event.callbackUrl) : ''
-    const load = this.loadOf(endpoint)
-    if (load.inFlight < load.slots) this.start(event, load)
-    else if (load.waiting.length < load.slots) {
-      this.taken++
+    const load = this.loadOf(destinationOf(event))
+    const room = this.shares.roomOf(load.destination.merchantId) > 0
+    if (room && load.inFlight < this.slotsOf(load)) this.start(event, load)
+    else if (room && load.waiting.length < this.waitingSlotsOf(load)) {
+      this.hold(load)
       load.waiting.push({ event, claimedAtUs: leasedSinceUs })
     } else {
       const untilUs = this.nextTurn(load, nowUs)
-      if (endpoint) this.parkIfSilent(endpoint, load, nowUs)
+      if (load.destination.endpoint) this.parkIfSilent(load, nowUs)
       return { event, untilUs }
     }
     return undefined
+  }
+
+  /** Its earned slots, within its part of its merchant's share: how many requests it may have in flight. */
+  private slotsOf(load: EndpointLoad): number {
+    const { merchantId, key } = load.destination
+    return Math.min(load.slots, this.shares.endpointShareOf(merchantId, key))
+  }
+
+  /**
+   * How many claimed events may wait for the endpoint: as many as it has slots, if it answers
+   * quickly enough to start them within `waitingHorizonMs`; fewer, or none, if not. An event
+   * waiting for a slow endpoint would hold its merchant's share for seconds, for nothing: going
+   * back to the outbox costs it nothing it needs.
+   */
+  private waitingSlotsOf(load: EndpointLoad): number {
+    const slots = this.slotsOf(load)
+    return Math.min(slots, Math.floor((slots * waitingHorizonMs) / load.averageMs))
+  }
+
+  /** A pool slot and a slot of its merchant's share, for a request or a waiting event. */
+  private hold(load: EndpointLoad): void {
+    this.taken++
+    this.shares.take(load.destination.merchantId, load.destination.key)
+  }
+
+  /** A waiting event's slots given back: it starts, or goes back to the outbox. */
+  private unhold(load: EndpointLoad): void {
+    this.taken--
+    this.shares.release(load.destination.merchantId, load.destination.key)
   }
 
   /**
@@ -228,7 +305,7 @@ export class DeliveryPool {
    * backlog is given its turns in a statement a chunk instead, at the pace of the give-backs
    * after the last one, and again at most once a second while it stays silent.
    */
-  private parkIfSilent(endpoint: string, load: EndpointLoad, nowUs: number): void {
+  private parkIfSilent(load: EndpointLoad, nowUs: number): void {
     if (!isSilent(load, nowUs) || nowUs - load.parkedUs < reparkAfterUs) return
     const logSilence = !load.silenceLogged
     load.silenceLogged = true
@@ -236,12 +313,13 @@ export class DeliveryPool {
     load.parkedUs = nowUs
     const stepUs = this.stepUs(load)
     const fromUs = load.nextTurnUs + stepUs
-    const parked = parkBacklog(this.delivery.dependencies, endpoint, fromUs, stepUs)
+    const { endpoint, merchantId } = load.destination
+    const parked = parkBacklog(this.delivery.dependencies, load.destination, fromUs, stepUs)
       .then((count) => {
         load.nextTurnUs = Math.max(load.nextTurnUs, fromUs + count * stepUs)
         if (!logSilence) return
         this.delivery.dependencies.logger.warn(
-          { endpoint, lastAnswerMsAgo, parked: count, everyMs: stepUs / 1000 },
+          { endpoint, merchantId, lastAnswerMsAgo, parked: count, everyMs: stepUs / 1000 },
           'callback endpoint not answering: its due callbacks wait their turns, one at a time',
         )
       })
@@ -250,24 +328,32 @@ export class DeliveryPool {
   }
 
   /**
-   * Delivers the event. Its endpoint's slot frees as soon as the endpoint has answered: recording
-   * the attempt costs the endpoint nothing, and on PostgreSQL the record's commit took longer than
-   * the request, so an endpoint's slots sat idle most of the time. Its pool slot frees once the
-   * attempt is recorded. The operation's next event, claimed with the record, is placed as any
-   * claimed event is.
+   * Delivers the event. Its endpoint's slot, and its merchant's, free as soon as the endpoint has
+   * answered: recording the attempt costs the endpoint nothing, and on PostgreSQL the record's
+   * commit took longer than the request, so an endpoint's slots sat idle most of the time. Its
+   * pool slot frees once the attempt is recorded. The operation's next event, claimed with the
+   * record, is placed as any claimed event is.
    */
   private start(event: ClaimedEvent, load: EndpointLoad): void {
     const { clock, logger } = this.delivery.dependencies
-    this.taken++
+    const { merchantId, key } = load.destination
+    this.hold(load)
+    let sending = true
+    let setAside = false
+    // Its endpoint went silent (`freeSilentSlots`), or its delivery is over: its pool slot frees.
     const freeSlot = () => {
       if (!load.slotHolders.delete(freeSlot)) return
       this.taken--
+      // A request to a silent endpoint stays its merchant's, but no longer its endpoint's (fair-shares.ts).
+      if (sending) {
+        setAside = true
+        this.shares.setAside(merchantId, key)
+      }
       this.signal.wake()
     }
     load.slotHolders.add(freeSlot)
     if (load.inFlight === 0) load.heardUs = clock.nowUs()
     load.inFlight++
-    let sending = true
     // The next event's lease starts with the record, after this: its wait here is counted from it.
     let sentAtUs = clock.nowUs()
     const sent = () => {
@@ -275,12 +361,14 @@ export class DeliveryPool {
       sending = false
       sentAtUs = clock.nowUs()
       load.inFlight--
+      if (setAside) this.shares.releaseSetAside(merchantId)
+      else this.shares.release(merchantId, key)
       this.startWaiting(load)
     }
     const delivery: Delivery = {
       ...this.delivery,
-      attempted: (endpoint, durationMs, answered) => {
-        this.observe(endpoint, durationMs, answered)
+      attempted: (durationMs, answered) => {
+        this.observe(load, durationMs, answered)
         sent()
       },
     }
@@ -305,9 +393,9 @@ export class DeliveryPool {
 
   /** Starts the endpoint's waiting events while it has free slots; gives back those waited too long. */
   private startWaiting(load: EndpointLoad): void {
-    while (load.inFlight < load.slots && load.waiting.length > 0) {
+    while (load.inFlight < this.slotsOf(load) && load.waiting.length > 0) {
       const { event, claimedAtUs } = load.waiting.shift()!
-      this.taken--
+      this.unhold(load)
       const nowUs = this.delivery.dependencies.clock.nowUs()
       if (this.stopped || nowUs - claimedAtUs > longestWaitUs) this.giveBack({ event, untilUs: nowUs })
       else this.start(event, load)
@@ -316,11 +404,13 @@ export class DeliveryPool {
 
   /**
    * An endpoint silent long enough to have its backlog parked stops taking the pool's slots: its
-   * requests still in flight keep their endpoint slots (it gets no more), but no longer count in
-   * the pool's, and its waiting events go back to the outbox at its next turns. Held, a dead
-   * endpoint kept 8 of 64 slots from everyone else until its requests timed out (10 s), and eight
-   * dead endpoints all of them: the pool's slots bound this instance's work, and a request nobody
-   * answers is none. What stays bounded: an endpoint's requests in flight, to its slots.
+   * requests still in flight keep their endpoint slots (it gets no more) and their place in its
+   * merchant's share (set aside: the merchant's endpoints that answer split its share without this
+   * one), but no longer count in the pool's, and its waiting events go back to the outbox at its
+   * next turns. Held, a dead endpoint kept its slots from everyone else until its
+   * requests timed out (10 s): the pool's slots bound this instance's work, and a request nobody
+   * answers is none. What stays bounded: an endpoint's requests in flight, to its slots, and a
+   * merchant's, to its share.
    */
   private freeSilentSlots(nowUs: number): void {
     if (nowUs - this.silenceCheckedUs < silenceCheckEveryUs) return
@@ -329,7 +419,7 @@ export class DeliveryPool {
       if ((load.slotHolders.size === 0 && load.waiting.length === 0) || !isSilent(load, nowUs)) continue
       for (const freeSlot of [...load.slotHolders]) freeSlot()
       const waiting = load.waiting.splice(0)
-      this.taken -= waiting.length
+      for (const _ of waiting) this.unhold(load)
       if (waiting.length > 0)
         this.giveBack(...waiting.map(({ event }) => ({ event, untilUs: this.nextTurn(load, nowUs) })))
     }
@@ -358,16 +448,14 @@ export class DeliveryPool {
   /**
    * One request's time, shared by its slots: the pace its given-back events come back at. At
    * least `shortestStepUs`: an endpoint that answers in a millisecond takes one event every 60 µs
-   * or so, and a step of 1 ms, as it was, held a lone fast endpoint's backlog to a thousand a second.
+   * or so, and a step of 1 ms held a lone fast endpoint's backlog to a thousand a second.
    */
   private stepUs(load: EndpointLoad): number {
-    return Math.max(shortestStepUs, Math.round((load.averageMs * 1000) / this.settings.perEndpoint))
+    return Math.max(shortestStepUs, Math.round((load.averageMs * 1000) / this.slotsOf(load)))
   }
 
   /** An answer earns the endpoint a slot and counts in its pace; a failure takes it back to its first slots. */
-  private observe(endpoint: string, durationMs: number, answered: boolean): void {
-    const load = this.loads.get(endpoint)
-    if (!load) return
+  private observe(load: EndpointLoad, durationMs: number, answered: boolean): void {
     if (!answered) {
       load.slots = this.firstSlots
       return
@@ -375,15 +463,17 @@ export class DeliveryPool {
     load.heardUs = this.delivery.dependencies.clock.nowUs()
     load.answeredUs = load.heardUs
     load.silenceLogged = false
-    load.slots = Math.min(this.settings.perEndpoint, load.slots + 1)
+    // Its share caps what it may use; this only keeps the count from growing without end.
+    load.slots = Math.min(this.settings.concurrency, load.slots + 1)
     load.averageMs = load.averageMs * (1 - smoothing) + durationMs * smoothing
   }
 
-  private loadOf(endpoint: string): EndpointLoad {
-    let load = this.loads.get(endpoint)
+  private loadOf(destination: Destination): EndpointLoad {
+    let load = this.loads.get(destination.key)
     if (!load) {
       if (this.loads.size >= 4 * this.settings.concurrency) this.forgetIdle()
       load = {
+        destination,
         inFlight: 0,
         slots: this.firstSlots,
         waiting: [],
@@ -395,13 +485,13 @@ export class DeliveryPool {
         silenceLogged: false,
         slotHolders: new Set(),
       }
-      this.loads.set(endpoint, load)
+      this.loads.set(destination.key, load)
     }
     return load
   }
 
   /** Endpoints with nothing in flight are forgotten now and then: the map stays small. */
   private forgetIdle(): void {
-    for (const [endpoint, load] of this.loads) if (load.inFlight === 0) this.loads.delete(endpoint)
+    for (const [key, load] of this.loads) if (load.inFlight === 0) this.loads.delete(key)
   }
 }

@@ -3,7 +3,12 @@ import type { Logger } from 'pino'
 import { Agent } from 'undici'
 import type { Clock } from '../domain/clock.ts'
 import type { Mode } from '../domain/kinds.ts'
-import type { ClaimedEvent, EndedAttempt, OutboxRepository } from '../store/repositories/outbox.ts'
+import type {
+  ClaimedEvent,
+  EndedAttempt,
+  OutboxRepository,
+  ParkTarget,
+} from '../store/repositories/outbox.ts'
 import {
   type CircuitChange,
   type EndpointCircuits,
@@ -29,11 +34,20 @@ export interface DispatcherDependencies {
   outbox: Pick<OutboxRepository, 'claimDue' | 'defer' | 'park'> & {
     /** Records the attempt; once its event is done, returns its operation's next event, claimed, if one is due. */
     recordAttempt(ended: EndedAttempt): Promise<ClaimedEvent | undefined>
+    /**
+     * Runs a claim's two statements (which merchants have events due, then their events)
+     * together: where commits are grouped (SQLite), in one transaction, so that the claim waits
+     * for one sync to disk, not one for its read and another for its write.
+     */
+    claimTogether<T>(claim: (outbox: ClaimingOutbox) => Promise<T>): Promise<T>
   }
   clock: Clock
   logger: Logger
   signingSecrets(merchantId: string, mode: Mode): Promise<string[]>
 }
+
+/** What a claim of due events in turn reads and writes. */
+export type ClaimingOutbox = Pick<OutboxRepository, 'pendingMerchants' | 'claimDueOf'>
 
 /** One instance's delivery: its dependencies, the name its leases carry, and its endpoints' circuits. */
 export interface Delivery {
@@ -41,8 +55,25 @@ export interface Delivery {
   readonly owner: string
   /** Without them every event claimed is sent (`Workers.runDue`: everything due, once). */
   readonly circuits?: EndpointCircuits
-  /** Hears how long each request sent to an endpoint took, and whether it was answered. */
-  readonly attempted?: (endpoint: string, durationMs: number, answered: boolean) => void
+  /** Hears how long each request sent took, and whether it was answered. */
+  readonly attempted?: (durationMs: number, answered: boolean) => void
+}
+
+/**
+ * Where delivery sends an event, as it tells receivers apart: the callback URL's origin (its
+ * endpoint), for one merchant in one mode. Each has its own circuit and its own share of the
+ * pool: a merchant whose callbacks go to an origin another merchant uses (one that answers 500 to
+ * the paths it is sent, say) can open no circuit but its own, and sandbox none of live's.
+ */
+export interface Destination extends ParkTarget {
+  /** The three in one string: the key of its circuit, and of its load in the pool. */
+  readonly key: string
+}
+
+export function destinationOf(event: Pick<ClaimedEvent, 'mode' | 'merchantId' | 'callbackUrl'>): Destination {
+  const endpoint = event.callbackUrl ? endpointOf(event.callbackUrl) : ''
+  const { mode, merchantId } = event
+  return { mode, merchantId, endpoint, key: `${mode} ${merchantId} ${endpoint}` }
 }
 
 /**
@@ -85,10 +116,12 @@ export async function deliverThroughCircuit(
 ): Promise<ClaimedEvent | undefined> {
   const { dependencies, circuits, owner } = delivery
   if (!event.callbackUrl) return deliver(dependencies, event, owner, () => {})
-  const endpoint = endpointOf(event.callbackUrl)
+  const destination = destinationOf(event)
   const heldTooLong = dependencies.clock.nowUs() >= scheduledAttemptAtUs(event) + longestHoldMs * 1000
   const gated = circuits && !heldTooLong
-  const deferUntilUs = gated ? await admission(circuits, dependencies.clock, endpoint, event) : undefined
+  const deferUntilUs = gated
+    ? await admission(circuits, dependencies.clock, destination.key, event)
+    : undefined
   if (deferUntilUs !== undefined) {
     await dependencies.outbox.defer([{ event, untilUs: deferUntilUs }], owner)
     return undefined
@@ -100,21 +133,21 @@ export async function deliverThroughCircuit(
   const judge = (verdict: EndpointVerdict) => {
     if (judged) return
     judged = true
-    const change = circuits?.record(endpoint, event.id, verdict, dependencies.clock.nowUs())
-    logCircuitChange(dependencies.logger, endpoint, change)
+    const change = circuits?.record(destination.key, event.id, verdict, dependencies.clock.nowUs())
+    logCircuitChange(dependencies.logger, destination, change)
     // Its due backlog waits for the end of the cool-down in a statement a chunk, not a claim and a
     // give-back each. All of it is due again at once, as the circuit's own deferrals are (within
     // a tenth of the cool-down): the probe goes first and the rest wait for its answer. Spread
     // out, they came due one by one while the circuit was open and each was deferred alone.
     const untilUs =
-      change === 'opened' || change === 'reopened' ? circuits?.deferredUntilUs(endpoint) : undefined
-    if (untilUs !== undefined) parking = parkBacklog(dependencies, endpoint, untilUs, 0)
+      change === 'opened' || change === 'reopened' ? circuits?.deferredUntilUs(destination.key) : undefined
+    if (untilUs !== undefined) parking = parkBacklog(dependencies, destination, untilUs, 0)
   }
   const started = performance.now()
   try {
     return await deliver(dependencies, event, owner, (verdict) => {
       judge(verdict)
-      delivery.attempted?.(endpoint, performance.now() - started, verdict === 'answered')
+      delivery.attempted?.(performance.now() - started, verdict === 'answered')
     })
   } finally {
     judge('not-reached')
@@ -126,21 +159,23 @@ export async function deliverThroughCircuit(
 const parkedAtMost = 102_400
 
 /**
- * Gives the endpoint's due backlog later turns (`OutboxRepository.park`, a statement a chunk),
+ * Gives the destination's due backlog later turns (`OutboxRepository.park`, a statement a chunk),
  * from `fromUs`, one every `stepUs`; resolves with how many, and logs rather than throws when the
  * store fails (the events are then claimed and given back one by one, as before).
  */
 export async function parkBacklog(
   dependencies: Pick<DispatcherDependencies, 'outbox' | 'clock' | 'logger'>,
-  endpoint: string,
+  destination: ParkTarget,
   fromUs: number,
   stepUs: number,
 ): Promise<number> {
+  const { mode, merchantId, endpoint } = destination
   try {
     const turn = { fromUs, stepUs, holdUs: longestHoldMs * 1000 }
-    return await dependencies.outbox.park(endpoint, dependencies.clock.nowUs(), turn, parkedAtMost)
+    const target = { mode, merchantId, endpoint }
+    return await dependencies.outbox.park(target, dependencies.clock.nowUs(), turn, parkedAtMost)
   } catch (error) {
-    dependencies.logger.error({ err: error, endpoint }, 'could not park an endpoint’s callbacks')
+    dependencies.logger.error({ err: error, merchantId, endpoint }, 'could not park an endpoint’s callbacks')
     return 0
   }
 }
@@ -163,10 +198,15 @@ async function admission(
   return clock.nowUs() + deliveryTimeoutMs * 1000
 }
 
-function logCircuitChange(logger: Logger, endpoint: string, change: CircuitChange): void {
-  if (change === 'closed') logger.info({ endpoint }, 'callback endpoint answers again: circuit closed')
+function logCircuitChange(logger: Logger, destination: Destination, change: CircuitChange): void {
+  const { mode, merchantId, endpoint } = destination
+  if (change === 'closed')
+    logger.info({ endpoint, merchantId, mode }, 'callback endpoint answers again: circuit closed')
   else if (change)
-    logger.warn({ endpoint, change }, 'callback endpoint failing: circuit open, its events wait unsent')
+    logger.warn(
+      { endpoint, merchantId, mode, change },
+      'callback endpoint failing: circuit open, its events wait unsent',
+    )
 }
 
 interface AttemptResult {

@@ -25,13 +25,29 @@ import { TurnBudget } from './turn-budget.ts'
  * half. Through Fastify's hooks a 503 cost 150 µs of CPU, more than half of a whole read; here
  * it is a fixed body written at once.
  *
+ * A request counts from the moment its body has arrived. One without a body is admitted there;
+ * one with a body goes on to be read and parsed without a slot (refused at once only if the line
+ * is full already), and takes its turn once its body is in (`admitArrived`, from a preValidation
+ * hook). Counted from its headers, a body trickled a
+ * byte every 2 s would hold its slot for the 10 s Node gives a request to arrive, and 64 such
+ * connections of one merchant every slot: every other merchant would be answered 503.
+ *
  * A request admitted starts at once while the event loop's current stretch is within
  * `turnBudgetMs`, and in a later check phase otherwise, behind those deferred before it
  * (turn-budget.ts).
  */
 export interface Admission {
-  /** Passes the request on (`next`) now, or once a slot is free; answers 503 itself otherwise. */
+  /**
+   * Passes the request on (`next`) now, or once a slot is free; answers 503 itself otherwise. A
+   * request with a body is passed on at once, to be admitted once the body has arrived.
+   */
   handle(request: IncomingMessage, response: ServerResponse, next: () => void): void
+  /**
+   * For a request whose body has arrived (the body parsed): `next` now or once a slot is free,
+   * `refuse` (503 `unavailable` with Retry-After, nothing done) otherwise. A request admitted in
+   * front (no body), or outside the API, goes on at once.
+   */
+  admitArrived(request: IncomingMessage, response: ServerResponse, next: () => void, refuse: () => void): void
 }
 
 /** What admission control tells the metrics. */
@@ -56,22 +72,48 @@ export function createAdmission(
     if (fromLine) turns.later(start)
     else turns.run(start)
   }
+  /** A slot now, or in the line; `refused` when there is none within the wait. */
+  const admit = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: () => void,
+    refused: () => void,
+  ) => {
+    if (maxInFlight === 0) return turns.run(startUnlessGone(request, response, next))
+    if (line.admitNow()) return pass(request, response, next, false)
+    observer.waited()
+    void line.turnWithin(admissionWaitMs).then((admitted) => {
+      if (!admitted) return refused()
+      // Its client went away while it waited: the slot goes straight back.
+      if (clientGone(request, response)) return line.release()
+      pass(request, response, next, true)
+    })
+  }
+  /** API requests passed on before their body arrived: they take their turn once it has. */
+  const awaitingBody = new WeakSet<IncomingMessage>()
   return {
     handle(request, response, next) {
       if (!isApiRequest(request.url)) return next()
-      if (maxInFlight === 0) return turns.run(startUnlessGone(request, response, next))
-      if (line.admitNow()) return pass(request, response, next, false)
       const started = performance.now()
-      observer.waited()
-      void line.turnWithin(admissionWaitMs).then((admitted) => {
-        if (!admitted)
-          return refuse(request, response, () => observer.refused(request, performance.now() - started))
-        // Its client went away while it waited: the slot goes straight back.
-        if (clientGone(request, response)) return line.release()
-        pass(request, response, next, true)
-      })
+      const refused = () =>
+        refuse(request, response, () => observer.refused(request, performance.now() - started))
+      if (!hasBody(request)) return admit(request, response, next, refused)
+      // With the line full already, refused at once as cheaply as a request without a body.
+      if (maxInFlight > 0 && line.isFull()) return refused()
+      awaitingBody.add(request)
+      next()
+    },
+    admitArrived(request, response, next, refused) {
+      if (!awaitingBody.delete(request)) return next()
+      admit(request, response, next, refused)
     },
   }
+}
+
+/** A request whose headers announce a body: it has not arrived with them, and may take long to. */
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length']
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }
 
 /** A request held for a later turn whose client went away is not started: nobody would hear its answer. */
@@ -89,7 +131,7 @@ function isApiRequest(url: string | undefined): boolean {
   return url !== undefined && (url.startsWith('/api/v1/') || url === '/api/v1' || url.startsWith('/api/v1?'))
 }
 
-const atCapacity = new ApiError(
+export const atCapacity = new ApiError(
   'unavailable',
   'This instance is at capacity; nothing was done. Retry after the number of seconds in Retry-After.',
 )
@@ -149,9 +191,14 @@ class AdmissionLine {
     return true
   }
 
+  /** Whether as many wait as there are slots: one more is refused at once. */
+  isFull(): boolean {
+    return this.waiting.length >= this.capacity
+  }
+
   /** Resolves true once a slot is handed over, false after `waitMs` or at once when the line is full. */
   turnWithin(waitMs: number): Promise<boolean> {
-    if (this.waiting.length >= this.capacity) return Promise.resolve(false)
+    if (this.isFull()) return Promise.resolve(false)
     return new Promise((resolve) => {
       const waiter = {
         admit: () => {

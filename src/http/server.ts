@@ -8,7 +8,7 @@ import Fastify, {
 } from 'fastify'
 import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
-import { acceptedRequestId, createAdmission } from './admission.ts'
+import { type Admission, acceptedRequestId, atCapacity, createAdmission } from './admission.ts'
 import { requireCredentials } from './authentication.ts'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
 import { refuseHostileInput } from './hostile-input.ts'
@@ -31,8 +31,9 @@ export const requestTimeoutMs = 10_000
 
 /** Builds the whole HTTP surface without listening, so tests can inject() or listen as they need. */
 export async function buildServer(context: AppContext): Promise<FastifyInstance> {
+  const admission = admissionOf(context)
   const app = Fastify({
-    serverFactory: admittingServer(context),
+    serverFactory: admittingServer(admission),
     loggerInstance: context.logger as FastifyBaseLogger,
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: bodyLimitBytes,
@@ -61,6 +62,10 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   // Request bodies are JSON or nothing: text/plain would otherwise arrive as a string.
   app.removeContentTypeParser('text/plain')
   refuseHostileInput(app, bodyLimitBytes)
+  // A request with a body takes its admission turn here, once the body has arrived and been parsed.
+  app.addHook('preValidation', (request, reply, done) => {
+    admission.admitArrived(request.raw, reply.raw, done, () => sendError(reply, request, atCapacity))
+  })
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
@@ -92,9 +97,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   return app
 }
 
-/** Fastify's own HTTP/1 server, with admission control in front of its handler (admission.ts). */
-function admittingServer(context: AppContext): FastifyServerFactory {
-  const admission = createAdmission(context.config, {
+/** Admission control (admission.ts), its waits and refusals counted in the metrics. */
+function admissionOf(context: AppContext): Admission {
+  return createAdmission(context.config, {
     waited: () => context.metrics.countAdmissionWait(),
     refused: (request, durationMs) =>
       context.metrics.observeRequest({
@@ -104,6 +109,10 @@ function admittingServer(context: AppContext): FastifyServerFactory {
         durationMs,
       }),
   })
+}
+
+/** Fastify's own HTTP/1 server, with admission control in front of its handler (admission.ts). */
+function admittingServer(admission: Admission): FastifyServerFactory {
   return (handler, options) => {
     // What Fastify would have set on the server it creates (its options, defaults filled in).
     const { http, keepAliveTimeout, requestTimeout, connectionTimeout } = options as ServerSettings

@@ -9,6 +9,7 @@ import * as lifecycle from './migrations/0004-lifecycle.ts'
 import * as refundsAndStatements from './migrations/0005-refunds-and-statements.ts'
 import * as operatorReferences from './migrations/0006-operator-references.ts'
 import * as statusBuckets from './migrations/0007-status-buckets.ts'
+import * as eventsDueByMerchant from './migrations/0008-events-due-by-merchant.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
 import type { RepositoryScope } from './repositories/executor.ts'
@@ -185,6 +186,7 @@ const migrations: Record<string, MigrationModule> = {
   '0005-refunds-and-statements': refundsAndStatements,
   '0006-operator-references': operatorReferences,
   '0007-status-buckets': statusBuckets,
+  '0008-events-due-by-merchant': eventsDueByMerchant,
 }
 
 /**

@@ -5,13 +5,14 @@ import { after, before, describe, test } from 'node:test'
 import pino from 'pino'
 import { EndpointCircuits } from '../../src/events/circuit.ts'
 import { DeliveryPool } from '../../src/events/delivery-pool.ts'
-import { type Delivery, deliverDueEvents } from '../../src/events/dispatcher.ts'
+import { type ClaimingOutbox, type Delivery, deliverDueEvents } from '../../src/events/dispatcher.ts'
 import { scheduledAttemptAtUs } from '../../src/events/retry-schedule.ts'
 import type {
   AttemptRecord,
   ClaimedEvent,
   Deferral,
   EndedAttempt,
+  ParkTarget,
   ParkTurns,
 } from '../../src/store/repositories/outbox.ts'
 import { manualClock, startApp, type TestApp } from '../support/app.ts'
@@ -404,6 +405,22 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
           due = due.slice(limit)
           return claimed
         },
+        // Claims the merchants' due events in their turn, at most each one's quota.
+        claimTogether: <T>(claim: (outbox: ClaimingOutbox) => Promise<T>) =>
+          claim({
+            pendingMerchants: async () =>
+              [...new Set(due.map((event) => event.merchantId))].map((merchantId) => ({
+                merchantId,
+                due: true,
+              })),
+            claimDueOf: async (_owner, _nowUs, _leaseMs, _mode, quotas) => {
+              const claimed = quotas.flatMap(({ merchantId, count }) =>
+                due.filter((event) => event.merchantId === merchantId).slice(0, count),
+              )
+              due = due.filter((event) => !claimed.includes(event))
+              return claimed
+            },
+          }),
         recordAttempt: async ({ event, attempt }: EndedAttempt): Promise<ClaimedEvent | undefined> => {
           if (options.recordMs) await new Promise((resolve) => setTimeout(resolve, options.recordMs))
           recorded.push({ id: event.id, attempt })
@@ -419,7 +436,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
           }
         },
         // Parks nothing: what is due stays due, as in a store where the park found none unclaimed.
-        park: async (endpoint: string, _nowUs: number, turn: ParkTurns) => {
+        park: async ({ endpoint }: ParkTarget, _nowUs: number, turn: ParkTurns) => {
           parked.push({ endpoint, fromUs: turn.fromUs, stepUs: turn.stepUs, deferredBefore: deferred.length })
           return 0
         },
@@ -517,7 +534,11 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     assert.equal(held.deferred.length, 1, 'not yet 5 minutes past its schedule')
   })
 
-  /** A pool of `concurrency` over the fake outbox, stopped once `until` holds. */
+  /**
+   * A sandbox pool of `concurrency` over the fake outbox, stopped once `until` holds. The events
+   * are one merchant's unless they say otherwise: it may hold half of the pool, and one endpoint
+   * of it half of that in flight (a quarter of the pool), and as many waiting.
+   */
   async function runPool(
     events: ClaimedEvent[],
     concurrency: number,
@@ -525,7 +546,6 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     meanwhile?: (clock: ReturnType<typeof manualClock>, fake: FakeOutbox) => Promise<void>,
     options: {
       givenBackPauseMs?: number
-      perEndpoint?: number
       firstSlots?: number
       dueAgain?: boolean
       dueAgainWithinMs?: number
@@ -534,14 +554,14 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       circuits?: EndpointCircuits
     } = {},
   ) {
-    const { givenBackPauseMs, perEndpoint = 2, firstSlots, circuits, ...outbox } = options
+    const { givenBackPauseMs, firstSlots, circuits, ...outbox } = options
     const clock = manualClock(Date.now() * 1000)
     const fake = fakeOutbox(events, outbox)
     const pool = new DeliveryPool(
       { ...deliveryOver(fake, clock), circuits },
       {
+        mode: 'sandbox',
         concurrency,
-        perEndpoint,
         firstSlots,
         idleMs: 20,
         givenBackPauseMs,
@@ -613,7 +633,6 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       (outbox) => outbox.recorded.length === 3 && cooledDown(outbox),
       undefined,
       {
-        perEndpoint: 1,
         firstSlots: 1,
         recordMs: 300,
         dueAgain: true,
@@ -658,12 +677,12 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
       const events = elsewhereThenAnswering(hanging.url('/hanging'), 'h', 12, 8)
       const answered = (outbox: FakeOutbox) =>
         outbox.recorded.filter((entry) => entry.id.startsWith('a')).length
-      // The first claim (16) starts or holds eight of the hanging endpoint's events, gives four
-      // back, and starts four that answer; four more of those are still due. Were the pool to pause
-      // after that claim (10 s here), they would not be delivered within the 5 s the run waits.
-      const { fake } = await runPool(events, 16, (outbox) => answered(outbox) === 8, undefined, {
+      // The first claim (the merchant's 16, half of the pool) starts or holds eight of the
+      // hanging endpoint's events, gives four back, and starts four that answer; four more of
+      // those are still due. Were the pool to pause after that claim (10 s here), they would not
+      // be delivered within the 5 s the run waits.
+      const { fake } = await runPool(events, 32, (outbox) => answered(outbox) === 8, undefined, {
         givenBackPauseMs: 10_000,
-        perEndpoint: 4,
       })
       assert.equal(answered(fake), 8)
       const deferred = fake.deferred.map((entry) => entry.id)
@@ -681,7 +700,10 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     receiver.script('/busy', [], { status: 200, delayMs: 30 })
     const now = Date.now() * 1000
     const events = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].map((id) => event(id, '/busy', now))
-    const { fake } = await runPool(events, 8, (outbox) => outbox.recorded.length === 4)
+    // Two slots earned, of a share of four: the merchant has room for all six, its endpoint not.
+    const { fake } = await runPool(events, 16, (outbox) => outbox.recorded.length === 4, undefined, {
+      firstSlots: 2,
+    })
     assert.deepEqual(
       fake.deferred.map((entry) => entry.id),
       ['b5', 'b6'],
@@ -694,13 +716,11 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     try {
       silent.script('/silent', [], { status: 200, delayMs: 3_000 })
       const events = elsewhereThenAnswering(silent.url('/silent'), 's', 40, 8)
-      // The production sizes: 64 deliveries in flight, 16 to one endpoint once it has earned them.
+      // The production size: 64 deliveries in flight, 16 to one endpoint once it has earned them.
       const { fake } = await runPool(
         events,
         64,
         (outbox) => outbox.recorded.filter((entry) => entry.id.startsWith('a')).length === 8,
-        undefined,
-        { perEndpoint: 16 },
       )
       assert.equal(silent.requestsTo('/silent').length, 4, 'four sent to the endpoint never heard from')
       const givenBack = fake.deferred.map((entry) => entry.id)
@@ -713,20 +733,19 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     }
   })
 
-  test('an endpoint silent for 400 ms stops holding the pool’s slots: its waiting events go back, and two dead receivers that filled the pool no longer stop a third that answers', async () => {
-    const silentOnes = [await startReceiver(), await startReceiver()]
+  test('an endpoint silent for 400 ms stops holding its slots: its waiting events go back, its requests leave the pool’s slots and its endpoint’s part of the merchant’s share, and the merchant’s endpoint that answers goes on', async () => {
+    const silent = await startReceiver()
     try {
       const now = Date.now() * 1000
-      // Each silent endpoint: 4 requests in flight and 4 waiting, so the two fill a pool of 16.
-      const events: ClaimedEvent[] = silentOnes.flatMap((silent, s) => {
-        silent.script('/silent', [], { status: 200, delayMs: 3_000 })
-        return Array.from({ length: 8 }, (_, i) => ({
-          ...event(`s${s}${i + 1}`, '/silent', now),
-          callbackUrl: silent.url('/silent'),
-        }))
-      })
+      // The silent endpoint: 4 requests in flight and 4 waiting, the whole share of its merchant
+      // in a pool of 16.
+      silent.script('/silent', [], { status: 200, delayMs: 3_000 })
+      const events: ClaimedEvent[] = Array.from({ length: 8 }, (_, i) => ({
+        ...event(`s${i + 1}`, '/silent', now),
+        callbackUrl: silent.url('/silent'),
+      }))
       receiver.script('/beside-dead', [], { status: 200 })
-      events.push(...Array.from({ length: 8 }, (_, i) => event(`a${i + 1}`, '/beside-dead', now)))
+      events.push(...Array.from({ length: 8 }, (_, i) => event(`a${i + 11}`, '/beside-dead', now)))
       const started = Date.now()
       const answered = (fake: FakeOutbox) => fake.recorded.filter((entry) => entry.id.startsWith('a'))
       const { fake } = await runPool(
@@ -735,24 +754,26 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
         (fake) => answered(fake).length === 8,
         async (clock, fake) => {
           await new Promise((resolve) => setTimeout(resolve, 150))
-          assert.equal(answered(fake).length, 0, 'the silent ones’ requests and waiting events fill the pool')
+          assert.equal(
+            answered(fake).length,
+            0,
+            'the silent one’s requests and waiting events fill the share',
+          )
           clock.advance(400)
         },
-        { perEndpoint: 4 },
       )
       assert.ok(
         performance.now() - started < 2_000,
         'the answering endpoint did not wait for them to time out',
       )
-      const sent = silentOnes.map((silent) => silent.requestsTo('/silent').length)
-      assert.deepEqual(sent, [4, 4], 'no more requests to the silent ones')
+      assert.equal(silent.requestsTo('/silent').length, 4, 'no more requests to the silent one')
       assert.deepEqual(
         fake.deferred.map((entry) => entry.id).sort(),
-        ['s05', 's06', 's07', 's08', 's15', 's16', 's17', 's18'],
-        'their waiting events went back to the outbox',
+        ['s5', 's6', 's7', 's8'],
+        'its waiting events went back to the outbox',
       )
     } finally {
-      for (const silent of silentOnes) await silent.close()
+      await silent.close()
     }
   })
 
@@ -777,7 +798,7 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
           await receiver.waitFor(() => fake.deferred.length >= 8, 5_000, 'events given back')
           await meanwhile(clock, fake)
         },
-        { perEndpoint: 16, dueAgain: true },
+        { dueAgain: true },
       )
       return { fake, endpoint: new URL(silent.url('/silent')).origin }
     } finally {
@@ -822,21 +843,36 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
   })
 
   test('a fast endpoint’s given-back events come back at its pace, one request’s time shared by its slots, not one a millisecond', async () => {
-    receiver.script('/fast', [], { status: 200 })
-    const now = Date.now() * 1000
-    const events = Array.from({ length: 400 }, (_, i) => event(`q${i + 1}`, '/fast', now))
-    const { fake } = await runPool(events, 64, (outbox) => outbox.recorded.length === 400, undefined, {
-      perEndpoint: 16,
-      dueAgain: true,
-    })
-    // The clock stands still here: each event given back is due one step after the one before.
-    const steps = fake.deferred
-      .slice(1)
-      .map((deferral, i) => deferral.untilUs - fake.deferred[i]!.untilUs)
-      .filter((step) => step > 0)
-    assert.ok(steps.length > 0, 'events were given back')
-    assert.ok(Math.min(...steps) < 1_000, `steps of ${Math.min(...steps)} µs at the least`)
-    assert.ok(Math.min(...steps) >= 100, 'never closer than 100 µs')
+    // Beside another endpoint of its merchant that holds its requests 3 s: the merchant's share
+    // is split between the two, so the fast one has room for fewer than its merchant claims.
+    const slow = await startReceiver()
+    try {
+      slow.script('/slow', [], { status: 200, delayMs: 3_000 })
+      receiver.script('/fast', [], { status: 200 })
+      const now = Date.now() * 1000
+      const events = [
+        ...Array.from({ length: 8 }, (_, i) => ({
+          ...event(`s${i + 1}`, '/slow', now),
+          callbackUrl: slow.url('/slow'),
+        })),
+        ...Array.from({ length: 400 }, (_, i) => event(`q${i + 11}`, '/fast', now)),
+      ]
+      const fast = (fake: FakeOutbox) => fake.recorded.filter((entry) => entry.id.startsWith('q'))
+      const { fake } = await runPool(events, 64, (outbox) => fast(outbox).length === 400, undefined, {
+        dueAgain: true,
+      })
+      // The clock stands still here: each event given back is due one step after the one before.
+      const givenBack = fake.deferred.filter((deferral) => deferral.id.startsWith('q'))
+      const steps = givenBack
+        .slice(1)
+        .map((deferral, i) => deferral.untilUs - givenBack[i]!.untilUs)
+        .filter((step) => step > 0)
+      assert.ok(steps.length > 0, 'events were given back')
+      assert.ok(Math.min(...steps) < 1_000, `steps of ${Math.min(...steps)} µs at the least`)
+      assert.ok(Math.min(...steps) >= 100, 'never closer than 100 µs')
+    } finally {
+      await slow.close()
+    }
   })
 
   test('each answer earns an endpoint one more slot, up to its share; a failure takes it back to one', async () => {
@@ -844,8 +880,8 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     receiver.script('/earns', [], { status: 200, delayMs: answerMs })
     const now = Date.now() * 1000
     const events = Array.from({ length: 12 }, (_, i) => event(`e${i + 1}`, '/earns', now))
+    // A pool of 16: the merchant's share is 8, its endpoint's 4.
     const { fake } = await runPool(events, 16, (outbox) => outbox.recorded.length === 12, undefined, {
-      perEndpoint: 4,
       firstSlots: 1,
       dueAgain: true,
     })
@@ -860,7 +896,6 @@ describe('the dispatcher with circuits, over a fake outbox and a manual clock', 
     receiver.script('/fails', [{ status: 503, delayMs: answerMs }], { status: 503, delayMs: answerMs })
     const failing = ['f1', 'f2', 'f3'].map((id) => event(id, '/fails', now))
     await runPool(failing, 16, (outbox) => outbox.recorded.length === 3, undefined, {
-      perEndpoint: 4,
       firstSlots: 1,
       dueAgain: true,
     })

@@ -9,23 +9,29 @@ import { describeEachStore } from '../support/stores.ts'
 /**
  * An endpoint that takes nothing (silent, or its circuit open) has its due backlog given later
  * turns in one statement a chunk (`OutboxRepository.park`), instead of each event being claimed
- * and given back. Only that endpoint's events, none held by a claim, none already attempted, in
- * due order; and never another endpoint's whose URL merely starts the same.
+ * and given back. Only that endpoint's events of that merchant and mode, none held by a claim,
+ * none already attempted, in due order; never another endpoint's whose URL merely starts the
+ * same, nor another merchant's to the same endpoint.
  */
 describeEachStore('parking an endpoint’s due callbacks', (target) => {
   let app: TestApp
   let merchant: IssuedMerchant
+  let another: IssuedMerchant
   let sequence = 0
 
   before(async () => {
     app = await startApp(target())
     merchant = await app.createMerchant('Parked endpoint')
+    another = await app.createMerchant('Same endpoint, another merchant')
   })
   after(() => app.close())
 
+  /** The merchant's sandbox events to `endpoint`: what a park moves. */
+  const parkTarget = (endpoint: string) => ({ mode: 'sandbox' as const, merchantId: merchant.id, endpoint })
+
   /** A collect that succeeds at once: two events (pending, succeeded), both due now. */
-  async function collectTo(callbackUrl: string): Promise<number> {
-    const response = await app.client(merchant.sandbox).post('/api/v1/collect', {
+  async function collectTo(callbackUrl: string, by = merchant): Promise<number> {
+    const response = await app.client(by.sandbox).post('/api/v1/collect', {
       amount: 1000,
       channel: 'orange-money',
       country: 'CI',
@@ -35,7 +41,7 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
     })
     assert.equal(response.status, 200, response.text)
     const operation = await app.context.store.operations.findByToken(
-      merchant.id,
+      by.id,
       'sandbox',
       response.body.data.collect.token,
     )
@@ -59,6 +65,7 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
       await collectTo(`${endpoint}/b`),
     ]
     const otherPort = await collectTo('http://127.0.0.1:70/a')
+    const otherMerchant = await collectTo(`${endpoint}/a`, another)
     const claimedOne = await collectTo(`${endpoint}/claimed`)
     const attemptedOne = await collectTo(`${endpoint}/attempted`)
     const store = app.context.store
@@ -68,19 +75,21 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
     // Set-up only: an event whose first attempt failed waits for its retry, on CONTRACT.md's schedule.
     await app.db.updateTable('events').set({ attempts: 1 }).where('operation_id', '=', attemptedOne).execute()
     const stays = async () =>
-      (await eventsOf([otherPort, claimedOne, attemptedOne])).filter(
+      (await eventsOf([otherPort, otherMerchant, claimedOne, attemptedOne])).filter(
         (event) => event.operation_id !== claimedOne || event.id === claimed.id,
       )
     const untouched = await stays()
 
     const turn = { fromUs: nowUs + 1_000_000, stepUs: 1_000, holdUs: 300_000_000 }
     // Created now: a hold of 1 µs past creation would already be exceeded at fromUs.
-    assert.equal(await store.outbox.park(endpoint, nowUs, { ...turn, holdUs: 1 }, 256), 0)
-    assert.equal(await store.outbox.park(endpoint, nowUs, turn, 2), 2)
+    const target = parkTarget(endpoint)
+    assert.equal(await store.outbox.park(target, nowUs, { ...turn, holdUs: 1 }, 256), 0)
+    assert.equal(await store.outbox.park(target, nowUs, turn, 2), 2)
     const rest = { ...turn, fromUs: turn.fromUs + 2 * turn.stepUs }
     // The four left of those three, and the claimed one's later event: nobody holds it.
-    assert.equal(await store.outbox.park(endpoint, nowUs, rest, 256), 5)
-    assert.equal(await store.outbox.park(endpoint, nowUs, rest, 256), 0)
+    assert.equal(await store.outbox.park(target, nowUs, rest, 256), 5)
+    assert.equal(await store.outbox.park(target, nowUs, rest, 256), 0)
+    assert.equal(await store.outbox.park({ ...target, mode: 'live' }, nowUs, rest, 256), 0)
 
     // Two events an operation, created one after the other: due order is position order here.
     const parked = (await eventsOf([...parkedOnes, claimedOne])).filter((event) => event.id !== claimed.id)
@@ -100,6 +109,10 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
       due.some((event) => event.operationId === otherPort),
       'the other port’s events still are',
     )
+    assert.ok(
+      due.some((event) => event.operationId === otherMerchant),
+      'and another merchant’s to the same endpoint',
+    )
   })
 
   test('a backlog longer than one SQLite statement’s 256 is parked in due order across its statements', async () => {
@@ -108,7 +121,7 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
     for (let i = 0; i < 150; i++) operations.push(await collectTo(`${endpoint}/many`))
     const nowUs = app.context.clock.nowUs()
     const turn = { fromUs: nowUs + 1_000_000, stepUs: 1_000, holdUs: 300_000_000 }
-    assert.equal(await app.context.store.outbox.park(endpoint, nowUs, turn, 4_096), 300)
+    assert.equal(await app.context.store.outbox.park(parkTarget(endpoint), nowUs, turn, 4_096), 300)
     const parked = await eventsOf(operations)
     assert.deepEqual(
       parked.map((event) => Number(event.next_attempt_at_us)),
@@ -127,7 +140,7 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
     const parked = await app.db.transaction().execute(async (trx) => {
       // As a give-back does: it holds an event while it waits for another statement.
       await sql`select id from events where id = ${held!.id} for update`.execute(trx)
-      return app.context.store.outbox.park(endpoint, nowUs, turn, 256)
+      return app.context.store.outbox.park(parkTarget(endpoint), nowUs, turn, 256)
     })
     assert.equal(parked, 3)
     const after = await eventsOf(operations)

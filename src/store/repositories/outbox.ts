@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, sql } from 'kysely'
+import { type Insertable, type RawBuilder, type Selectable, sql } from 'kysely'
 import { newEventId } from '../../domain/identifiers.ts'
 import type { Mode } from '../../domain/kinds.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
@@ -73,12 +73,31 @@ export interface EndedAttempt {
   attempt: AttemptRecord
 }
 
+/** The events a park moves: one merchant's, of one mode, to one endpoint (a callback URL's origin). */
+export interface ParkTarget {
+  readonly mode: Mode
+  readonly merchantId: string
+  readonly endpoint: string
+}
+
 /** When an endpoint's parked events are due again: from `fromUs`, one every `stepUs` (0: all at once). */
 export interface ParkTurns {
   fromUs: number
   stepUs: number
   /** None is parked past its creation by this much or more (`longestHoldMs`). */
   holdUs: number
+}
+
+/** A merchant with events pending, and whether one is due. */
+export interface PendingMerchant {
+  readonly merchantId: string
+  readonly due: boolean
+}
+
+/** How many of one merchant's due events a claim takes at most. */
+export interface MerchantQuota {
+  readonly merchantId: string
+  readonly count: number
 }
 
 /** A claimed event to give back unsent, and when it is due again. */
@@ -111,6 +130,30 @@ export interface OutboxRepository {
     operationId?: number,
   ): Promise<ClaimedEvent[]>
   /**
+   * A look at the merchants with events of `mode` pending, `count` at most, in turn: from the
+   * first after `afterMerchantId`, then from the first again (a round across claims); each with
+   * whether one of its events is due at `nowUs`. One index probe a merchant, and one more to see
+   * whether its first pending event is due. Fewer than `count` when the round is complete.
+   */
+  pendingMerchants(
+    mode: Mode,
+    nowUs: number,
+    afterMerchantId: string,
+    count: number,
+  ): Promise<PendingMerchant[]>
+  /**
+   * As `claimDue`, for each quota up to its count of its merchant's due events of `mode`, in due
+   * order, in one statement: a merchant's backlog is read no further than its count, however
+   * long it is, and fills no other merchant's part of the claim.
+   */
+  claimDueOf(
+    owner: string,
+    nowUs: number,
+    leaseMs: number,
+    mode: Mode,
+    quotas: readonly MerchantQuota[],
+  ): Promise<ClaimedEvent[]>
+  /**
    * Records each attempt, and its event's next state if the claim is still its owner's; then
    * claims for that owner the next event of each operation whose event is now done, if it is due
    * (returned, at most one per operation). A fixed handful of statements whatever the number of
@@ -125,15 +168,17 @@ export interface OutboxRepository {
    */
   defer(deferrals: readonly Deferral[], owner: string): Promise<void>
   /**
-   * Gives due events of one endpoint that nobody holds later turns, without claiming them (one
+   * Gives the target's due events that nobody holds later turns, without claiming them (one
    * statement a chunk of them): the first (in due order) at `turn.fromUs`, each next
    * `turn.stepUs` after the one before, at most `limit` of them. Only events never attempted, and
    * none that its turn would hold `turn.holdUs` or more past its creation. An endpoint that takes
    * nothing (it has not answered for a while, or its circuit is open) so costs a few statements a
-   * chunk of its backlog instead of a claim and a give-back for each event. `endpoint` is a callback URL's origin; events whose URL
-   * starts otherwise are left alone. Says how many it gave a later turn: `limit` when more may be due.
+   * chunk of its backlog instead of a claim and a give-back for each event. Only the target
+   * merchant's events of its mode move, and of those only the ones whose callback URL has the
+   * target's origin (events whose URL starts otherwise are left alone). Says how many it gave a
+   * later turn: `limit` when more may be due.
    */
-  park(endpoint: string, nowUs: number, turn: ParkTurns, limit: number): Promise<number>
+  park(target: ParkTarget, nowUs: number, turn: ParkTurns, limit: number): Promise<number>
   list(merchantId: string, mode: Mode, filters: EventFilters, page: PageRequest): Promise<Page<EventView>>
   find(merchantId: string, mode: Mode, id: string): Promise<EventView | undefined>
   attempts(eventId: string): Promise<AttemptView[]>
@@ -154,9 +199,13 @@ export function outboxRepository(scope: RepositoryScope): OutboxRepository {
         limit,
         operationId === undefined ? undefined : [operationId],
       ),
+    pendingMerchants: (mode, nowUs, afterMerchantId, count) =>
+      pendingMerchants(scope, mode, nowUs, afterMerchantId, count),
+    claimDueOf: (owner, nowUs, leaseMs, mode, quotas) =>
+      claimDueOf(scope, owner, nowUs, leaseMs, mode, quotas),
     recordAttempts: (ended, nowUs, leaseMs) => recordAttempts(scope, ended, nowUs, leaseMs),
     defer: (deferrals, owner) => deferEvents(db, deferrals, owner),
-    park: (endpoint, nowUs, turn, limit) => parkEndpoint(scope, endpoint, nowUs, turn, limit),
+    park: (target, nowUs, turn, limit) => parkEndpoint(scope, target, nowUs, turn, limit),
     list: (merchantId, mode, filters, page) => listEvents(scope, merchantId, mode, filters, page),
     async find(merchantId, mode, id) {
       const row = await eventsOf(db, merchantId, mode).where('events.id', '=', id).executeTakeFirst()
@@ -213,34 +262,116 @@ async function claimDueEvents(
   const skipLocked = dialect.supportsRowLocks ? sql`for update of due skip locked` : sql``
   // Operations' next events are found through their operations (events_by_operation), in no
   // order: each operation has one claimable event at most, so the limit never binds. Ordered by
-  // when due, PostgreSQL's generic plan walked the due index instead, over every due event
-  // (6,000 rows for 16 claimed in a drain of 10,000 events, 5 ms a claim).
+  // when due, PostgreSQL's generic plan walked the due index instead, over every due event.
   const ofOperation =
     operationIds === undefined ? sql`` : sql`and due.operation_id in (${sql.join(operationIds)})`
   const inDueOrder = operationIds === undefined ? sql`order by due.next_attempt_at_us` : sql``
-  // Delivered, stopped, given up and no_callback are done: only a pending earlier event holds a
-  // later one back (events_by_operation finds an operation's few events). "Not done" is written
-  // as the four done statuses, not as = 'pending': that would let PostgreSQL's planner, on
-  // statistics older than a burst of events, AND the due index (every pending event) into each
-  // probe, and a claim took 100 ms at 2,000 events due. The earliest pending
-  // event of an operation is always claimable when due, so nothing waits for ever, a redelivered
-  // old event included: it only goes before its operation's later events still pending.
   const { rows } = await sql<Selectable<EventsTable>>`
     update events set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}
     where id in (
       select due.id from events due
-      where due.delivery_status = 'pending' and due.next_attempt_at_us <= ${nowUs}
-        and ${unheld('due', nowUs)}
+      where ${claimable(nowUs)}
         ${ofOperation}
-        and not exists (
-          select 1 from events earlier
-          where earlier.operation_id = due.operation_id and earlier.position < due.position
-            and earlier.delivery_status not in ('delivered', 'stopped', 'given_up', 'no_callback')
-        )
       ${inDueOrder}
       ${dialect.limit(limit)}
       ${skipLocked}
     )
+    returning *`.execute(db)
+  return rows.map(toClaimed)
+}
+
+/**
+ * An event `due` that may be claimed now: pending, due, held by nobody, and not behind an earlier
+ * event of its operation. Delivered, stopped, given up and no_callback are done: only a pending
+ * earlier event holds a later one back (events_by_operation finds an operation's few events).
+ * "Not done" is written as the four done statuses, not as = 'pending': that would let
+ * PostgreSQL's planner, on statistics older than a burst of events, AND the due index (every
+ * pending event) into each probe. The earliest pending event of an operation is always claimable
+ * when due, so nothing waits for ever, a redelivered old event included: it only goes before its
+ * operation's later events still pending. 'pending' is written out, not a parameter, so that the
+ * partial indexes on it apply.
+ */
+function claimable(nowUs: number) {
+  return sql`due.delivery_status = 'pending' and due.next_attempt_at_us <= ${nowUs}
+    and ${unheld('due', nowUs)}
+    and not exists (
+      select 1 from events earlier
+      where earlier.operation_id = due.operation_id and earlier.position < due.position
+        and earlier.delivery_status not in ('delivered', 'stopped', 'given_up', 'no_callback')
+    )`
+}
+
+/**
+ * A loose scan of events_due_by_merchant: each step finds the next merchant with a pending
+ * event of the mode in one probe, first after `afterMerchantId` (`later`), then from the first up
+ * to it (`earlier`); each merchant found is due if its first pending event is.
+ */
+async function pendingMerchants(
+  { db, dialect }: RepositoryScope,
+  mode: Mode,
+  nowUs: number,
+  afterMerchantId: string,
+  count: number,
+): Promise<PendingMerchant[]> {
+  const nextAfter = (merchant: RawBuilder<unknown> | string, upTo?: string) =>
+    sql`(select pending.merchant_id from events pending
+      where pending.delivery_status = 'pending' and pending.mode = ${mode}
+        and pending.merchant_id > ${merchant}
+        ${upTo === undefined ? sql`` : sql`and pending.merchant_id <= ${upTo}`}
+      order by pending.merchant_id ${dialect.limit(1)})`
+  const { rows } = await sql<{ merchant_id: string; due: number }>`
+    with recursive later(merchant_id, step) as (
+      select ${nextAfter(afterMerchantId)}, 1
+      union all
+      select ${nextAfter(sql.ref('later.merchant_id'))}, later.step + 1 from later
+      where later.merchant_id is not null and later.step < ${count}
+    ),
+    earlier(merchant_id, step) as (
+      select ${nextAfter('', afterMerchantId)}, ${count} + 1
+      union all
+      select ${nextAfter(sql.ref('earlier.merchant_id'), afterMerchantId)}, earlier.step + 1 from earlier
+      where earlier.merchant_id is not null and earlier.step < 2 * ${count}
+    )
+    select found.merchant_id,
+      case when (select earliest.next_attempt_at_us from events earliest
+        where earliest.delivery_status = 'pending' and earliest.mode = ${mode}
+          and earliest.merchant_id = found.merchant_id
+        order by earliest.next_attempt_at_us ${dialect.limit(1)}) <= ${nowUs} then 1 else 0 end as due
+    from (
+      select merchant_id, step from later union all select merchant_id, step from earlier
+    ) as found
+    where found.merchant_id is not null
+    order by found.step
+    ${dialect.limit(count)}`.execute(db)
+  return rows.map((row) => ({ merchantId: row.merchant_id, due: Number(row.due) === 1 }))
+}
+
+/**
+ * One statement: each quota's merchant's first due events (events_due_by_merchant, in due
+ * order), each part limited on its own, claimed together.
+ */
+async function claimDueOf(
+  { db, dialect }: RepositoryScope,
+  owner: string,
+  nowUs: number,
+  leaseMs: number,
+  mode: Mode,
+  quotas: readonly MerchantQuota[],
+): Promise<ClaimedEvent[]> {
+  if (quotas.length === 0) return []
+  const skipLocked = dialect.supportsRowLocks ? sql`for update of due skip locked` : sql``
+  const parts = quotas.map(
+    ({ merchantId, count }, index) => sql`select id from (
+      select due.id from events due
+      where due.mode = ${mode} and due.merchant_id = ${merchantId} and ${claimable(nowUs)}
+      order by due.next_attempt_at_us
+      ${dialect.limit(count)}
+      ${skipLocked}
+    ) as ${sql.ref(`part${index}`)}`,
+  )
+  const { rows } = await sql<Selectable<EventsTable>>`
+    update events set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}
+    where id in (${sql.join(parts, sql` union all `)})
     returning *`.execute(db)
   return rows.map(toClaimed)
 }
@@ -325,7 +456,7 @@ async function deferEvents(db: Executor, deferrals: readonly Deferral[], owner: 
 
 async function parkEndpoint(
   { db, dialect }: RepositoryScope,
-  endpoint: string,
+  target: ParkTarget,
   nowUs: number,
   turn: ParkTurns,
   limit: number,
@@ -335,7 +466,7 @@ async function parkEndpoint(
   while (parked < limit) {
     const rows = Math.min(statementRows, limit - parked)
     const fromUs = turn.fromUs + parked * turn.stepUs
-    const count = await giveTurns(db, dialect, endpoint, nowUs, { ...turn, fromUs }, rows)
+    const count = await giveTurns(db, dialect, target, nowUs, { ...turn, fromUs }, rows)
     parked += count
     if (count < rows) break
   }
@@ -345,14 +476,15 @@ async function parkEndpoint(
 /**
  * Events one park statement gives their turns to. Without row locks (SQLite) every other write
  * waits for it: a few milliseconds of the writer at most. With them (PostgreSQL) nobody waits for
- * its locks (claims skip them), and each statement reads every due event of every endpoint to find
- * this one's (the planner cannot know how few are this endpoint's): fewer, larger statements.
+ * its locks (claims skip them), and each statement reads every due event of the merchant to find
+ * this endpoint's (no index knows how few are this endpoint's): fewer, larger statements.
  */
 const parkRowsHoldingTheWriter = 256
 const parkRowsSkippedByClaims = 2_048
 
 /**
- * One statement: finds the endpoint's first `rows` due events and gives each its turn, counted in
+ * One statement: finds the target's first `rows` due events (events_due_by_merchant reads the
+ * merchant's due events in order) and gives each its turn, counted in
  * due order, then by position (an operation's later event keeps a later turn than its earlier
  * one). The turns are computed by the database from their rank, not sent as values: a list of
  * 256 ids and turns cost PostgreSQL 14 ms to parse and plan, more than its update (29 ms a
@@ -361,7 +493,7 @@ const parkRowsSkippedByClaims = 2_048
 async function giveTurns(
   db: Executor,
   dialect: StoreDialect,
-  endpoint: string,
+  { mode, merchantId, endpoint }: ParkTarget,
   nowUs: number,
   turn: ParkTurns,
   rows: number,
@@ -380,7 +512,8 @@ async function giveTurns(
       select due.id, row_number() over (order by due.next_attempt_at_us, due.position) as rank
       from (
         select parked.id, parked.next_attempt_at_us, parked.position from events parked
-        where parked.delivery_status = 'pending' and parked.next_attempt_at_us <= ${nowUs}
+        where parked.delivery_status = 'pending' and parked.mode = ${mode}
+          and parked.merchant_id = ${merchantId} and parked.next_attempt_at_us <= ${nowUs}
           and parked.next_attempt_at_us < ${turn.fromUs}
           and parked.attempts = 0 and parked.created_at_us > ${turn.fromUs - turn.holdUs}
           and ${unheld('parked', nowUs)}
