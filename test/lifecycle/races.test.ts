@@ -80,17 +80,17 @@ describeEachStore('racing transitions of one operation', (store) => {
   })
   after(() => app.close())
 
+  /** A signed notification: answered 200, and the answer names nothing of the operation. */
   async function notify(token: string, wire: string) {
     const response = await postSignedNotification(app, sandboxNotification(token, wire))
     assert.equal(response.status, 200, response.text)
-    return response.body as { status: string }
+    assert.deepEqual(response.body, { received: true })
   }
 
-  /** Runs one racer; a notification answers with the status it reports, a worker with nothing. */
-  async function run(racer: Racer, token: string): Promise<string | undefined> {
-    if ('notify' in racer) return (await notify(token, racer.notify)).status
-    await app.workers.runDue()
-    return undefined
+  /** Runs one racer: a notification, or a pass of the workers. */
+  async function run(racer: Racer, token: string): Promise<void> {
+    if ('notify' in racer) await notify(token, racer.notify)
+    else await app.workers.runDue()
   }
 
   async function finalEvents(token: string) {
@@ -138,13 +138,9 @@ describeEachStore('racing transitions of one operation', (store) => {
 
         // Alternate who starts first: SQLite serialises the two, so both orders get their turn.
         const racers = round % 2 === 0 ? scenario.racers : [...scenario.racers].reverse()
-        const answers = await Promise.all(racers.map((racer) => run(racer, record.token)))
+        await Promise.all(racers.map((racer) => run(racer, record.token)))
         const final = (await client.get(`/api/v1/${scenario.kind}/${record.token}`)).body.data[scenario.kind]
         assert.ok(scenario.possible.includes(final.status), `${final.status} is one of ${scenario.possible}`)
-        for (const answer of answers) {
-          if (answer !== undefined)
-            assert.equal(answer, final.status, 'every notification answer names the winner')
-        }
 
         const events = await finalEvents(record.token)
         assert.deepEqual(
@@ -188,14 +184,11 @@ describeEachStore('racing transitions of one operation', (store) => {
       })
       assert.equal(created.status, 200, created.text)
       const token = created.body.data.disbursement.token
-      const answers = await Promise.all(
+      await Promise.all(
         Array.from({ length: 8 }, (_, index) => notify(token, wires[(index + round) % wires.length]!)),
       )
       const final = (await client.get(`/api/v1/disbursement/${token}`)).body.data.disbursement
-      assert.ok(
-        answers.every((answer) => answer.status === final.status),
-        'every answer names the winner',
-      )
+      assert.notEqual(final.status, 'pending', 'one of them settled it')
       assert.deepEqual(
         (await finalEvents(token)).map((event) => event.type),
         [`disbursement.${final.status}`],
