@@ -11,10 +11,12 @@ import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import { createSecretBox } from './credentials.ts'
+import { LongReadTurns } from './long-read-turns.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
 import { SideChecks } from './side-checks.ts'
 import { createSigningSecretCache } from './signing-secret-cache.ts'
+import { StatementSlots } from './statement-slots.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
 import { WriteLanes } from './write-lanes.ts'
 
@@ -82,6 +84,8 @@ export async function createContext(
     pricingRules: createPricingRulesCache(),
     writeLanes,
     sideChecks: new SideChecks(),
+    longReads: new LongReadTurns(),
+    statementSlots: new StatementSlots(),
     metrics: createMetrics({
       connections: live,
       store,
