@@ -116,10 +116,10 @@ export function startDeliveryPool(context: AppContext, idleMs = 250): { stop(): 
 
 /**
  * Scheduled items run at once. On SQLite their settlements share group commits, so more at once
- * is cheaper each. On PostgreSQL each holds one of the pool's 20 connections while it commits (or
- * waits out a statement timeout when the database stops answering), and the API's requests need
- * the rest; one merchant's settlements commit one after another there anyway, on its counters.
+ * is cheaper each. On PostgreSQL each holds one of the pool's 20 connections while it runs (while
+ * it waits for its merchant's counters, too, or for a statement timeout when the database stops
+ * answering), and the API's requests need the rest.
  */
 function scheduledConcurrency(context: AppContext): number {
-  return context.store.groupsCommits ? 32 : 4
+  return context.store.groupsCommits ? 32 : 8
 }
