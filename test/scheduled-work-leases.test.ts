@@ -45,7 +45,11 @@ describeEachStore('scheduled work leases', (store) => {
     assert.ok(claimed, 'the poll is due and claimed')
     assert.deepEqual(polls(await work().claimDue('b', clock.nowUs(), leaseMs, 10)), [], 'leased to a')
     await work().release(claimed.id, 'b', clock.nowUs())
-    assert.deepEqual(polls(await work().claimDue('b', clock.nowUs(), leaseMs, 10)), [], 'only a may release it')
+    assert.deepEqual(
+      polls(await work().claimDue('b', clock.nowUs(), leaseMs, 10)),
+      [],
+      'only a may release it',
+    )
     await work().release(claimed.id, 'a', clock.nowUs() + 1_000_000)
     assert.deepEqual(polls(await work().claimDue('b', clock.nowUs(), leaseMs, 10)), [], 'due in a second')
     clock.advance(1_001)
