@@ -4,6 +4,7 @@ import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { type Receiver, startReceiver } from './support/receiver.ts'
 import { describeEachStore } from './support/stores.ts'
+import { assertStoreConsistent } from './support/verify.ts'
 import { sleep } from './support/wait.ts'
 
 /**
@@ -121,5 +122,6 @@ describeEachStore('settlement keeps up after an overload', (store) => {
       drainedMs !== undefined && drainedMs <= drainBoundMs,
       `the backlog settled ${drainedMs === undefined ? `not within ${drainWatchMs} ms (${left} left)` : `after ${Math.round(drainedMs)} ms`}`,
     )
+    await assertStoreConsistent(app)
   })
 })
