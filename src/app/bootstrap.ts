@@ -11,11 +11,13 @@ import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
+import { LongReadTurns } from './long-read-turns.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
 import { openSecretBox } from './secrets-key.ts'
 import { SideChecks } from './side-checks.ts'
 import { createSigningSecretCache } from './signing-secret-cache.ts'
+import { StatementSlots } from './statement-slots.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
 import { WriteLanes } from './write-lanes.ts'
 
@@ -84,6 +86,8 @@ export async function createContext(
     pricingRules: createPricingRulesCache(),
     writeLanes,
     sideChecks: new SideChecks(),
+    longReads: new LongReadTurns(),
+    statementSlots: new StatementSlots(),
     metrics: createMetrics({
       connections: live,
       store,

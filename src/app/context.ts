@@ -6,9 +6,11 @@ import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Store } from '../store/store.ts'
 import type { CredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
+import type { LongReadTurns } from './long-read-turns.ts'
 import type { PricingRulesCache } from './pricing-rules-cache.ts'
 import type { SideChecks } from './side-checks.ts'
 import type { SigningSecretCache } from './signing-secret-cache.ts'
+import type { StatementSlots } from './statement-slots.ts'
 import type { WriteLanes } from './write-lanes.ts'
 
 /** What every use case needs, built once in main and passed down. The store offers repositories and transactions, never a database handle. */
@@ -31,6 +33,10 @@ export interface AppContext {
   readonly writeLanes: WriteLanes
   /** Each live side's submission in flight on this instance, and its status checks (at most one a second). */
   readonly sideChecks: SideChecks
+  /** Long reads (statements) batch by batch, one batch at a time, in turns shared fairly. */
+  readonly longReads: LongReadTurns
+  /** The statements each merchant and mode is streaming on this instance. */
+  readonly statementSlots: StatementSlots
   /** The migrations this process applied when it opened the store (usually none). */
   readonly appliedMigrations: readonly string[]
 }

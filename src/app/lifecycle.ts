@@ -70,26 +70,12 @@ export async function submitSides(context: AppContext, operation: Operation): Pr
   }
 }
 
-/** How long a claimed item is left to its worker before another may take it over. */
-const leaseMs = 60_000
-const batchSize = 16
-
-/** Runs the scheduled work that is due: submissions a crash interrupted, polls of pending sides, expiry. */
-export async function runDueScheduledWork(context: AppContext, owner: string): Promise<number> {
-  const due = await context.store.scheduledWork.claimDue(owner, context.clock.nowUs(), leaseMs, batchSize)
-  for (const work of due) {
-    try {
-      await runWork(context, work)
-      await context.store.scheduledWork.complete(work.id, owner, context.clock.nowUs())
-    } catch (error) {
-      // Left leased: it is tried again when the lease runs out.
-      context.logger.error({ err: error, workId: work.id, kind: work.kind }, 'scheduled work failed')
-    }
-  }
-  return due.length
-}
-
-async function runWork(context: AppContext, work: ScheduledWork): Promise<void> {
+/**
+ * Runs one item of scheduled work: a submission a crash interrupted, a poll of a pending side, or
+ * expiry. Does nothing once the operation has ended. Claiming, completing and retrying the items
+ * is `ScheduledWorkPool`'s (scheduled-work-pool.ts).
+ */
+export async function runWork(context: AppContext, work: ScheduledWork): Promise<void> {
   const operation = await context.store.operations.findById(work.operationId)
   if (operation?.status !== 'pending') return
   if (work.kind === 'expire') {

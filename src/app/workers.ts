@@ -9,13 +9,12 @@ import {
   deliverDueEvents,
   leaseMs,
 } from '../events/dispatcher.ts'
-import { WakeSignal } from '../events/wake-signal.ts'
 import type { ClaimedEvent, EndedAttempt } from '../store/repositories/outbox.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { startDeliveryThread } from './delivery-thread.ts'
 import { GroupedWrites } from './grouped-writes.ts'
-import { runDueScheduledWork } from './lifecycle.ts'
+import { ScheduledWorkPool } from './scheduled-work-pool.ts'
 import { signingSecrets } from './webhook-secrets.ts'
 
 export interface Workers {
@@ -65,11 +64,12 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
 
 /**
  * The background work of one instance, in loops that never wait for each other: scheduled work
- * (submissions, polls, expiry), and callback delivery (a pool per mode of CALLBACK_CONCURRENCY
+ * (submissions, polls, expiry: items claimed in batches and run side by side,
+ * `scheduled-work-pool.ts`), and callback delivery (a pool per mode of CALLBACK_CONCURRENCY
  * deliveries in flight or being recorded, shared fairly between merchants, with a circuit per
  * merchant's endpoint: `events/delivery-pool.ts`). A hanging receiver can so delay neither a
- * settlement nor another merchant's callbacks, and sandbox callbacks never take live's slots. Each loop runs
- * again at once while it finds work, and every `idleMs` otherwise. `manual` leaves the running to
+ * settlement nor another merchant's callbacks, and sandbox callbacks never take live's slots. Each
+ * loop claims again as soon as it has room while it finds work, and every `idleMs` otherwise. `manual` leaves the running to
  * the caller (tests that move a clock by hand): `runDue` does one pass of each, deterministically,
  * and attempts every event it claims, whatever the state of its endpoint's circuit.
  */
@@ -86,11 +86,14 @@ export function createWorkers(
   const idleMs = options.idleMs ?? 250
   const concurrency = context.config.callbackConcurrency
   const delivery: Delivery = { dependencies: dispatcherDependencies(context), owner }
-  const runDue = async () =>
-    (await runDueScheduledWork(context, owner)) + (await deliverDueEvents(delivery, concurrency))
+  const scheduledWork = new ScheduledWorkPool(context, owner, {
+    concurrency: scheduledConcurrency(context),
+    idleMs,
+  })
+  const runDue = async () => (await scheduledWork.runOnce()) + (await deliverDueEvents(delivery, concurrency))
   if (options.manual) return { runDue, stop: async () => {} }
 
-  const scheduled = repeatWhileBusy(context, () => runDueScheduledWork(context, owner), idleMs)
+  const scheduled = scheduledWork.start()
   const callbacks = options.deliveryThread
     ? startDeliveryThread(context.config, context.logger, options.deliveryThread.turns, () =>
         startDeliveryPool(context, idleMs),
@@ -129,27 +132,12 @@ export function startDeliveryPool(context: AppContext, idleMs = 250): { stop(): 
   }
 }
 
-/** Runs `work` again at once while it handles something, and after `idleMs` otherwise, until stopped. */
-function repeatWhileBusy(context: AppContext, work: () => Promise<number>, idleMs: number) {
-  const signal = new WakeSignal()
-  let stopped = false
-  const loop = async () => {
-    while (!stopped) {
-      let handled = 0
-      try {
-        handled = await work()
-      } catch (error) {
-        context.logger.error({ err: error }, 'scheduled work failed; retrying')
-      }
-      if (handled === 0 && !stopped) await signal.wait(idleMs)
-    }
-  }
-  const running = loop()
-  return {
-    stop: async () => {
-      stopped = true
-      signal.wake()
-      await running
-    },
-  }
+/**
+ * Scheduled items run at once. On SQLite their settlements share group commits, so more at once
+ * is cheaper each. On PostgreSQL each holds one of the pool's 20 connections while it runs (while
+ * it waits for its merchant's counters, too, or for a statement timeout when the database stops
+ * answering), and the API's requests need the rest.
+ */
+function scheduledConcurrency(context: AppContext): number {
+  return context.store.groupsCommits ? 32 : 8
 }

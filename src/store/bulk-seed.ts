@@ -90,3 +90,51 @@ async function seedInOneTransaction(
       .execute()
   })
 }
+
+/**
+ * For benchmarks and load tests only: `count` more balance movements of the merchant's newest
+ * one, each under the next ledger sequence and its own reference, so a statement has rows to read
+ * without as many operations made through the API. The copies move no balance: `sika verify`
+ * reports them.
+ */
+export async function seedCopiesOfLedgerEntry(
+  store: Store,
+  merchantId: string,
+  mode: string,
+  count: number,
+): Promise<void> {
+  if (count <= 0) return
+  await withMaintenanceDatabase(store, async (db) => {
+    await db.transaction().execute(async (trx) => {
+      const counter = await trx
+        .selectFrom('counters')
+        .select('value')
+        .where('merchant_id', '=', merchantId)
+        .where('mode', '=', mode)
+        .where('name', '=', 'ledger')
+        .executeTakeFirstOrThrow()
+      const base = Number(counter.value)
+      await sql`
+        with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
+        insert into ledger_entries (
+          merchant_id, mode, sequence, reference, operation_id, operation_kind, type, currency,
+          amount_minor, status, created_at_us, updated_at_us, balance_after_minor)
+        select
+          t.merchant_id, t.mode, cast(${base} as bigint) + n.i,
+          substr(t.reference, 1, length(t.reference) - 8) || 'S' || cast(cast(${base} as bigint) + n.i as text),
+          t.operation_id, t.operation_kind, t.type, t.currency, t.amount_minor, t.status,
+          t.created_at_us + n.i, t.updated_at_us + n.i, t.balance_after_minor
+        from n cross join ledger_entries t
+        where t.merchant_id = ${merchantId} and t.mode = ${mode} and t.sequence = ${base}
+      `.execute(trx)
+      await trx
+        .updateTable('counters')
+        .set({ value: base + count })
+        .where('merchant_id', '=', merchantId)
+        .where('mode', '=', mode)
+        .where('name', '=', 'ledger')
+        .execute()
+    })
+    if (store.name === 'postgres') await sql`vacuum (analyze) ledger_entries`.execute(db)
+  })
+}

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../app/context.ts'
 import { statementColumns, statementRow, transactionRecord } from '../../app/records.ts'
-import { balancesOf, type LedgerEntry, listTransactions, statementEntries } from '../../app/transactions.ts'
+import { balancesOf, listTransactions, openStatement, type Statement } from '../../app/transactions.ts'
 import { type Currency, toMajorUnits } from '../../domain/money.ts'
 import { validationFailed } from '../../errors.ts'
 import { csvLine } from '../csv.ts'
@@ -55,7 +55,7 @@ export function transactionRoutes(app: FastifyInstance, context: AppContext): vo
     const { fromUs, toUs } = dateRange(query.from, query.to)
     const filters = { type: query.type, operation: query.operation, status: query.status, fromUs, toUs }
     if (query.format === 'csv')
-      return sendStatement(reply, statementEntries(context, request.principal, filters))
+      return sendStatement(reply, openStatement(context, request.principal, filters))
     const page = query.page ?? 1
     const perPage = query.perPage ?? 10
     const { items, total } = await listTransactions(context, request.principal, filters, { page, perPage })
@@ -82,16 +82,21 @@ export function transactionRoutes(app: FastifyInstance, context: AppContext): vo
   balanceRoute(app, context)
 }
 
-/** Streamed line by line: a statement of a million rows is sent in constant memory. */
-function sendStatement(reply: FastifyReply, entries: AsyncIterable<LedgerEntry>): FastifyReply {
-  async function* lines() {
+/**
+ * Streamed a batch of rows at a time: a statement of a million rows is sent in constant memory,
+ * each batch written out as one chunk in its turn. The statement's slot is given back when the
+ * response ends, whether it was sent whole or its client went away.
+ */
+function sendStatement(reply: FastifyReply, statement: Statement): FastifyReply {
+  reply.raw.once('close', statement.close)
+  async function* text() {
     yield csvLine(statementColumns)
-    for await (const entry of entries) yield csvLine(statementRow(entry))
+    yield* statement.chunks((entries) => entries.map((entry) => csvLine(statementRow(entry))).join(''))
   }
   return reply
     .type('text/csv; charset=utf-8')
     .header('content-disposition', 'attachment; filename="transactions.csv"')
-    .send(Readable.from(lines()))
+    .send(Readable.from(text()))
 }
 
 const BalanceRecord = Type.Object({

@@ -74,15 +74,16 @@ export interface LedgerRepository {
     page: PageRequest,
   ): Promise<Page<LedgerEntry>>
   /**
-   * Every entry the filters select, newest first, read in batches that seek on the sequence: a
-   * statement of any length in constant memory, holding no transaction or connection between batches.
+   * Every entry the filters select, newest first, in batches of at most `batchSize` that seek on
+   * the sequence: a statement of any length in constant memory, holding no transaction or
+   * connection between batches. Each batch is read when the one before it has been taken.
    */
   scan(
     merchantId: string,
     mode: Mode,
     filters: TransactionFilters,
     batchSize: number,
-  ): AsyncIterable<LedgerEntry>
+  ): AsyncIterable<LedgerEntry[]>
 }
 
 /**
@@ -517,7 +518,7 @@ async function* scanEntries(
   mode: Mode,
   filters: TransactionFilters,
   batchSize: number,
-): AsyncIterable<LedgerEntry> {
+): AsyncIterable<LedgerEntry[]> {
   let below = (await counterValue(db, merchantId, mode, 'ledger')) + 1
   for (;;) {
     const rows = await filtered(entriesOf(db, merchantId, mode), filters)
@@ -526,7 +527,7 @@ async function* scanEntries(
       .orderBy('ledger_entries.sequence', 'desc')
       .limit(batchSize)
       .execute()
-    for (const row of rows) yield toEntry(row)
+    if (rows.length > 0) yield rows.map(toEntry)
     if (rows.length < batchSize) return
     below = rows[rows.length - 1]!.sequence
   }

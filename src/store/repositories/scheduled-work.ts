@@ -23,8 +23,17 @@ export interface ScheduledWorkRepository {
    * instance; an item whose worker died is taken over when its lease runs out.
    */
   claimDue(owner: string, nowUs: number, leaseMs: number, limit: number): Promise<ScheduledWork[]>
-  /** Marks the item done, if its lease is still the owner's. */
-  complete(id: number, owner: string, nowUs: number): Promise<void>
+  /** Marks the items done, in one statement: those whose lease is still the owner's. */
+  complete(ids: readonly number[], owner: string, nowUs: number): Promise<void>
+  /** Ends the owner's lease of an item that failed at once: it is due again at `dueAtUs`, for any instance. */
+  release(id: number, owner: string, dueAtUs: number): Promise<void>
+  /**
+   * Ends every lease of the owner but those of the items it still holds: after a claim or a
+   * write whose outcome it did not hear (a lost connection, a timeout), leases may have been
+   * taken or kept that nobody is working on. Reads every item not done (no index knows owners);
+   * run only after such a failure.
+   */
+  releaseUnheld(owner: string, heldIds: readonly number[]): Promise<void>
 }
 
 export function scheduledWorkRepository({ db, dialect }: RepositoryScope): ScheduledWorkRepository {
@@ -50,38 +59,65 @@ export function scheduledWorkRepository({ db, dialect }: RepositoryScope): Sched
       if (effects.some((effect) => effect.action === 'finish-all'))
         await finishAllWork(db, { operationId, nowUs })
     },
-    async claimDue(owner, nowUs, leaseMs, limit) {
-      const skipLocked = dialect.supportsRowLocks ? sql`for update skip locked` : sql``
-      const { rows } = await sql<Selectable<ScheduledWorkTable>>`
-        update scheduled_work set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}, attempts = attempts + 1
-        where id in (
-          select id from scheduled_work
-          where done_at_us is null and due_at_us <= ${nowUs}
-            and (lease_until_us is null or lease_until_us < ${nowUs})
-          order by due_at_us
-          ${dialect.limit(limit)}
-          ${skipLocked}
-        )
-        returning *`.execute(db)
-      return rows.map((row) => ({
-        id: row.id,
-        kind: row.kind as WorkKind,
-        operationId: row.operation_id,
-        role: row.role as SideRole,
-        dueAtUs: row.due_at_us,
-        attempts: row.attempts,
-      }))
-    },
-    async complete(id, owner, nowUs) {
+    claimDue: (owner, nowUs, leaseMs, limit) => claimDue({ db, dialect }, owner, nowUs, leaseMs, limit),
+    async complete(ids, owner, nowUs) {
+      if (ids.length === 0) return
       await db
         .updateTable('scheduled_work')
         .set({ done_at_us: nowUs, lease_owner: null, lease_until_us: null })
+        .where('id', 'in', ids)
+        .where('lease_owner', '=', owner)
+        .where('done_at_us', 'is', null)
+        .execute()
+    },
+    async release(id, owner, dueAtUs) {
+      await db
+        .updateTable('scheduled_work')
+        .set({ due_at_us: dueAtUs, lease_owner: null, lease_until_us: null })
         .where('id', '=', id)
         .where('lease_owner', '=', owner)
         .where('done_at_us', 'is', null)
         .execute()
     },
+    async releaseUnheld(owner, heldIds) {
+      let query = db
+        .updateTable('scheduled_work')
+        .set({ lease_owner: null, lease_until_us: null })
+        .where('lease_owner', '=', owner)
+        .where('done_at_us', 'is', null)
+      if (heldIds.length > 0) query = query.where('id', 'not in', heldIds)
+      await query.execute()
+    },
   }
+}
+
+async function claimDue(
+  { db, dialect }: Pick<RepositoryScope, 'db' | 'dialect'>,
+  owner: string,
+  nowUs: number,
+  leaseMs: number,
+  limit: number,
+): Promise<ScheduledWork[]> {
+  const skipLocked = dialect.supportsRowLocks ? sql`for update skip locked` : sql``
+  const { rows } = await sql<Selectable<ScheduledWorkTable>>`
+    update scheduled_work set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}, attempts = attempts + 1
+    where id in (
+      select id from scheduled_work
+      where done_at_us is null and due_at_us <= ${nowUs}
+        and (lease_until_us is null or lease_until_us < ${nowUs})
+      order by due_at_us
+      ${dialect.limit(limit)}
+      ${skipLocked}
+    )
+    returning *`.execute(db)
+  return rows.map((row) => ({
+    id: row.id,
+    kind: row.kind as WorkKind,
+    operationId: row.operation_id,
+    role: row.role as SideRole,
+    dueAtUs: row.due_at_us,
+    attempts: row.attempts,
+  }))
 }
 
 const insertWork = statementTemplate(
