@@ -64,8 +64,8 @@ export class ApiError extends Error {
   ) {
     const status = errorRegistry[code].status
     const stackTraceLimit = Error.stackTraceLimit
-    // A refusal (4xx) is expected and its stack says nothing: capturing one cost a flood of 429s
-    // more CPU (11.5 % of the process) than the rest of each answer. A 5xx keeps it, for the log.
+    // A refusal (4xx) is expected and its stack says nothing, yet capturing it costs more than the
+    // rest of the answer, and a flood of 429s repeats it. A 5xx keeps it, for the log.
     if (status < 500) Error.stackTraceLimit = 0
     super(message ?? errorRegistry[code].message)
     Error.stackTraceLimit = stackTraceLimit

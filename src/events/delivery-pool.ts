@@ -190,10 +190,10 @@ export class DeliveryPool {
       }
       if (this.stopped) break
       // Only events given back: what is due belongs to endpoints without a free slot. Claiming
-      // again as each slot frees would give most of it back again (PostgreSQL spent its CPU on
-      // that): the next look waits a little, while their waiting events keep those slots busy.
+      // again as each slot frees would give most of it back again, spending the database's CPU on
+      // nothing: the next look waits a little, while their waiting events keep those slots busy.
       // Some taken too: other endpoints have room, and what was given back is due later, so the
-      // next claim reaches past it at once (a dead endpoint's backlog no longer paces the others).
+      // next claim reaches past it at once (a dead endpoint's backlog does not pace the others).
       if (filled.givenBack > 0 && filled.givenBack === filled.claimed)
         await this.stopping.wait(this.settings.givenBackPauseMs ?? defaultGivenBackPauseMs)
       // A claim that took some may have left more due, and one that looked at only some of the
@@ -330,9 +330,9 @@ export class DeliveryPool {
   /**
    * Delivers the event. Its endpoint's slot, and its merchant's, free as soon as the endpoint has
    * answered: recording the attempt costs the endpoint nothing, and on PostgreSQL the record's
-   * commit took longer than the request, so an endpoint's slots sat idle most of the time. Its
-   * pool slot frees once the attempt is recorded. The operation's next event, claimed with the
-   * record, is placed as any claimed event is.
+   * commit can take longer than the request, which would leave an endpoint's slots idle waiting
+   * for commits. Its pool slot frees once the attempt is recorded. The operation's next event,
+   * claimed with the record, is placed as any claimed event is.
    */
   private start(event: ClaimedEvent, load: EndpointLoad): void {
     const { clock, logger } = this.delivery.dependencies
@@ -407,10 +407,10 @@ export class DeliveryPool {
    * requests still in flight keep their endpoint slots (it gets no more) and their place in its
    * merchant's share (set aside: the merchant's endpoints that answer split its share without this
    * one), but no longer count in the pool's, and its waiting events go back to the outbox at its
-   * next turns. Held, a dead endpoint kept its slots from everyone else until its
-   * requests timed out (10 s): the pool's slots bound this instance's work, and a request nobody
-   * answers is none. What stays bounded: an endpoint's requests in flight, to its slots, and a
-   * merchant's, to its share.
+   * next turns. Held, a dead endpoint would keep its slots from everyone else until its requests
+   * time out (`deliveryTimeoutMs`): the pool's slots bound this instance's work, and a request
+   * nobody answers is none. What stays bounded: an endpoint's requests in flight, to its slots,
+   * and a merchant's, to its share.
    */
   private freeSilentSlots(nowUs: number): void {
     if (nowUs - this.silenceCheckedUs < silenceCheckEveryUs) return
@@ -447,8 +447,9 @@ export class DeliveryPool {
 
   /**
    * One request's time, shared by its slots: the pace its given-back events come back at. At
-   * least `shortestStepUs`: an endpoint that answers in a millisecond takes one event every 60 µs
-   * or so, and a step of 1 ms held a lone fast endpoint's backlog to a thousand a second.
+   * least `shortestStepUs`, which is kept small: an endpoint that answers in a millisecond with 16
+   * slots takes an event about every 60 µs, so a floor of a millisecond would hold a lone fast
+   * endpoint's backlog to a sixteenth of the pace it answers at.
    */
   private stepUs(load: EndpointLoad): number {
     return Math.max(shortestStepUs, Math.round((load.averageMs * 1000) / this.slotsOf(load)))

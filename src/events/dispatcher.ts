@@ -138,7 +138,7 @@ export async function deliverThroughCircuit(
     // Its due backlog waits for the end of the cool-down in a statement a chunk, not a claim and a
     // give-back each. All of it is due again at once, as the circuit's own deferrals are (within
     // a tenth of the cool-down): the probe goes first and the rest wait for its answer. Spread
-    // out, they came due one by one while the circuit was open and each was deferred alone.
+    // out, they would come due one by one while the circuit is open, each deferred alone.
     const untilUs =
       change === 'opened' || change === 'reopened' ? circuits?.deferredUntilUs(destination.key) : undefined
     if (untilUs !== undefined) parking = parkBacklog(dependencies, destination, untilUs, 0)
@@ -161,7 +161,7 @@ const parkedAtMost = 102_400
 /**
  * Gives the destination's due backlog later turns (`OutboxRepository.park`, a statement a chunk),
  * from `fromUs`, one every `stepUs`; resolves with how many, and logs rather than throws when the
- * store fails (the events are then claimed and given back one by one, as before).
+ * store fails (the events are then claimed and given back one by one, as without a park).
  */
 export async function parkBacklog(
   dependencies: Pick<DispatcherDependencies, 'outbox' | 'clock' | 'logger'>,
@@ -270,9 +270,9 @@ async function post(
   headers: Record<string, string>,
   live: boolean,
 ): Promise<AttemptResult> {
-  // A timer cleared when the attempt ends, not AbortSignal.timeout: that costs several times more
-  // to make, and its timer stays armed for the whole 10 s after the answer (20,000 of them at the
-  // callbacks' rate).
+  // A timer cleared when the attempt ends, not AbortSignal.timeout: that costs more to make, and
+  // its timer cannot be cleared, so one per callback sent stays armed for the whole limit after
+  // the answer.
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(timeoutReason()), deliveryTimeoutMs)
   try {

@@ -85,8 +85,8 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
   database.pragma(walSync ? 'synchronous = NORMAL' : 'synchronous = FULL')
   database.pragma('foreign_keys = ON')
   // Each transaction of a group is a savepoint, and SQLite copies every page a savepoint changes
-  // into a sub-journal to roll it back alone: in temporary files, that was ~100 KB of pwrite per
-  // collect; in memory it is a copy.
+  // into a sub-journal to roll it back alone: kept in memory, that is a copy, not writes to a
+  // temporary file for every transaction.
   database.pragma('temp_store = MEMORY')
   // A synchronous wait stops the whole process, the lock's holder included when it is another
   // connection of this process: the writer never waits inside SQLite, and BEGIN waits for the

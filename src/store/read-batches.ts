@@ -1,7 +1,7 @@
 /**
  * Point reads of one kind, sent together when they queue. While fewer than `inFlightLimit` reads
- * are running, a read goes at once, alone: an idle service answers as fast as before. Reads that
- * arrive while that many are running wait, and go as one statement as soon as one of them ends,
+ * are running, a read goes at once, alone: an idle service answers as fast as without batches.
+ * Reads that arrive while that many are running wait, and go as one statement as soon as one ends,
  * up to `largestBatch` at a time. On PostgreSQL each statement costs a round trip, two system
  * calls on each side and the server's per-statement work; fifty merchants' clients reading
  * details at once then pay those once per batch instead of once per read. On SQLite a read

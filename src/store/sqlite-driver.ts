@@ -31,9 +31,10 @@ const noTurn = Symbol('no turn')
  * better-sqlite3 is synchronous, so SQLite's own busy timeout would stop the whole process while
  * it waits for another connection's lock. When that connection belongs to this process too (two
  * instances sharing a file, as in tests), the process then cannot commit what the lock waits for:
- * each failed BEGIN blocked everything for the whole timeout, a dozen waiters starved the holder,
- * and its group stayed open for seconds. The writer's busy timeout is therefore zero, and the
- * wait for BEGIN is asynchronous, with a short backoff, up to `lockWaitMs`; reads go on meanwhile.
+ * each failed BEGIN would block everything for the whole timeout, and waiters would starve the
+ * holder and keep its group open for seconds. The writer's busy timeout is therefore zero, and
+ * the wait for BEGIN is asynchronous, with a short backoff, up to `lockWaitMs`; reads go on
+ * meanwhile.
  *
  * Group commit: a durable commit costs an fsync, and one fsync can hold many transactions. Each
  * transaction runs as a savepoint inside a group transaction that stays open while other
@@ -384,7 +385,7 @@ function isBusy(error: unknown): boolean {
 /**
  * SQLite (3.53, as better-sqlite3 bundles it) reads the value bound to a LIMIT while planning,
  * and so marks the statement to be prepared again each time that parameter is bound: every run
- * of a list page's statement was a fresh prepare (`sqlite3Reprepare`, a fifth of its samples).
+ * of a list page's statement would be a fresh prepare (`sqlite3Reprepare`).
  * Written `? + 0`, the limit is an expression the planner does not read, and the prepared
  * statement is reused. Raw SQL writes its limits through `StoreDialect.limit` (dialect.ts).
  */

@@ -4,11 +4,11 @@ import { Worker } from 'node:worker_threads'
 /**
  * Copies the WAL's pages back into the database file (a checkpoint) from a worker thread with its
  * own connection. SQLite checkpoints by itself inside the COMMIT that grows the WAL past its limit,
- * on the thread that committed: reading back a thousand pages, writing them and two fsyncs held
- * the event loop for tens of milliseconds every few commits under write load. Here a passive
- * checkpoint runs every `intervalMs` beside the writer (it never blocks it, nor waits for readers);
- * the writer's own automatic checkpoint stays on at `backstopPages`, so the WAL cannot grow
- * without bound should this thread fall behind or stop.
+ * on the thread that committed: reading the WAL's pages back, writing them and two fsyncs would
+ * hold the event loop for as long as the disk takes, every few commits under write load. Here a
+ * passive checkpoint runs every `intervalMs` beside the writer (it never blocks it, nor waits for
+ * readers); the writer's own automatic checkpoint stays on at `backstopPages`, so the WAL cannot
+ * grow without bound should this thread fall behind or stop.
  */
 export class WalCheckpointer {
   private readonly worker: Worker

@@ -262,7 +262,7 @@ async function claimDueEvents(
   const skipLocked = dialect.supportsRowLocks ? sql`for update of due skip locked` : sql``
   // Operations' next events are found through their operations (events_by_operation), in no
   // order: each operation has one claimable event at most, so the limit never binds. Ordered by
-  // when due, PostgreSQL's generic plan walked the due index instead, over every due event.
+  // when due, PostgreSQL's generic plan would walk the due index instead, over every due event.
   const ofOperation =
     operationIds === undefined ? sql`` : sql`and due.operation_id in (${sql.join(operationIds)})`
   const inDueOrder = operationIds === undefined ? sql`order by due.next_attempt_at_us` : sql``
@@ -486,9 +486,8 @@ const parkRowsSkippedByClaims = 2_048
  * One statement: finds the target's first `rows` due events (events_due_by_merchant reads the
  * merchant's due events in order) and gives each its turn, counted in
  * due order, then by position (an operation's later event keeps a later turn than its earlier
- * one). The turns are computed by the database from their rank, not sent as values: a list of
- * 256 ids and turns cost PostgreSQL 14 ms to parse and plan, more than its update (29 ms a
- * statement in all beside a drain, 115 µs an event).
+ * one). The turns are computed by the database from their rank, not sent as values: PostgreSQL
+ * takes longer to parse and plan a long list of ids and turns than to run the update itself.
  */
 async function giveTurns(
   db: Executor,
@@ -500,13 +499,13 @@ async function giveTurns(
 ): Promise<number> {
   const length = endpoint.length
   // A park only saves claims, so it never waits for a row another transaction holds (a give-back
-  // holding one event and waiting for its operation's later one, which the park holds, was a deadlock).
+  // holding one event and waiting for its operation's later one, which the park holds, would deadlock).
   const skipLocked = dialect.supportsRowLocks ? sql`for update of parked skip locked` : sql``
   // The origin, then the URL's end or its path, query or fragment: never another port's or host's.
   // Only events due before the first turn: every one moves later, none earlier.
   // The turns are a materialized CTE: computed once, whatever the statistics say. As a subquery
-  // joined to the update, stale statistics once planned it as a nested loop that ran it again
-  // for every pending event (0.95 s for one chunk).
+  // joined to the update, stale statistics can plan it as a nested loop that runs it again for
+  // every pending event.
   const { rows: moved } = await sql<{ id: string }>`
     with turns as materialized (
       select due.id, row_number() over (order by due.next_attempt_at_us, due.position) as rank
