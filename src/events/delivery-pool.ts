@@ -448,8 +448,8 @@ export class DeliveryPool {
   /**
    * One request's time, shared by its slots: the pace its given-back events come back at. At
    * least `shortestStepUs`, which is kept small: an endpoint that answers in a millisecond with 16
-   * slots takes an event about every 60 µs, so a floor of a millisecond would hold a lone fast
-   * endpoint's backlog to a sixteenth of the pace it answers at.
+   * slots takes an event every sixteenth of a millisecond, and a floor of a whole request's time
+   * would hold a lone fast endpoint's backlog to a sixteenth of the pace it answers at.
    */
   private stepUs(load: EndpointLoad): number {
     return Math.max(shortestStepUs, Math.round((load.averageMs * 1000) / this.slotsOf(load)))
