@@ -7,8 +7,8 @@ import { ensureBuilt } from '../scripts/build.mjs'
 
 // Sika's live heap is about 50 MB, but under load most of what survives a scavenge is a
 // request's garbage, and V8's default lets the old space grow to about four times what the last
-// full collection kept before collecting again (peaks over 300 MB). Growing by half instead
-// holds the peak under 200 MB at the same throughput (BENCHMARKS.md, Memory). A flag given on the
+// full collection kept before collecting again. Growing by half instead keeps the peak RSS
+// lower at the same throughput (BENCHMARKS.md, Memory). A flag given on the
 // command line wins.
 if (!process.execArgv.some((flag) => flag.startsWith('--heap-growing-percent')))
   setFlagsFromString('--heap-growing-percent=50')

@@ -3,8 +3,7 @@
 // that the thread (DELIVERY_THREAD=on) loads what delivery needs, not the HTTP server and its
 // schemas too (about 27 MB less RSS to import). `bin/sika.mjs` calls ensureBuilt() on every
 // start, so a clone, a pull or an edit never runs stale code, and a running service does not
-// carry a TypeScript loader: loading the sources through tsx cost about 70 MB of RSS before
-// anything ran (BENCHMARKS.md, Memory).
+// carry a TypeScript loader, whose RSS at idle the bundle saves (BENCHMARKS.md, Memory).
 //
 //   node scripts/build.mjs        builds now, whatever the dates
 import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
