@@ -1,8 +1,10 @@
-import { mkdirSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { defaultDatabaseUrl } from './store/default-location.ts'
+import {
+  type DatabaseLocation,
+  defaultDatabaseUrl,
+  parseDatabaseLocation,
+} from './store/database-location.ts'
 
 /** The settings of one Sika process, read once from the environment and frozen. */
 export interface Config {
@@ -54,10 +56,6 @@ export interface Config {
   readonly metricsHost: string
   readonly metricsPort: number
 }
-
-export type DatabaseLocation =
-  | { readonly kind: 'sqlite'; readonly path: string }
-  | { readonly kind: 'postgres'; readonly url: string }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof logLevels)[number]
@@ -222,12 +220,6 @@ function defaultTurnBudgetMs(database: DatabaseLocation): number {
  */
 const defaultCallbackConcurrency = 64
 
-export function parseDatabaseLocation(value: string): DatabaseLocation {
-  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value }
-  const path = sqlitePath(value)
-  return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) }
-}
-
 function databaseLocation(value: string, problems: string[]): DatabaseLocation {
   try {
     return parseDatabaseLocation(value)
@@ -237,25 +229,6 @@ function databaseLocation(value: string, problems: string[]): DatabaseLocation {
     )
     return parseDatabaseLocation(defaultDatabaseUrl)
   }
-}
-
-/**
- * A SQLite file's path, also when written as a `file:` URL (`file:///srv/sika.db`, or
- * `file:data/sika.db` relative to the working folder, as SQLite reads it), percent-decoded either
- * way: read as a plain path, `file:` became a folder of that name. SQLite's URI parameters
- * (`?mode=ro`) would be ignored, so they are refused.
- */
-function sqlitePath(value: string): string {
-  if (!/^file:/i.test(value)) return value
-  if (/[?#]/.test(value)) throw new Error('Sika opens the file itself: a file: URL takes no ?parameters')
-  if (/^file:\/\//i.test(value)) return fileURLToPath(value)
-  return decodeURIComponent(value.slice('file:'.length))
-}
-
-/** Creates the SQLite file's folder, so a fresh clone starts without any manual step. */
-export function prepareDatabaseFolder(location: DatabaseLocation): void {
-  if (location.kind === 'sqlite' && location.path !== ':memory:')
-    mkdirSync(dirname(location.path), { recursive: true })
 }
 
 function parseSecretsKey(

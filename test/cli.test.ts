@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { signingSecrets } from '../src/app/webhook-secrets.ts'
-import { parseDatabaseLocation } from '../src/config.ts'
+import { parseDatabaseLocation } from '../src/store/database-location.ts'
 import { migrate, openStore } from '../src/store/store.ts'
 import { type ApiClient, type ApiResponse, startApp, type TestApp } from './support/app.ts'
 import { type CliResult, runSika } from './support/cli.ts'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { CompiledQuery, type Kysely } from 'kysely'
-import { parseDatabaseLocation } from '../src/config.ts'
+import { parseDatabaseLocation } from '../src/store/database-location.ts'
 import { openStore, rawDatabase, type Store } from '../src/store/store.ts'
 import { markWriteOnly } from '../src/store/write-only.ts'
 import { describeEachStore } from './support/stores.ts'

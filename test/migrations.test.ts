@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { parseDatabaseLocation } from '../src/config.ts'
+import { parseDatabaseLocation } from '../src/store/database-location.ts'
 import { migrate, openStore, rawDatabase, type Store } from '../src/store/store.ts'
 import { describeEachStore } from './support/stores.ts'
 

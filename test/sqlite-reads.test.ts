@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
-import { parseDatabaseLocation } from '../src/config.ts'
+import { parseDatabaseLocation } from '../src/store/database-location.ts'
 import { migrate, openStore, rawDatabase, type Store } from '../src/store/store.ts'
 
 /**

@@ -1,4 +1,5 @@
-import { type Config, ConfigError, type DatabaseLocation } from '../config.ts'
+import { type Config, ConfigError } from '../config.ts'
+import type { DatabaseLocation } from '../store/database-location.ts'
 import type { Store } from '../store/store.ts'
 import { createSecretBox, keySourceName, opens, type SecretBox, wouldCreateKey } from './credentials.ts'
 

@@ -58,13 +58,19 @@ export class SideChecks {
     if (state.following) return state.following
     const previous = state.running ?? Promise.resolve()
     const following = previous.then(async () => {
-      const waitMs = state.startedAtMs + this.intervalMs - this.nowMs()
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs))
+      // A timer may fire a little before its delay by this clock (libuv counts from its cached
+      // loop time), so the wait repeats until the interval is really up.
+      for (let waitMs = this.waitMs(state); waitMs > 0; waitMs = this.waitMs(state))
+        await new Promise((resolve) => setTimeout(resolve, Math.ceil(waitMs)))
       state.following = undefined
       await this.start(key, run)
     })
     state.following = following
     return following
+  }
+
+  private waitMs(state: CheckState): number {
+    return state.startedAtMs + this.intervalMs - this.nowMs()
   }
 
   private start(key: string, run: () => Promise<void>): Promise<void> {

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { type Dialect, type RawBuilder, sql } from 'kysely'
 import pg from 'pg'
-import type { DatabaseLocation } from '../config.ts'
+import type { DatabaseLocation } from './database-location.ts'
 import { GuardedPostgresDialect } from './postgres-driver.ts'
 import { type CommitStatistics, GuardedSqliteDialect } from './sqlite-driver.ts'
 import { backstopPages, WalCheckpointer } from './wal-checkpointer.ts'

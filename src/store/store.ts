@@ -1,6 +1,6 @@
 import { Kysely, type Migration, Migrator, sql, type Transaction } from 'kysely'
-import { type DatabaseLocation, prepareDatabaseFolder } from '../config.ts'
 import { type Clock, systemClock } from '../domain/clock.ts'
+import { type DatabaseLocation, prepareDatabaseFolder } from './database-location.ts'
 import { createDialect, type DialectOptions, type StoreDialect } from './dialect.ts'
 import * as foundation from './migrations/0001-foundation.ts'
 import * as defaultCatalogue from './migrations/0002-default-catalogue.ts'
