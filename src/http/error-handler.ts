@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import type { AppContext } from '../app/context.ts'
+import { isStoreUnavailable } from '../app/store-status.ts'
 import { ApiError, type ErrorCode, errorRegistry, listedErrorsLimit, validationFailed } from '../errors.ts'
 import { toFieldErrors } from './validation.ts'
 
@@ -169,7 +170,7 @@ function toApiError(error: FastifyError, context: AppContext): ApiError {
   const mapped = error.code ? fastifyCodes[error.code] : undefined
   if (mapped) return typeof mapped === 'string' ? new ApiError(mapped) : new ApiError(...mapped)
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_json')
-  if (context.store.isUnavailable(error)) return new ApiError('unavailable')
+  if (isStoreUnavailable(context, error)) return new ApiError('unavailable')
   // A plugin's own refusal of a path (the docs' static files: 403 outside their folder, 400 for a
   // NUL in it): nothing is there for the caller, so it is an unknown route, never a 500.
   const status = error.statusCode ?? 0

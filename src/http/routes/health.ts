@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { AppContext } from '../../app/context.ts'
+import { checkStoreAnswers, storeName } from '../../app/store-status.ts'
 import { ApiError } from '../../errors.ts'
 import { errorResponse } from '../openapi.ts'
 import { rateLimitsOf } from '../rate-limit.ts'
@@ -42,10 +43,10 @@ export function healthRoutes(app: FastifyInstance, context: AppContext): void {
   }
   app.get('/ready', { schema: readiness }, async () => {
     try {
-      await context.store.ping(readinessBoundMs)
+      await checkStoreAnswers(context, readinessBoundMs)
     } catch {
       throw new ApiError('unavailable', 'The database cannot be reached.')
     }
-    return { status: 'ready', store: context.store.name, ...rateLimitsOf(app).state() }
+    return { status: 'ready', store: storeName(context), ...rateLimitsOf(app).state() }
   })
 }
