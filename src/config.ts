@@ -12,10 +12,11 @@ export interface Config {
   readonly host: string
   readonly database: DatabaseLocation
   /**
-   * The longest a database statement may take before it is abandoned (DATABASE_TIMEOUT). A frozen
-   * database then answers 503 within a few seconds instead of holding requests.
+   * The longest a database statement may take before it is abandoned (DATABASE_STATEMENT_TIMEOUT,
+   * or DATABASE_TIMEOUT, its older name, when the new one is unset). A frozen database then answers
+   * 503 within a few seconds instead of holding requests.
    */
-  readonly databaseTimeoutMs: number
+  readonly databaseStatementTimeoutMs: number
   readonly publicBaseUrl: string
   readonly logLevel: LogLevel
   /** Where the key that encrypts webhook secrets at rest comes from. */
@@ -28,8 +29,12 @@ export interface Config {
   /** API requests one instance works on at once (0: no limit); more wait up to admissionWaitMs, then 503. */
   readonly maxInFlight: number
   readonly admissionWaitMs: number
-  /** How long a stretch of the event loop starts API requests before the rest wait for a later turn (0: no limit; SQLite only by default). */
-  readonly turnBudgetMs: number
+  /**
+   * How long a stretch of the event loop starts API requests before the rest wait for a later turn
+   * (REQUEST_TIME_PER_TURN_MS, or TURN_BUDGET_MS, its older name, when the new one is unset; 0: no
+   * limit; SQLite only by default).
+   */
+  readonly requestTimePerTurnMs: number
   /** Failed authentications allowed per (api-key, client address) and per client address in 10 s (AUTH_FAILURE_LIMIT; 0: unlimited). */
   readonly authFailureLimit: number
   /**
@@ -74,6 +79,12 @@ function environmentReader(environment: Environment, problems: string[]) {
     const value = environment[name]
     return value === undefined || value.trim() === '' ? undefined : value.trim()
   }
+  /**
+   * The variable to read for a renamed setting: its name, or the older name kept as an alias so
+   * that existing deployments keep working. The name wins when both are set.
+   */
+  const named = (name: string, olderName: string): string =>
+    read(name) === undefined && read(olderName) !== undefined ? olderName : name
   const integer = (name: string, fallback: number, min: number, max: number): number => {
     const raw = read(name)
     if (raw === undefined) return fallback
@@ -84,19 +95,20 @@ function environmentReader(environment: Environment, problems: string[]) {
     }
     return value
   }
-  return { read, integer }
+  return { read, named, integer }
 }
 
 /** Parses every setting, collecting all problems so the operator fixes them in one go. */
 export function loadConfig(environment: Environment = process.env): Config {
   const problems: string[] = []
-  const { read, integer } = environmentReader(environment, problems)
+  const { read, named, integer } = environmentReader(environment, problems)
 
   const port = integer('PORT', 3000, 0, 65535)
   // This machine only, unless told (a first start prints demo keys); a container sets HOST=0.0.0.0.
   const host = read('HOST') ?? '127.0.0.1'
   const database = databaseLocation(read('DATABASE_URL') ?? defaultDatabaseUrl, problems)
-  const databaseTimeoutMs = parseDuration('DATABASE_TIMEOUT', read('DATABASE_TIMEOUT'), 2000, problems)
+  const statementTimeout = named('DATABASE_STATEMENT_TIMEOUT', 'DATABASE_TIMEOUT')
+  const databaseStatementTimeoutMs = parseDuration(statementTimeout, read(statementTimeout), 2000, problems)
 
   const publicBaseUrl = (read('PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '')
   if (!isHttpUrl(publicBaseUrl))
@@ -111,7 +123,8 @@ export function loadConfig(environment: Environment = process.env): Config {
   const rateLimitPerSecond = integer('RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000)
   const maxInFlight = integer('MAX_IN_FLIGHT', 64, 0, 100_000)
   const admissionWaitMs = integer('ADMISSION_WAIT_MS', 100, 1, 60_000)
-  const turnBudgetMs = integer('TURN_BUDGET_MS', defaultTurnBudgetMs(database), 0, 1_000)
+  const requestTimePerTurn = named('REQUEST_TIME_PER_TURN_MS', 'TURN_BUDGET_MS')
+  const requestTimePerTurnMs = integer(requestTimePerTurn, defaultRequestTimePerTurnMs(database), 0, 1_000)
   const authFailureLimit = integer('AUTH_FAILURE_LIMIT', 10, 0, 1_000_000)
   const trustProxy = parseTrustProxy(read('TRUST_PROXY'), problems)
   const redisUrl = read('REDIS_URL')
@@ -129,7 +142,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     port,
     host,
     database,
-    databaseTimeoutMs,
+    databaseStatementTimeoutMs,
     publicBaseUrl,
     logLevel,
     secretsKey,
@@ -138,7 +151,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     rateLimitPerSecond,
     maxInFlight,
     admissionWaitMs,
-    turnBudgetMs,
+    requestTimePerTurnMs,
     authFailureLimit,
     trustProxy,
     redisUrl,
@@ -185,10 +198,10 @@ function onOrOff(name: string, raw: string | undefined, fallback: boolean, probl
 }
 
 /**
- * Off unless asked for: the thread loads its own bundle and opens the store again, about 40 MB more
- * memory, and at saturation its callbacks run a couple of seconds further behind the operations,
- * for about 1.3× the collects a second on SQLite (BENCHMARKS.md). A database
- * in memory cannot be opened by a second connection: the thread would deliver from an empty one.
+ * Off unless asked for: the thread loads its own bundle and opens the store again, which costs
+ * memory, and at saturation its callbacks run further behind the operations; what it gives back is
+ * more collects a second on SQLite (BENCHMARKS.md). A database in memory cannot be opened by a
+ * second connection: the thread would deliver from an empty one.
  */
 function deliveryThreadSetting(
   raw: string | undefined,
@@ -205,18 +218,18 @@ function deliveryThreadSetting(
 
 /**
  * SQLite answers a request without yielding, so a burst of them holds the event loop (turn-budget.ts).
- * On PostgreSQL every query yields already, and holding requests back only made the write lanes'
- * groups smaller: collects 10–20 % slower in the bench's A/B, loop delay unchanged.
+ * On PostgreSQL every query yields already: holding requests back leaves the loop as free as it is,
+ * and makes each merchant's group commits smaller, so its writes slower (BENCHMARKS.md).
  */
-function defaultTurnBudgetMs(database: DatabaseLocation): number {
+function defaultRequestTimePerTurnMs(database: DatabaseLocation): number {
   return database.kind === 'sqlite' ? 4 : 0
 }
 
 /**
  * Callback deliveries at once per instance and mode: a merchant alone may hold half of them, 32,
- * and its endpoint 16 in flight once it has earned them (and as many waiting). Fewer left
- * a burst of collects with a backlog of callbacks slow to drain (BENCHMARKS.md), as claims and
- * records take more events at a time with more.
+ * and its endpoint 16 in flight once it has earned them (and as many waiting). Claims and records
+ * take more events at a time with more slots, so a burst of collects leaves a backlog of callbacks
+ * that drains sooner than with fewer (BENCHMARKS.md).
  */
 const defaultCallbackConcurrency = 64
 

@@ -52,7 +52,7 @@ describeEachStore('admission control', (target) => {
 
   before(async () => {
     app = await startApp(target(), {
-      environment: { MAX_IN_FLIGHT: '2', ADMISSION_WAIT_MS: '300', DATABASE_TIMEOUT: '10s' },
+      environment: { MAX_IN_FLIGHT: '2', ADMISSION_WAIT_MS: '300', DATABASE_STATEMENT_TIMEOUT: '10s' },
     })
     merchant = await app.createMerchant('Admission')
   })
@@ -238,7 +238,7 @@ describeEachStore('admission control with fewer clients than slots', (target) =>
     service = await startService({
       DATABASE_URL: target().databaseUrl,
       MAX_IN_FLIGHT: '8',
-      TURN_BUDGET_MS: '1',
+      REQUEST_TIME_PER_TURN_MS: '1',
       WORKERS: 'off',
       RATE_LIMIT_PER_SECOND: '1000000',
     })
@@ -283,7 +283,7 @@ function headersOf(merchant: IssuedMerchant): Record<string, string> {
 }
 
 /**
- * The turn budget (README, TURN_BUDGET_MS) on the real server: with 1 ms, a burst of reads and
+ * The turn budget (README, REQUEST_TIME_PER_TURN_MS) on the real server: with 1 ms, a burst of reads and
  * collects on 60 connections is spread over many turns of the event loop, and every request is
  * still answered, each with its own record.
  */
@@ -292,7 +292,7 @@ describeEachStore('a burst spread over turns of the event loop', (target) => {
   let merchant: IssuedMerchant
 
   before(async () => {
-    app = await startApp(target(), { environment: { TURN_BUDGET_MS: '1' } })
+    app = await startApp(target(), { environment: { REQUEST_TIME_PER_TURN_MS: '1' } })
     merchant = await app.createMerchant('Spread')
   })
   after(() => app.close())

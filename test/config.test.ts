@@ -37,7 +37,12 @@ describe('loadConfig: defaults', () => {
       64,
       'CALLBACK_CONCURRENCY defaults to 64: 16 to one endpoint (README)',
     )
-    assert.equal(config.turnBudgetMs, 4, 'TURN_BUDGET_MS defaults to 4 on SQLite (README)')
+    assert.equal(config.requestTimePerTurnMs, 4, 'REQUEST_TIME_PER_TURN_MS defaults to 4 on SQLite (README)')
+    assert.equal(
+      config.databaseStatementTimeoutMs,
+      2000,
+      'DATABASE_STATEMENT_TIMEOUT defaults to 2s (README)',
+    )
     assert.equal(config.deliveryThread, false, 'DELIVERY_THREAD defaults to off (README)')
   })
 
@@ -49,12 +54,15 @@ describe('loadConfig: defaults', () => {
     assert.match(error.message, /DELIVERY_THREAD=on needs a database the thread can open too/)
   })
 
-  test('TURN_BUDGET_MS defaults to 0 on PostgreSQL, where every query yields the loop already', () => {
+  test('REQUEST_TIME_PER_TURN_MS defaults to 0 on PostgreSQL, where every query yields the loop already', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/sika', SECRETS_KEY: secretsKey })
-    assert.equal(config.turnBudgetMs, 0)
+    assert.equal(config.requestTimePerTurnMs, 0)
     assert.equal(
-      loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/sika', TURN_BUDGET_MS: '3', SECRETS_KEY: secretsKey })
-        .turnBudgetMs,
+      loadConfig({
+        DATABASE_URL: 'postgres://127.0.0.1/sika',
+        REQUEST_TIME_PER_TURN_MS: '3',
+        SECRETS_KEY: secretsKey,
+      }).requestTimePerTurnMs,
       3,
     )
   })
@@ -72,6 +80,53 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.port, 3000)
     assert.equal(config.logLevel, 'info')
   })
+})
+
+describe('loadConfig: renamed variables keep their older names as aliases (README)', () => {
+  const table = [
+    {
+      setting: 'databaseStatementTimeoutMs',
+      name: 'DATABASE_STATEMENT_TIMEOUT',
+      olderName: 'DATABASE_TIMEOUT',
+      value: '5s',
+      expected: 5000,
+      other: '7000',
+      otherExpected: 7000,
+    },
+    {
+      setting: 'requestTimePerTurnMs',
+      name: 'REQUEST_TIME_PER_TURN_MS',
+      olderName: 'TURN_BUDGET_MS',
+      value: '7',
+      expected: 7,
+      other: '2',
+      otherExpected: 2,
+    },
+  ] as const
+  for (const { setting, name, olderName, value, expected, other, otherExpected } of table) {
+    test(`${name}, or ${olderName} when it is unset; ${name} wins when both are set`, () => {
+      assert.equal(loadConfig({ SECRETS_KEY: secretsKey, [name]: value })[setting], expected)
+      assert.equal(loadConfig({ SECRETS_KEY: secretsKey, [olderName]: value })[setting], expected)
+      assert.equal(
+        loadConfig({ SECRETS_KEY: secretsKey, [name]: value, [olderName]: other })[setting],
+        expected,
+      )
+      assert.equal(
+        loadConfig({ SECRETS_KEY: secretsKey, [name]: '', [olderName]: other })[setting],
+        otherExpected,
+        'a blank variable is unset',
+      )
+      // A bad value under the older name is reported under that name; under both, only the new one is read.
+      assert.match(
+        configErrorFor({ SECRETS_KEY: secretsKey, [olderName]: 'x' }).problems[0]!,
+        new RegExp(`^${olderName} `),
+      )
+      assert.match(
+        configErrorFor({ SECRETS_KEY: secretsKey, [name]: 'x', [olderName]: value }).problems[0]!,
+        new RegExp(`^${name} `),
+      )
+    })
+  }
 })
 
 describe('loadConfig: explicit values', () => {
@@ -149,6 +204,9 @@ describe('loadConfig: each bad value is a ConfigError naming its variable', () =
     { variable: 'SANDBOX_DELAY_MS', value: '1.5' },
     { variable: 'RATE_LIMIT_PER_SECOND', value: 'many' },
     { variable: 'TURN_BUDGET_MS', value: '-1' },
+    { variable: 'REQUEST_TIME_PER_TURN_MS', value: '-1' },
+    { variable: 'DATABASE_STATEMENT_TIMEOUT', value: '500ms' },
+    { variable: 'DATABASE_TIMEOUT', value: 'soon' },
     { variable: 'DELIVERY_THREAD', value: 'yes' },
     { variable: 'REDIS_URL', value: 'http://127.0.0.1:6379' },
     { variable: 'DATABASE_URL', value: 'file://elsewhere/sika.db' },

@@ -91,13 +91,13 @@ describeEachStore('group commit', (target) => {
       assert.ok(syncs >= 1 && syncs <= commits, `${commits} commits made durable by ${syncs} syncs`)
     } else {
       assert.equal(after, undefined)
-      const lanes = app.context.writeLanes.statistics()
-      assert.ok(lanes.writes >= 33, `${lanes.writes} writes committed through the lanes`)
+      const grouped = app.context.merchantGroupCommit.statistics()
+      assert.ok(grouped.writes >= 33, `${grouped.writes} writes committed through the merchant group commit`)
       assert.ok(
-        lanes.transactions < lanes.writes,
-        `${lanes.writes} writes in ${lanes.transactions} transactions: none were grouped`,
+        grouped.transactions < grouped.writes,
+        `${grouped.writes} writes in ${grouped.transactions} transactions: none were grouped`,
       )
-      assert.ok(lanes.refusedInGroups > 0, 'no refusal came after other writes of its transaction')
+      assert.ok(grouped.refusedInGroups > 0, 'no refusal came after other writes of its transaction')
     }
     await assertStoreConsistent(app)
   })
@@ -105,15 +105,15 @@ describeEachStore('group commit', (target) => {
   test('one client at a time: every write commits by itself before it is answered', async () => {
     const client = app.client(merchant.sandbox)
     const before = app.context.store.commitStatistics()
-    const lanesBefore = app.context.writeLanes.statistics()
+    const groupedBefore = app.context.merchantGroupCommit.statistics()
     for (let i = 0; i < 10; i++) {
       const answer = await client.post('/api/v1/collect', collect(`alone-${i}`))
       assert.equal(answer.status, 200)
       if (app.context.store.name === 'postgres') {
-        // A write that finds its merchant's lane idle runs at once, in a transaction of its own.
-        const lanes = app.context.writeLanes.statistics()
+        // A write that finds its merchant's queue idle runs at once, in a transaction of its own.
+        const grouped = app.context.merchantGroupCommit.statistics()
         assert.deepEqual(
-          [lanes.transactions - lanesBefore.transactions, lanes.writes - lanesBefore.writes],
+          [grouped.transactions - groupedBefore.transactions, grouped.writes - groupedBefore.writes],
           [i + 1, i + 1],
         )
       }
@@ -169,7 +169,7 @@ describeEachStore('group commit', (target) => {
   })
 
   test('one merchant’s collects and withdrawals at once: every balance after follows from the one before, refusals write nothing', async () => {
-    // Within a lane's transaction the balance row stays locked, so after its first change the
+    // Within a group's transaction the balance row stays locked, so after its first change the
     // rest are counted in the process (src/store/repositories/ledger.ts): the rows must say
     // exactly what one statement per change would have made them say.
     const { id, sandbox } = await app.createMerchant('Group commit, balances')

@@ -8,7 +8,7 @@ import { describeEachStore } from './support/stores.ts'
 /**
  * A write's numbers (list positions, ledger sequences, event positions) come from its merchant's
  * counters. Inside one transaction, counters it advanced already stay locked, so a later reserve
- * of the same counters (the next opening of a merchant's write lane) is counted without asking the
+ * of the same counters (the next opening of a merchant's group commit) is counted without asking the
  * database: it must hand out exactly the numbers, and leave exactly the counters, that one
  * statement per reserve would have.
  */

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test'
 import { TurnBudget } from '../src/http/turn-budget.ts'
 
 /**
- * The turn budget (README, TURN_BUDGET_MS): a stretch of the event loop starts requests while it
+ * The turn budget (README, REQUEST_TIME_PER_TURN_MS): a stretch of the event loop starts requests while it
  * is within its budget; the rest start in check phases after it, in the order they came, and a
  * request that finds the loop idle starts at once. Each request here "costs" 1 ms of a clock it
  * advances itself.

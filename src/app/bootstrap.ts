@@ -12,6 +12,7 @@ import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
 import { LongReadTurns } from './long-read-turns.ts'
+import { MerchantGroupCommit } from './merchant-group-commit.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
 import { openSecretBox } from './secrets-key.ts'
@@ -19,7 +20,6 @@ import { SideChecks } from './side-checks.ts'
 import { createSigningSecretCache } from './signing-secret-cache.ts'
 import { StatementSlots } from './statement-slots.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
-import { WriteLanes } from './write-lanes.ts'
 
 /**
  * Opens the store, applies migrations, assembles the context every use case receives, and gives
@@ -51,7 +51,7 @@ export async function createContext(
   // A bad OPERATORS_FILE stops the start before anything is opened, naming the entry and field.
   const live = readLiveConnections(config)
   const store = openStore(config.database, {
-    timeoutMs: config.databaseTimeoutMs,
+    timeoutMs: config.databaseStatementTimeoutMs,
     clock,
     onWarning: (message) => logger.warn({ databaseWarning: message }, 'the database warned'),
     writerTurns: options.writerTurns,
@@ -72,7 +72,7 @@ export async function createContext(
     notificationKey: secrets.derive('sandbox-notifications'),
     checkoutUrl: (token) => `${config.publicBaseUrl}/checkout/${token}`,
   })
-  const writeLanes = new WriteLanes(store)
+  const merchantGroupCommit = new MerchantGroupCommit(store)
   const context = {
     config,
     store,
@@ -84,7 +84,7 @@ export async function createContext(
     credentials: createCredentialCache(),
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
-    writeLanes,
+    merchantGroupCommit,
     sideChecks: new SideChecks(),
     longReads: new LongReadTurns(),
     statementSlots: new StatementSlots(),
@@ -93,7 +93,7 @@ export async function createContext(
       store,
       clock,
       logger,
-      groupedCommits: () => writeLanes.grouped(),
+      groupedCommits: () => merchantGroupCommit.grouped(),
     }),
   }
   try {

@@ -7,11 +7,11 @@ import type { Store } from '../store/store.ts'
 import type { CredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
 import type { LongReadTurns } from './long-read-turns.ts'
+import type { MerchantGroupCommit } from './merchant-group-commit.ts'
 import type { PricingRulesCache } from './pricing-rules-cache.ts'
 import type { SideChecks } from './side-checks.ts'
 import type { SigningSecretCache } from './signing-secret-cache.ts'
 import type { StatementSlots } from './statement-slots.ts'
-import type { WriteLanes } from './write-lanes.ts'
 
 /** What every use case needs, built once in main and passed down. The store offers repositories and transactions, never a database handle. */
 export interface AppContext {
@@ -30,7 +30,7 @@ export interface AppContext {
   /** The route and fee rule of each side priced, fresh for at most 500 ms. */
   readonly pricingRules: PricingRulesCache
   /** One merchant's initiations committed together, on a store that commits each transaction alone. */
-  readonly writeLanes: WriteLanes
+  readonly merchantGroupCommit: MerchantGroupCommit
   /** Each live side's submission in flight on this instance, and its status checks (at most one a second). */
   readonly sideChecks: SideChecks
   /** Long reads (statements) batch by batch, one batch at a time, in turns shared fairly. */

@@ -143,7 +143,7 @@ export async function runDeliveryThread(data: ThreadData): Promise<void> {
   })
   // Ready only once the store answers: on PostgreSQL nothing before this connects, and a thread
   // that cannot reach it (its second pool refused, say) is one that could not start.
-  await context.store.ping(config.databaseTimeoutMs)
+  await context.store.ping(config.databaseStatementTimeoutMs)
   const pool = stopRequested ? undefined : startDeliveryPool(context)
   stop = async () => {
     try {

@@ -87,8 +87,10 @@ export async function executeWrite(
     }
   }
   try {
-    const lane = command.type === 'open' ? openingLane(command.draft) : undefined
-    const written = await (lane ? context.writeLanes.write(lane, work) : context.store.transaction(work))
+    const group = command.type === 'open' ? openingGroup(command.draft) : undefined
+    const written = await (group
+      ? context.merchantGroupCommit.write(group, work)
+      : context.store.transaction(work))
     context.metrics.countStatuses(taken)
     return written
   } catch (error) {
@@ -102,12 +104,12 @@ export async function executeWrite(
 }
 
 /**
- * The lane an opening is committed in, with the other openings of its merchant and mode (they
+ * The group commit an opening joins, with the other openings of its merchant and mode (they
  * take the same counters). A refund's opening runs alone: it locks the refunded operation's row,
  * which a group already holding the counters must not wait for (a settling refund holds that row
  * and waits for the counters).
  */
-function openingLane(draft: Operation): string | undefined {
+function openingGroup(draft: Operation): string | undefined {
   return draft.refundOf ? undefined : `${draft.merchantId}/${draft.mode}`
 }
 

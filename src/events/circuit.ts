@@ -1,4 +1,4 @@
-import { remembered } from './remembered.ts'
+import { createBoundedMemo } from './bounded-memo.ts'
 
 /**
  * A circuit per callback endpoint (the origin of the callback URL: scheme, host and port), kept in
@@ -46,7 +46,7 @@ export const longestHoldMs = defaultCircuitSettings.maxCooldownMs
 export type EndpointVerdict = 'answered' | 'failed' | 'not-reached'
 
 /** Whether an event may be sent now, must wait for a probe's answer, or goes back to the outbox until `untilUs`. */
-export type Admission =
+export type CircuitDecision =
   | { readonly kind: 'send' }
   | { readonly kind: 'wait'; readonly probe: Promise<void> }
   | { readonly kind: 'defer'; readonly untilUs: number }
@@ -74,7 +74,7 @@ export class EndpointCircuits {
   ) {}
 
   /** Decides for one event about to be sent to `endpoint`; the caller records the attempt's verdict if it sends. */
-  admit(endpoint: string, eventId: string, nowUs: number): Admission {
+  admit(endpoint: string, eventId: string, nowUs: number): CircuitDecision {
     const circuit = this.circuits.get(endpoint)
     if (circuit?.openUntilUs === undefined) return { kind: 'send' }
     if (nowUs < circuit.openUntilUs)
@@ -154,7 +154,7 @@ function newProbe(eventId: string, sinceUs: number, windowMs: number): NonNullab
 }
 
 /** The endpoint a callback URL is delivered to: its origin, or the URL itself if it has none. */
-export const endpointOf = remembered((callbackUrl: string): string => {
+export const endpointOf = createBoundedMemo((callbackUrl: string): string => {
   try {
     const { origin } = new URL(callbackUrl)
     return origin === 'null' ? callbackUrl : origin

@@ -47,13 +47,13 @@ interface EndpointLoad {
    */
   averageMs: number
   /** When the last event given back for want of a free slot is due again. */
-  nextTurnUs: number
+  nextTurnAtUs: number
   /** When it last answered, or had nothing in flight: its requests out since then are unanswered. */
-  heardUs: number
+  lastHeardAtUs: number
   /** When its due backlog was last parked (`parkIfSilent`). */
-  parkedUs: number
+  lastParkedAtUs: number
   /** When it last answered a request of this instance, 0 if it never has. */
-  answeredUs: number
+  lastAnsweredAtUs: number
   /** Whether its silence since that answer has been logged: once a silence, not at each park. */
   silenceLogged: boolean
   /** Each of its deliveries that holds a pool slot: calling one frees that slot now. */
@@ -115,7 +115,9 @@ const smoothing = 0.3
 
 /** Requests in flight, and none answered for `minimumSilenceUs` and four of its usual requests' time. */
 function isSilent(load: EndpointLoad, nowUs: number): boolean {
-  return load.inFlight > 0 && nowUs - load.heardUs >= Math.max(minimumSilenceUs, 4 * load.averageMs * 1000)
+  return (
+    load.inFlight > 0 && nowUs - load.lastHeardAtUs >= Math.max(minimumSilenceUs, 4 * load.averageMs * 1000)
+  )
 }
 
 /**
@@ -156,7 +158,7 @@ export class DeliveryPool {
   /** What an endpoint starts with, and falls back to after a failure. */
   private readonly firstSlots: number
   /** When `freeSilentSlots` last looked at every endpoint. */
-  private silenceCheckedUs = 0
+  private silenceCheckedAtUs = 0
   /** Where the next claim's look at the merchants with events pending starts: after this one. */
   private nextLookAfter = ''
   /** Claims in a row that took nothing. */
@@ -306,17 +308,18 @@ export class DeliveryPool {
    * after the last one, and again at most once a second while it stays silent.
    */
   private parkIfSilent(load: EndpointLoad, nowUs: number): void {
-    if (!isSilent(load, nowUs) || nowUs - load.parkedUs < reparkAfterUs) return
+    if (!isSilent(load, nowUs) || nowUs - load.lastParkedAtUs < reparkAfterUs) return
     const logSilence = !load.silenceLogged
     load.silenceLogged = true
-    const lastAnswerMsAgo = load.answeredUs === 0 ? null : Math.round((nowUs - load.answeredUs) / 1000)
-    load.parkedUs = nowUs
+    const lastAnswerMsAgo =
+      load.lastAnsweredAtUs === 0 ? null : Math.round((nowUs - load.lastAnsweredAtUs) / 1000)
+    load.lastParkedAtUs = nowUs
     const stepUs = this.stepUs(load)
-    const fromUs = load.nextTurnUs + stepUs
+    const fromUs = load.nextTurnAtUs + stepUs
     const { endpoint, merchantId } = load.destination
     const parked = parkBacklog(this.delivery.dependencies, load.destination, fromUs, stepUs)
       .then((count) => {
-        load.nextTurnUs = Math.max(load.nextTurnUs, fromUs + count * stepUs)
+        load.nextTurnAtUs = Math.max(load.nextTurnAtUs, fromUs + count * stepUs)
         if (!logSilence) return
         this.delivery.dependencies.logger.warn(
           { endpoint, merchantId, lastAnswerMsAgo, parked: count, everyMs: stepUs / 1000 },
@@ -352,7 +355,7 @@ export class DeliveryPool {
       this.signal.wake()
     }
     load.slotHolders.add(freeSlot)
-    if (load.inFlight === 0) load.heardUs = clock.nowUs()
+    if (load.inFlight === 0) load.lastHeardAtUs = clock.nowUs()
     load.inFlight++
     // The next event's lease starts with the record, after this: its wait here is counted from it.
     let sentAtUs = clock.nowUs()
@@ -413,8 +416,8 @@ export class DeliveryPool {
    * and a merchant's, to its share.
    */
   private freeSilentSlots(nowUs: number): void {
-    if (nowUs - this.silenceCheckedUs < silenceCheckEveryUs) return
-    this.silenceCheckedUs = nowUs
+    if (nowUs - this.silenceCheckedAtUs < silenceCheckEveryUs) return
+    this.silenceCheckedAtUs = nowUs
     for (const load of this.loads.values()) {
       if ((load.slotHolders.size === 0 && load.waiting.length === 0) || !isSilent(load, nowUs)) continue
       for (const freeSlot of [...load.slotHolders]) freeSlot()
@@ -441,8 +444,8 @@ export class DeliveryPool {
    * answers, each event given back about once.
    */
   private nextTurn(load: EndpointLoad, nowUs: number): number {
-    load.nextTurnUs = Math.max(load.nextTurnUs, nowUs) + this.stepUs(load)
-    return load.nextTurnUs
+    load.nextTurnAtUs = Math.max(load.nextTurnAtUs, nowUs) + this.stepUs(load)
+    return load.nextTurnAtUs
   }
 
   /**
@@ -461,8 +464,8 @@ export class DeliveryPool {
       load.slots = this.firstSlots
       return
     }
-    load.heardUs = this.delivery.dependencies.clock.nowUs()
-    load.answeredUs = load.heardUs
+    load.lastHeardAtUs = this.delivery.dependencies.clock.nowUs()
+    load.lastAnsweredAtUs = load.lastHeardAtUs
     load.silenceLogged = false
     // Its share caps what it may use; this only keeps the count from growing without end.
     load.slots = Math.min(this.settings.concurrency, load.slots + 1)
@@ -479,10 +482,10 @@ export class DeliveryPool {
         slots: this.firstSlots,
         waiting: [],
         averageMs: initialAverageMs,
-        nextTurnUs: 0,
-        heardUs: 0,
-        parkedUs: 0,
-        answeredUs: 0,
+        nextTurnAtUs: 0,
+        lastHeardAtUs: 0,
+        lastParkedAtUs: 0,
+        lastAnsweredAtUs: 0,
         silenceLogged: false,
         slotHolders: new Set(),
       }

@@ -9,6 +9,7 @@ import type {
   OutboxRepository,
   ParkTarget,
 } from '../store/repositories/outbox.ts'
+import { createBoundedMemo } from './bounded-memo.ts'
 import {
   type CircuitChange,
   type EndpointCircuits,
@@ -16,7 +17,6 @@ import {
   endpointOf,
   longestHoldMs,
 } from './circuit.ts'
-import { remembered } from './remembered.ts'
 import { nextRetryDelayMs, scheduledAttemptAtUs } from './retry-schedule.ts'
 import { signatureHeaders } from './signing.ts'
 import { isForbiddenAddress, publicOnlyLookup } from './ssrf.ts'
@@ -120,7 +120,7 @@ export async function deliverThroughCircuit(
   const heldTooLong = dependencies.clock.nowUs() >= scheduledAttemptAtUs(event) + longestHoldMs * 1000
   const gated = circuits && !heldTooLong
   const deferUntilUs = gated
-    ? await admission(circuits, dependencies.clock, destination.key, event)
+    ? await circuitDeferral(circuits, dependencies.clock, destination.key, event)
     : undefined
   if (deferUntilUs !== undefined) {
     await dependencies.outbox.defer([{ event, untilUs: deferUntilUs }], owner)
@@ -181,7 +181,7 @@ export async function parkBacklog(
 }
 
 /** Undefined when the event may go now; otherwise when it is due again. Waits for a probe at most once. */
-async function admission(
+async function circuitDeferral(
   circuits: EndpointCircuits,
   clock: Clock,
   endpoint: string,
@@ -316,7 +316,7 @@ interface Target {
 }
 
 /** Throws on a URL that does not parse: the attempt then fails with the reason. Each URL is split once. */
-const targetOf = remembered((url: string): Target => {
+const targetOf = createBoundedMemo((url: string): Target => {
   const parsed = new URL(url)
   const host = parsed.hostname.replace(/^\[|\]$/g, '')
   return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, host }

@@ -16,27 +16,28 @@ import { TurnBudget } from './turn-budget.ts'
  * Without a turn budget, "at once" counts the requests of one turn of the event loop, not only
  * those still awaiting something: a request answered without waiting for I/O (a read on SQLite) is
  * done before the next one starts, yet every request read in the same turn waited behind it.
- * Without that, an overloaded SQLite instance never had a request in flight: the line formed in
- * the kernel's socket queues, where nothing could see or shorten it, and latency grew without
- * bound. Under a budget, the requests it defers to later turns are the ones in flight.
+ * Counting only those awaiting I/O, an overloaded SQLite instance would never have a request in
+ * flight: the line would form in the kernel's socket queues, where nothing can see or shorten it,
+ * and latency would grow without bound. Under a budget, the requests it defers to later turns are
+ * the ones in flight.
  *
  * It runs in front of Fastify, on the server's own request event: a refusal must cost far less
  * than an answer, or refusing half the requests of an overload leaves no time to answer the other
- * half. Through Fastify's hooks a 503 cost 150 µs of CPU, more than half of a whole read; here
- * it is a fixed body written at once.
+ * half. Fastify's hooks would make a 503 cost a good part of a whole read; here it is a fixed body
+ * written at once.
  *
  * A request counts from the moment its body has arrived. One without a body is admitted there;
  * one with a body goes on to be read and parsed without a slot (refused at once only if the line
  * is full already), and takes its turn once its body is in (`admitArrived`, from a preValidation
- * hook). Counted from its headers, a body trickled a
- * byte every 2 s would hold its slot for the 10 s Node gives a request to arrive, and 64 such
- * connections of one merchant every slot: every other merchant would be answered 503.
+ * hook). Counted from its headers, a body trickled a byte every 2 s would hold its slot for the
+ * 10 s Node gives a request to arrive, and 64 such connections of one merchant every slot: every
+ * other merchant would be answered 503.
  *
  * A request admitted starts at once while the event loop's current stretch is within
- * `turnBudgetMs`, and in a later check phase otherwise, behind those deferred before it
+ * `requestTimePerTurnMs`, and in a later check phase otherwise, behind those deferred before it
  * (turn-budget.ts).
  */
-export interface Admission {
+export interface RequestAdmission {
   /**
    * Passes the request on (`next`) now, or once a slot is free; answers 503 itself otherwise. A
    * request with a body is passed on at once, to be admitted once the body has arrived.
@@ -51,20 +52,20 @@ export interface Admission {
 }
 
 /** What admission control tells the metrics. */
-export interface AdmissionObserver {
+export interface RequestAdmissionObserver {
   /** A request found every slot taken: it waits in the line, or is refused at once when the line is full. */
   waited(): void
   /** A request was answered 503 after `durationMs` in the line, or at once when the line was full. */
   refused(request: IncomingMessage, durationMs: number): void
 }
 
-export function createAdmission(
-  config: Pick<Config, 'maxInFlight' | 'admissionWaitMs' | 'turnBudgetMs'>,
-  observer: AdmissionObserver,
-): Admission {
+export function createRequestAdmission(
+  config: Pick<Config, 'maxInFlight' | 'admissionWaitMs' | 'requestTimePerTurnMs'>,
+  observer: RequestAdmissionObserver,
+): RequestAdmission {
   const { maxInFlight, admissionWaitMs } = config
-  const line = new AdmissionLine(maxInFlight, config.turnBudgetMs <= 0)
-  const turns = new TurnBudget(config.turnBudgetMs)
+  const line = new RequestSlots(maxInFlight, config.requestTimePerTurnMs <= 0)
+  const turns = new TurnBudget(config.requestTimePerTurnMs)
   const pass = (request: IncomingMessage, response: ServerResponse, next: () => void, fromLine: boolean) => {
     response.once('close', () => line.release())
     const start = startUnlessGone(request, response, next)
@@ -167,12 +168,11 @@ interface Waiter {
  *
  * Under a turn budget those are not counted: the budget already holds a turn to its length, and
  * the requests it defers keep their slots until answered, so an overload fills the slots anyway.
- * Counting them as well counted one client twice: a request answered in a check phase kept its
- * slot until the next, while its client's next request arrived in the poll phase in between. At
- * 50 clients against 64 slots requests waited in the line, and the bench's list pages had a p99
- * 14-62 times their p50.
+ * Counting them as well would count one client twice: a request answered in a check phase would
+ * keep its slot until the next, while its client's next request arrives in the poll phase in
+ * between, so fewer clients than slots would still wait in the line.
  */
-class AdmissionLine {
+class RequestSlots {
   private inFlight = 0
   /** Admitted and already done since the turn began: they still fill the turn's slots. */
   private doneThisTurn = 0

@@ -8,7 +8,7 @@ import Fastify, {
 } from 'fastify'
 import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
-import { type Admission, acceptedRequestId, atCapacity, createAdmission } from './admission.ts'
+import { acceptedRequestId, atCapacity, createRequestAdmission, type RequestAdmission } from './admission.ts'
 import { requireCredentials } from './authentication.ts'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
 import { refuseHostileInput } from './hostile-input.ts'
@@ -98,8 +98,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
 }
 
 /** Admission control (admission.ts), its waits and refusals counted in the metrics. */
-function admissionOf(context: AppContext): Admission {
-  return createAdmission(context.config, {
+function admissionOf(context: AppContext): RequestAdmission {
+  return createRequestAdmission(context.config, {
     waited: () => context.metrics.countAdmissionWait(),
     refused: (request, durationMs) =>
       context.metrics.observeRequest({
@@ -112,7 +112,7 @@ function admissionOf(context: AppContext): Admission {
 }
 
 /** Fastify's own HTTP/1 server, with admission control in front of its handler (admission.ts). */
-function admittingServer(admission: Admission): FastifyServerFactory {
+function admittingServer(admission: RequestAdmission): FastifyServerFactory {
   return (handler, options) => {
     // What Fastify would have set on the server it creates (its options, defaults filled in).
     const { http, keepAliveTimeout, requestTimeout, connectionTimeout } = options as ServerSettings

@@ -51,7 +51,7 @@ export interface MetricsOptions {
   store: Store
   clock: Clock
   logger: Logger
-  /** Commits that held grouped writes so far, and the writes they held (`WriteLanes.grouped`). */
+  /** Commits that held grouped writes so far, and the writes they held (`MerchantGroupCommit.grouped`). */
   groupedCommits(): { commits: number; writes: number }
 }
 
@@ -125,7 +125,7 @@ export function createMetrics({
   }
 }
 
-/** Read at each scrape from what the store or the write lanes counted: writes per commit is their ratio. */
+/** Read at each scrape from what the store or the merchant group commit counted: writes per commit is their ratio. */
 function groupedCommitMetrics(registry: Registry, read: MetricsOptions['groupedCommits']): void {
   const counterOf = (name: string, help: string, value: (figures: ReturnType<typeof read>) => number) =>
     new Counter({
@@ -139,7 +139,7 @@ function groupedCommitMetrics(registry: Registry, read: MetricsOptions['groupedC
     })
   counterOf(
     'sika_grouped_commits_total',
-    'Commits of grouped writes: on SQLite every group commit; on PostgreSQL every transaction of a write lane (one merchant’s initiations).',
+    'Commits of grouped writes: on SQLite every group commit; on PostgreSQL every transaction of a merchant group commit (one merchant’s initiations).',
     (figures) => figures.commits,
   )
   counterOf(

@@ -18,9 +18,9 @@ import { assertStoreConsistent } from '../support/verify.ts'
  */
 
 const callbackUrl = 'http://127.0.0.1:9/callbacks'
-const environment = { RATE_LIMIT_PER_SECOND: '0', SANDBOX_DELAY_MS: '300', DATABASE_TIMEOUT: '2s' }
+const environment = { RATE_LIMIT_PER_SECOND: '0', SANDBOX_DELAY_MS: '300', DATABASE_STATEMENT_TIMEOUT: '2s' }
 /**
- * DATABASE_TIMEOUT 2 s: a statement the server cannot answer is abandoned after 3 s, a pool wait or
+ * DATABASE_STATEMENT_TIMEOUT 2 s: a statement the server cannot answer is abandoned after 3 s, a pool wait or
  * a connection attempt after 2 s. Requests queued behind a merchant's stuck transaction are
  * answered with it, so each waits out one timeout (they took up to 5 s when each started a
  * transaction of its own afterwards); the rest is margin for a loaded machine.

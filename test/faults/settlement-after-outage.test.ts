@@ -22,7 +22,7 @@ import { sleep } from '../support/wait.ts'
  */
 
 const delayMs = 400
-const environment = { SANDBOX_DELAY_MS: String(delayMs), DATABASE_TIMEOUT: '2s' }
+const environment = { SANDBOX_DELAY_MS: String(delayMs), DATABASE_STATEMENT_TIMEOUT: '2s' }
 const outageMs = 4_000
 /** From the database's return to no operation pending. */
 const settledBoundMs = 5_000

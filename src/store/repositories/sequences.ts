@@ -31,7 +31,7 @@ export interface SequencesRepository {
 /**
  * `inTransaction`: the repository is a transaction's. A counter it advanced stays locked until the
  * transaction ends, so later reserves of the same counters (the next openings of a merchant's
- * write lane, `app/write-lanes.ts`) are counted here, and the statement that advances them rides
+ * group commit, `app/merchant-group-commit.ts`) are counted here, and the statement that advances them rides
  * with the next one that needs an answer: one round trip fewer for each opening after the first.
  */
 export function sequencesRepository({ db }: RepositoryScope, inTransaction = false): SequencesRepository {

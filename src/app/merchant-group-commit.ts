@@ -8,13 +8,13 @@ interface Pending {
   reject(error: unknown): void
 }
 
-interface Lane {
-  queue: Pending[]
+interface MerchantQueue {
+  pending: Pending[]
   running: boolean
 }
 
-export interface LaneStatistics {
-  /** Transactions the lanes committed, and the writes they held (writes refused are in neither). */
+export interface GroupCommitStatistics {
+  /** Transactions the group commit committed, and the writes they held (writes refused are in neither). */
   transactions: number
   writes: number
   /** Writes that failed after others in their transaction: each made those again without it. */
@@ -26,14 +26,16 @@ const largestGroup = 32
 const longestGroupMs = 200
 
 /**
- * Group commit per merchant, for a store that commits each transaction alone (PostgreSQL).
+ * Group commit per merchant and mode, for a store that commits each transaction alone (PostgreSQL).
  *
  * Every initiation of one merchant and mode takes the same counters' row lock, so they run one
- * after another whatever the number of connections, and each paid a WAL flush while holding it.
- * Here the writes of one lane that arrive while one of its transactions runs are made next, one
- * after another, in one transaction: one lock wait and one flush for the group.
+ * after another whatever the number of connections, and each alone would pay a WAL flush while
+ * holding it. Here the writes of one merchant and mode that arrive while one of its transactions
+ * runs are made next, one after another, in one transaction: one lock wait and one flush for the
+ * group.
  *
- * - A write that finds its lane idle starts at once, alone: one client waits no longer than before.
+ * - A write that finds its merchant's queue idle starts at once, alone: one client waits no longer
+ *   than it would without grouping.
  * - Each write is answered only after the COMMIT that holds it.
  * - A write that fails fails alone. The transaction is rolled back, the writes before it are made
  *   again without it, and it is made again first of the next transaction: a refusal is answered
@@ -43,36 +45,38 @@ const longestGroupMs = 200
  *   tried one after another: each would wait out the timeout again before its 503.
  * - A group stops taking writes after `longestGroupMs`, so a settlement waiting for the same
  *   counters waits for one short group, not for a long queue.
- * - Different lanes (merchants) run side by side, on their own connections.
+ * - Different merchants' queues run side by side, on their own connections.
  *
- * A store that commits concurrent transactions together itself (SQLite) gets no lanes.
+ * A store that commits concurrent transactions together itself (SQLite) has its writes go straight
+ * to it.
  */
-export class WriteLanes {
-  private readonly lanes = new Map<string, Lane>()
-  private readonly counted: LaneStatistics = { transactions: 0, writes: 0, refusedInGroups: 0 }
+export class MerchantGroupCommit {
+  private readonly queues = new Map<string, MerchantQueue>()
+  private readonly counted: GroupCommitStatistics = { transactions: 0, writes: 0, refusedInGroups: 0 }
 
   constructor(private readonly store: Store) {}
 
+  /** Commits `work` with the other writes queued under the same key (a merchant and mode). */
   write<T>(key: string, work: (tx: Repositories) => Promise<T>): Promise<T> {
     if (this.store.groupsCommits) return this.store.transaction(work)
     return new Promise<T>((resolve, reject) => {
-      let lane = this.lanes.get(key)
-      if (!lane) {
-        lane = { queue: [], running: false }
-        this.lanes.set(key, lane)
+      let queue = this.queues.get(key)
+      if (!queue) {
+        queue = { pending: [], running: false }
+        this.queues.set(key, queue)
       }
-      lane.queue.push({ work, resolve: resolve as (result: unknown) => void, reject })
-      if (!lane.running) void this.run(key, lane)
+      queue.pending.push({ work, resolve: resolve as (result: unknown) => void, reject })
+      if (!queue.running) void this.run(key, queue)
     })
   }
 
-  statistics(): LaneStatistics {
+  statistics(): GroupCommitStatistics {
     return { ...this.counted }
   }
 
   /**
    * Commits that held grouped writes, and the writes they held, whichever groups them: SQLite's
-   * group commit (every write transaction) or these lanes (one merchant's initiations).
+   * group commit (every write transaction) or this one (one merchant's initiations).
    */
   grouped(): { commits: number; writes: number } {
     const sqlite = this.store.commitStatistics()
@@ -80,17 +84,17 @@ export class WriteLanes {
     return { commits: this.counted.transactions, writes: this.counted.writes }
   }
 
-  private async run(key: string, lane: Lane): Promise<void> {
-    lane.running = true
-    while (lane.queue.length > 0) {
-      const unavailable = await this.commitInOrder(lane.queue.splice(0, largestGroup))
+  private async run(key: string, queue: MerchantQueue): Promise<void> {
+    queue.running = true
+    while (queue.pending.length > 0) {
+      const unavailable = await this.commitInOrder(queue.pending.splice(0, largestGroup))
       // Those that queued behind a group the database did not answer waited out its timeout
       // already; a transaction of their own would wait out another before its answer.
-      if (unavailable) for (const pending of lane.queue.splice(0)) pending.reject(unavailable.error)
+      if (unavailable) for (const pending of queue.pending.splice(0)) pending.reject(unavailable.error)
     }
-    lane.running = false
-    // Merchants come and go: an idle lane is forgotten.
-    this.lanes.delete(key)
+    queue.running = false
+    // Merchants come and go: an idle queue is forgotten.
+    this.queues.delete(key)
   }
 
   /** Commits the group's writes, answering each; says so when the database did not answer. */

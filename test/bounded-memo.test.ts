@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { remembered } from '../src/events/remembered.ts'
+import { createBoundedMemo } from '../src/events/bounded-memo.ts'
 
-describe('remembered: what a delivery works out again from the same callback URL', () => {
+describe('a bounded memo: what a delivery works out again from the same callback URL', () => {
   it('computes an input once, and gives back the same answer after', () => {
     const computed: string[] = []
-    const upper = remembered((input: string) => {
+    const upper = createBoundedMemo((input: string) => {
       computed.push(input)
       return { upper: input.toUpperCase() }
     }, 10)
@@ -17,7 +17,7 @@ describe('remembered: what a delivery works out again from the same callback URL
 
   it('holds `kept` inputs at most: when full, it forgets them all and starts again', () => {
     let calls = 0
-    const length = remembered((input: string) => {
+    const length = createBoundedMemo((input: string) => {
       calls++
       return String(input.length)
     }, 2)
@@ -32,7 +32,7 @@ describe('remembered: what a delivery works out again from the same callback URL
 
   it('passes on what compute throws, and remembers nothing for it', () => {
     let calls = 0
-    const parse = remembered((input: string) => {
+    const parse = createBoundedMemo((input: string) => {
       calls++
       return new URL(input).origin
     }, 10)

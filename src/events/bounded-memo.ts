@@ -4,7 +4,7 @@
  * parts. Most merchants send every callback to one URL; one that puts an order's id in each URL
  * misses every time, which costs a map entry, and `kept` bounds the memory that takes.
  */
-export function remembered<T extends object | string>(
+export function createBoundedMemo<T extends object | string>(
   compute: (input: string) => T,
   kept: number,
 ): (input: string) => T {
