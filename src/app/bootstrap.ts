@@ -15,6 +15,7 @@ import { LongReadTurns } from './long-read-turns.ts'
 import { MerchantGroupCommit } from './merchant-group-commit.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
+import { createRedisClient } from './redis-client.ts'
 import { openSecretBox } from './secrets-key.ts'
 import { SideChecks } from './side-checks.ts'
 import { createSigningSecretCache } from './signing-secret-cache.ts'
@@ -88,6 +89,7 @@ export async function createContext(
     sideChecks: new SideChecks(),
     longReads: new LongReadTurns(),
     statementSlots: new StatementSlots(),
+    redis: config.redisUrl === undefined ? undefined : await createRedisClient(config.redisUrl),
     metrics: createMetrics({
       connections: live,
       store,
@@ -106,6 +108,12 @@ export async function createContext(
     throw error
   }
   return context
+}
+
+/** Closes what a context holds open: the Redis client, then the store. */
+export async function closeContext(context: AppContext): Promise<void> {
+  context.redis?.disconnect()
+  await context.store.close()
 }
 
 const demoMarker = 'demo_merchant_created'

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import type { Clock } from '../domain/clock.ts'
@@ -37,6 +38,8 @@ export interface AppContext {
   readonly longReads: LongReadTurns
   /** The statements each merchant and mode is streaming on this instance. */
   readonly statementSlots: StatementSlots
+  /** The client of REDIS_URL (closed with the store by closeContext), used by the HTTP rate limiter alone. */
+  readonly redis: Redis | undefined
   /** The migrations this process applied when it opened the store (usually none). */
   readonly appliedMigrations: readonly string[]
 }

@@ -5,7 +5,7 @@ import { systemClock } from '../domain/clock.ts'
 import { deliveryTimeoutMs } from '../events/dispatcher.ts'
 import { createLogger } from '../logger.ts'
 import { WriterTurns } from '../store/writer-turns.ts'
-import { createContext } from './bootstrap.ts'
+import { closeContext, createContext } from './bootstrap.ts'
 import { startDeliveryPool } from './workers.ts'
 
 /**
@@ -148,7 +148,7 @@ export async function runDeliveryThread(data: ThreadData): Promise<void> {
   stop = async () => {
     try {
       await pool?.stop()
-      await context.store.close()
+      await closeContext(context)
     } finally {
       logger.flush()
       // Kept-alive connections to receivers would hold the thread open: it is done.

@@ -1,4 +1,4 @@
-import { createContext } from '../app/bootstrap.ts'
+import { closeContext, createContext } from '../app/bootstrap.ts'
 import type { AppContext } from '../app/context.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { createLogger } from '../logger.ts'
@@ -52,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     try {
       await run(context)
     } finally {
-      await context.store.close()
+      await closeContext(context)
     }
     return 0
   } catch (error) {

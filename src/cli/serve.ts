@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { createContext, ensureDemoMerchant } from '../app/bootstrap.ts'
+import { closeContext, createContext, ensureDemoMerchant } from '../app/bootstrap.ts'
 import type { AppContext } from '../app/context.ts'
 import { keySourceName } from '../app/credentials.ts'
 import { deliveryThreadTurns } from '../app/delivery-thread.ts'
@@ -22,7 +22,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // /metrics first: a start that cannot listen there stops before the API takes any request.
   const metrics = await listenForMetrics(context).catch(async (error) => {
     await app.close()
-    await context.store.close()
+    await closeContext(context)
     throw error
   })
   await listen(app, context, config).catch(async (error) => {
@@ -55,7 +55,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       await metrics.close()
       await app.close()
       await workers?.stop()
-      await context.store.close()
+      await closeContext(context)
       process.exit(0)
     } catch (error) {
       logger.error({ err: error }, 'unclean stop')
@@ -75,7 +75,7 @@ async function listen(app: FastifyInstance, context: AppContext, config: Config)
     const problem = listenProblem((error as NodeJS.ErrnoException).code, config)
     if (!problem) throw error
     await app.close()
-    await context.store.close()
+    await closeContext(context)
     throw new CommandError(problem)
   }
 }

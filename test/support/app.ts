@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
-import { createContext } from '../../src/app/bootstrap.ts'
+import { closeContext, createContext } from '../../src/app/bootstrap.ts'
 import type { AppContext } from '../../src/app/context.ts'
 import { createMerchant, type IssuedMerchant, type KeyPair } from '../../src/app/merchants.ts'
 import { createWorkers, type Workers } from '../../src/app/workers.ts'
@@ -117,7 +117,7 @@ export async function startApp(target: StoreTarget, options: StartOptions = {}):
       await metrics.close()
       await server.close()
       await workers.stop()
-      await context.store.close()
+      await closeContext(context)
       await operators?.close()
     },
   }
