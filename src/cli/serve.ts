@@ -4,6 +4,7 @@ import type { AppContext } from '../app/context.ts'
 import { keySourceName } from '../app/credentials.ts'
 import { deliveryThreadTurns } from '../app/delivery-thread.ts'
 import type { IssuedMerchant } from '../app/merchants.ts'
+import { storeName } from '../app/store-status.ts'
 import { createWorkers } from '../app/workers.ts'
 import type { Config } from '../config.ts'
 import { systemClock } from '../domain/clock.ts'
@@ -38,7 +39,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
   logger.info(
     {
-      store: context.store.name,
+      store: storeName(context),
       url: config.publicBaseUrl,
       metrics: metrics.url,
       secretsKey: keySourceName(config.secretsKey),
