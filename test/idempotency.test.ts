@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { setFeeRow } from '../src/app/catalogue.ts'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { type ApiClient, type ApiResponse, startApp, type TestApp } from './support/app.ts'
 import { countRows, readBalances } from './support/ledger.ts'
@@ -183,6 +184,36 @@ describeEachStore('idempotency of merchantReference', (store) => {
     assert.deepEqual(retried.body.data.disbursement, paid)
     const fresh = await ownClient.post('/api/v1/disbursement', requests.disbursement!('not-paid'))
     assert.equal(fresh.body.code, 'insufficient_balance', 'a new reference is refused')
+    assert.deepEqual(await footprint(app, owner), before)
+  })
+
+  test('a retry after the merchant’s fees changed returns what its first try made; only a new reference is refused', async () => {
+    const owner = await app.createMerchant('Repriced merchant')
+    const ownClient = app.client(owner.sandbox)
+    const body = { ...side(1_000), merchantReference: 'priced-before', callbackUrl }
+    const first = await initiate(ownClient, 'collect', body)
+    // A fixed fee above the amount: the same request made now would leave nothing to move.
+    const row = {
+      merchantId: owner.id,
+      kind: 'collect',
+      channel: 'orange-money',
+      country: 'CI',
+      percentageMilli: 0,
+      additionalFeeMinor: 5_000,
+      supportedByAccount: true,
+    }
+    assert.equal(await setFeeRow(app.context, row), true)
+    const before = await footprint(app, owner)
+    const retried = await ownClient.post('/api/v1/collect', body)
+    assert.equal(retried.status, 200, retried.text)
+    assert.deepEqual(retried.body.data.collect, first)
+    const another = await ownClient.post('/api/v1/collect', { ...body, amount: 2_000 })
+    assert.equal(another.status, 409, another.text)
+    assert.equal(another.body.code, 'duplicate_merchant_reference')
+    assert.equal(another.body.token, first.token)
+    const fresh = await ownClient.post('/api/v1/collect', { ...body, merchantReference: 'priced-after' })
+    assert.equal(fresh.status, 422, fresh.text)
+    assert.equal(fresh.body.errors[0].code, 'below_fees')
     assert.deepEqual(await footprint(app, owner), before)
   })
 

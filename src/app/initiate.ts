@@ -7,6 +7,7 @@ import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
 import { ApiError, type FieldError, validationFailed } from '../errors.ts'
 import { forbiddenHostReason } from '../events/ssrf.ts'
 import type { AppContext } from './context.ts'
+import { answerIfMade } from './idempotency.ts'
 import { submitSides } from './lifecycle.ts'
 import { priceSides } from './price-sides.ts'
 import type { Principal } from './principal.ts'
@@ -31,7 +32,8 @@ export type Initiation = Record<string, unknown> & {
 /**
  * Initiates an operation of any kind: prices its sides, refuses internal URLs in live mode,
  * writes it through the pipeline (which asks a provider that needs no I/O at once), then hands
- * the sides that need an operator to it, outside any transaction.
+ * the sides that need an operator to it, outside any transaction. A refusal before the write is
+ * first checked against the merchantReference, so a retry gets what its first try made.
  */
 export async function initiateOperation(
   context: AppContext,
@@ -39,18 +41,40 @@ export async function initiateOperation(
   kind: OperationKind,
   input: Initiation,
 ): Promise<Operation> {
+  const requestHash = hashRequest(input)
+  let draft: Operation
+  try {
+    draft = await draftInitiation(context, principal, kind, input, requestHash)
+  } catch (refusal) {
+    const { merchantId, mode } = principal
+    return answerIfMade(
+      context,
+      { merchantId, mode, kind, merchantReference: input.merchantReference },
+      requestHash,
+      refusal,
+    )
+  }
+  return openAndSubmit(context, draft)
+}
+
+async function draftInitiation(
+  context: AppContext,
+  principal: Principal,
+  kind: OperationKind,
+  input: Initiation,
+  requestHash: string,
+): Promise<Operation> {
   const sides = await priceSides(context, principal, kind, input)
   const descriptor = input.statementDescriptor ?? statementDescriptorOf(principal.merchantName)
   if (descriptor) for (const side of sides) side.statementDescriptor = descriptor
   if (principal.mode === 'live') await refuseInternalUrls(input)
-  const draft = newOperationDraft(principal, kind, {
+  return newOperationDraft(principal, kind, {
     merchantReference: input.merchantReference,
-    requestHash: hashRequest(input),
+    requestHash,
     sides,
     urls: urlsOf(input),
     metadata: input.metadata,
   })
-  return openAndSubmit(context, draft)
 }
 
 /** A new operation, pending, before the write pipeline numbers and dates it. */

@@ -12,6 +12,7 @@ import { leftToRefundMinor, refundSide } from '../domain/refunds.ts'
 import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
 import { ApiError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
+import { answerIfMade } from './idempotency.ts'
 import { hashRequest, newOperationDraft, openAndSubmit, refuseInternalUrls } from './initiate.ts'
 import type { Principal } from './principal.ts'
 import { RefundRefused } from './write-pipeline.ts'
@@ -39,29 +40,47 @@ export async function refundOperation(
   request: RefundRequest,
 ): Promise<Operation> {
   const refundKind = refundKindFor(refundedKind)
-  const refunded = await context.store.operations.findByToken(principal.merchantId, principal.mode, token)
-  if (!refundKind || !refunded || refunded.kind !== refundedKind)
-    throw new ApiError('not_found', `No ${refundedKind} has token ${token}.`)
+  if (!refundKind) throw new ApiError('not_found', `No ${refundedKind} has token ${token}.`)
+  const requestHash = hashRequest({ ...request, [refundedKind]: token })
+  let draft: Operation
+  try {
+    draft = await draftRefund(context, principal, { refundedKind, refundKind, token }, request, requestHash)
+  } catch (refusal) {
+    // Also a retry once nothing is left to refund: its reference answers it.
+    const { merchantId, mode } = principal
+    const key = { merchantId, mode, kind: refundKind, merchantReference: request.merchantReference }
+    return answerIfMade(context, key, requestHash, refusal)
+  }
+  try {
+    return await openAndSubmit(context, draft)
+  } catch (error) {
+    if (!(error instanceof RefundRefused)) throw error
+    // Another refund took what was left first, or the collect changed: say which, as it is now.
+    const now = await context.store.operations.findById(error.refundedId)
+    if (!now) throw error
+    refuseUnlessSucceeded(now)
+    throw exceedsCollected(now, error.claimedMinor)
+  }
+}
+
+/** The refund's operation, before the write: its side, its URLs, its claim on the refunded operation. */
+async function draftRefund(
+  context: AppContext,
+  principal: Principal,
+  target: { refundedKind: OperationKind; refundKind: OperationKind; token: string },
+  request: RefundRequest,
+  requestHash: string,
+): Promise<Operation> {
+  const refunded = await refundedOf(context, principal, target.refundedKind, target.token)
   refuseUnlessSucceeded(refunded)
   if (principal.mode === 'live') await refuseInternalUrls(request)
-  const requestHash = hashRequest({ ...request, [refundedKind]: token })
   const amountMinor = refundAmountMinor(refunded, request.amount)
-  if (amountMinor <= 0) {
-    // Nothing is left to refund; the same request again still returns the refund it made.
-    const replayed = await context.store.operations.findByReference(
-      principal.merchantId,
-      principal.mode,
-      refundKind,
-      request.merchantReference,
-    )
-    if (replayed?.requestHash === requestHash) return replayed
-    throw exceedsCollected(refunded, 0)
-  }
+  if (amountMinor <= 0) throw exceedsCollected(refunded, 0)
   const side = refundSide(refunded, amountMinor)
   const descriptor = request.statementDescriptor ?? statementDescriptorOf(principal.merchantName)
   if (descriptor) side.statementDescriptor = descriptor
   refuseUnlessConnected(context, principal, side)
-  const draft = newOperationDraft(principal, refundKind, {
+  return newOperationDraft(principal, target.refundKind, {
     merchantReference: request.merchantReference,
     requestHash,
     sides: [side],
@@ -69,15 +88,18 @@ export async function refundOperation(
     metadata: request.metadata,
     refundOf: { id: refunded.id, token: refunded.token },
   })
-  try {
-    return await openAndSubmit(context, draft)
-  } catch (error) {
-    if (!(error instanceof RefundRefused)) throw error
-    // Another refund took what was left first, or the collect changed: say which, as it is now.
-    const now = await context.store.operations.findById(refunded.id)
-    if (now) refuseUnlessSucceeded(now)
-    throw exceedsCollected(now ?? refunded, amountMinor)
-  }
+}
+
+async function refundedOf(
+  context: AppContext,
+  principal: Principal,
+  refundedKind: OperationKind,
+  token: string,
+): Promise<Operation> {
+  const refunded = await context.store.operations.findByToken(principal.merchantId, principal.mode, token)
+  if (!refunded || refunded.kind !== refundedKind)
+    throw new ApiError('not_found', `No ${refundedKind} has token ${token}.`)
+  return refunded
 }
 
 /** A live refund pays the customer back through the collect's channel: it must be connected for payouts. */

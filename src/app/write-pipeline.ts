@@ -21,6 +21,7 @@ import type { NumbersWanted, ReservedNumbers } from '../store/repositories/seque
 import type { Repositories } from '../store/store.ts'
 import type { AppContext } from './context.ts'
 import { customerRefundDraft } from './customer-refunds.ts'
+import { answerForExisting } from './idempotency.ts'
 import type { Principal } from './principal.ts'
 import { providerRequest } from './provider-requests.ts'
 import { statusEvent } from './records.ts'
@@ -95,11 +96,7 @@ export async function executeWrite(
     return written
   } catch (error) {
     if (!(error instanceof DuplicateReference) || command.type !== 'open') throw error
-    // The same request again returns what it created; the same reference for another request is a conflict.
-    if (error.existing.requestHash === command.draft.requestHash) return error.existing
-    throw new ApiError('duplicate_merchant_reference', undefined, undefined, undefined, {
-      token: error.existing.token,
-    })
+    return answerForExisting(error.existing, command.draft.requestHash)
   }
 }
 
