@@ -712,7 +712,7 @@ describeEachStore(
       }
       const { seen } = await runPool(
         8,
-        async (seen) => seen.recorded.length === 3 && (await cooledDown(seen)),
+        async (seen) => seen.recorded.length >= 3 && (await cooledDown(seen)),
         undefined,
         {
           firstSlots: 1,
@@ -960,16 +960,15 @@ describeEachStore(
           .map((deferral, i) => deferral.untilUs - givenBack[i]!.untilUs)
           .filter((step) => step > 0)
         assert.ok(steps.length > 0, 'events were given back')
-        // Its pace is its requests' time, as the dispatcher measured them, shared by its slots
-        // (at least two): under half of a typical request's time, whatever that is on this machine.
-        const durations = fast(seen)
-          .map((entry) => entry.attempt.durationMs)
-          .sort((x, y) => x - y)
-        const typicalUs = Math.max(1, durations[Math.floor(durations.length / 2)]!) * 1000
-        assert.ok(
-          Math.min(...steps) <= typicalUs / 2,
-          `steps of ${Math.min(...steps)} µs at the least, requests of ${typicalUs} µs`,
+        // Before any answer its pace is the first guess, 100 ms a request shared by its 4 slots;
+        // then its answers set it, shared by the slots they earn: a step a fraction of that. How
+        // small depends on how fast this machine answers (figures), not on a fixed millisecond.
+        const shortest = Math.min(...steps)
+        process.stdout.write(
+          `# figures [${store().name}]: fast endpoint's steps ${steps[0]} µs, then down to ${shortest} µs\n`,
         )
+        assert.equal(steps[0], 25_000, 'paced on the first guess, shared by its first slots')
+        assert.ok(shortest <= 25_000 / 2, `then at its own pace: steps of ${shortest} µs at the least`)
         assert.ok(Math.min(...steps) >= 100, 'never closer than 100 µs')
       } finally {
         await slow.close()
