@@ -34,6 +34,8 @@ export interface Receiver {
   requestsTo(path: string): ReceivedRequest[]
   /** The parsed JSON bodies of the requests to a path. */
   bodiesTo(path: string): any[]
+  /** The most requests to a path held at once: received whole and not yet answered, as the receiver saw them. */
+  mostInFlightTo(path: string): number
   /** Polls until the predicate holds; fails with `what` after `timeoutMs`. */
   waitFor<T>(predicate: () => T | undefined | false, timeoutMs: number, what: string): Promise<T>
   close(): Promise<void>
@@ -43,6 +45,7 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const requests: ReceivedRequest[] = []
   const scripts = new Map<string, { queued: Answer[]; then: Answer }>()
+  const inFlight = new Map<string, { now: number; most: number }>()
   const pathOf = (path: string) => path.split('?')[0] ?? path
 
   const server: Server = createServer((request, response) => {
@@ -57,6 +60,11 @@ export async function startReceiver(): Promise<Receiver> {
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAtMs: Date.now(),
       })
+      const held = inFlight.get(pathOf(path)) ?? { now: 0, most: 0 }
+      inFlight.set(pathOf(path), held)
+      held.now++
+      held.most = Math.max(held.most, held.now)
+      response.once('close', () => held.now--)
       const script = scripts.get(pathOf(path))
       const answer: Answer = script ? (script.queued.shift() ?? script.then) : 200
       const {
@@ -88,6 +96,7 @@ export async function startReceiver(): Promise<Receiver> {
     },
     requestsTo,
     bodiesTo: (path) => requestsTo(path).map((request) => JSON.parse(request.body)),
+    mostInFlightTo: (path) => inFlight.get(path)?.most ?? 0,
     async waitFor(predicate, timeoutMs, what) {
       const deadline = Date.now() + timeoutMs
       for (;;) {
