@@ -107,13 +107,26 @@ export async function startSika(
     RATE_LIMIT_PER_SECOND: '1000000',
     ...extra,
   })
-  const known = keys ?? firstStartKeys(service.output())
+  const known = keys ?? firstStartKeys(await firstStartBanner(service))
   return {
     service,
     keys: known.keys,
     merchantId: known.merchantId,
     stop: () => service.kill('SIGTERM'),
   }
+}
+
+/**
+ * The first start prints its demo merchant once it listens, so /health may answer before the
+ * banner is out: the banner's last line (its curl example) says it is complete.
+ */
+async function firstStartBanner(service: ServiceProcess): Promise<string> {
+  const deadline = Date.now() + 10_000
+  while (!/curl -s \S+ -H 'api-key: [^']+' -H 'secret-key: [^']+'/.test(service.output())) {
+    if (Date.now() > deadline) break
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return service.output()
 }
 
 function firstStartKeys(output: string): { keys: Keys; merchantId: string } {
