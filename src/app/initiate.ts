@@ -1,17 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { newOperationToken } from '../domain/identifiers.ts'
 import { type OperationKind, refundKindFor } from '../domain/kinds.ts'
-import { toMajorUnits } from '../domain/money.ts'
 import type { Metadata, Operation, OperationUrls } from '../domain/operation.ts'
 import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
-import { ApiError, type FieldError, validationFailed } from '../errors.ts'
+import { type FieldError, validationFailed } from '../errors.ts'
 import { forbiddenHostReason } from '../events/ssrf.ts'
 import type { AppContext } from './context.ts'
 import { answerIfMade } from './idempotency.ts'
 import { submitSides } from './lifecycle.ts'
 import { priceSides } from './price-sides.ts'
 import type { Principal } from './principal.ts'
-import { executeWrite, InsufficientBalance } from './write-pipeline.ts'
+import { executeWrite } from './write-pipeline.ts'
+import { answerRefusal, WriteRefusal } from './write-refusals.ts'
 
 const urlFields = [
   'callbackUrl',
@@ -119,7 +119,7 @@ export async function openAndSubmit(context: AppContext, draft: Operation): Prom
   try {
     written = await executeWrite(context, { type: 'open', draft })
   } catch (error) {
-    if (error instanceof InsufficientBalance) throw insufficientBalance(error)
+    if (error instanceof WriteRefusal) return answerRefusal(context, draft, error)
     throw error
   }
   return submitSides(context, written)
@@ -134,23 +134,6 @@ function urlsOf(input: Initiation): OperationUrls {
     canceledUrl: input.canceledUrl,
     errorUrl: input.errorUrl,
   }
-}
-
-/** Names the cash-out side's amount, with what is available and what was needed. */
-function insufficientBalance(error: InsufficientBalance): ApiError {
-  const { role, currency, availableMinor, neededMinor } = error.refused
-  const major = (minor: number) => toMajorUnits(minor, currency as never)
-  return new ApiError(
-    'insufficient_balance',
-    `The available ${currency} balance (${major(availableMinor)}) does not cover the ${major(neededMinor)} this operation needs.`,
-    [
-      {
-        field: role === 'main' ? 'amount' : `${role}.amount`,
-        code: 'insufficient_balance',
-        message: `The available ${currency} balance is ${major(availableMinor)}; the cash amount needed is ${major(neededMinor)}.`,
-      },
-    ],
-  )
 }
 
 /** CONTRACT.md, Callbacks: live mode refuses URLs whose host is, or resolves to, a non-public address (SSRF). */

@@ -1,12 +1,5 @@
 import { type OperationKind, refundKindFor, sideKinds } from '../domain/kinds.ts'
-import {
-  type Currency,
-  largestAmountRule,
-  maximumMinorUnits,
-  precisionRule,
-  toMajorUnits,
-  toMinorUnits,
-} from '../domain/money.ts'
+import { largestAmountRule, maximumMinorUnits, precisionRule, toMinorUnits } from '../domain/money.ts'
 import type { Metadata, Operation, Side } from '../domain/operation.ts'
 import { leftToRefundMinor, refundSide } from '../domain/refunds.ts'
 import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
@@ -15,7 +8,7 @@ import type { AppContext } from './context.ts'
 import { answerIfMade } from './idempotency.ts'
 import { hashRequest, newOperationDraft, openAndSubmit, refuseInternalUrls } from './initiate.ts'
 import type { Principal } from './principal.ts'
-import { RefundRefused } from './write-pipeline.ts'
+import { exceedsCollected, refuseUnlessSucceeded } from './write-refusals.ts'
 
 /** A validated refund request (CONTRACT.md, Refunds). */
 export type RefundRequest = {
@@ -51,16 +44,7 @@ export async function refundOperation(
     const key = { merchantId, mode, kind: refundKind, merchantReference: request.merchantReference }
     return answerIfMade(context, key, requestHash, refusal)
   }
-  try {
-    return await openAndSubmit(context, draft)
-  } catch (error) {
-    if (!(error instanceof RefundRefused)) throw error
-    // Another refund took what was left first, or the collect changed: say which, as it is now.
-    const now = await context.store.operations.findById(error.refundedId)
-    if (!now) throw error
-    refuseUnlessSucceeded(now)
-    throw exceedsCollected(now, error.claimedMinor)
-  }
+  return openAndSubmit(context, draft)
 }
 
 /** The refund's operation, before the write: its side, its URLs, its claim on the refunded operation. */
@@ -119,14 +103,6 @@ function refuseUnlessConnected(context: AppContext, principal: Principal, side: 
   )
 }
 
-function refuseUnlessSucceeded(refunded: Operation): void {
-  if (refunded.status === 'succeeded') return
-  throw new ApiError(
-    'not_refundable',
-    `Only a succeeded ${refunded.kind} can be refunded; ${refunded.token} is ${refunded.status}.`,
-  )
-}
-
 /** The amount asked, in minor units (a 422 for more decimals than the currency has), or what is left. */
 function refundAmountMinor(refunded: Operation, amount: number | undefined): number {
   const left = leftToRefundMinor(refunded)
@@ -141,17 +117,4 @@ function refundAmountMinor(refunded: Operation, amount: number | undefined): num
       { field: 'amount', code: 'out_of_range', message: largestAmountRule(refunded.currency) },
     ])
   return amountMinor
-}
-
-function exceedsCollected(refunded: Operation, askedMinor: number): ApiError {
-  const major = (minor: number) => toMajorUnits(minor, refunded.currency as Currency)
-  const left = major(leftToRefundMinor(refunded))
-  const asked = askedMinor > 0 ? `${major(askedMinor)} ${refunded.currency} was asked, but ` : ''
-  return new ApiError(
-    'refund_exceeds_collected',
-    `${asked}${left} ${refunded.currency} is left to refund of ${refunded.token} (${major(refunded.refunds?.refundableMinor ?? 0)} collected, ${major(refunded.refunds?.refundedMinor ?? 0)} refunded or being refunded).`,
-    undefined,
-    undefined,
-    { [refunded.kind]: refunded.token, leftToRefund: left },
-  )
 }

@@ -15,16 +15,15 @@ import {
   type TransitionClock,
 } from '../domain/transitions.ts'
 import { ApiError } from '../errors.ts'
-import type { RefusedHold } from '../store/repositories/ledger.ts'
 import type { EventView } from '../store/repositories/outbox.ts'
 import type { NumbersWanted, ReservedNumbers } from '../store/repositories/sequences.ts'
 import type { Repositories } from '../store/store.ts'
 import type { AppContext } from './context.ts'
 import { customerRefundDraft } from './customer-refunds.ts'
-import { answerForExisting } from './idempotency.ts'
 import type { Principal } from './principal.ts'
 import { providerRequest } from './provider-requests.ts'
 import { statusEvent } from './records.ts'
+import { DuplicateReference, InsufficientBalance, RefundRefused } from './write-refusals.ts'
 
 /**
  * The one write pipeline (STYLE.md; Formance's log_process): every state change runs as
@@ -59,13 +58,6 @@ export interface Settled {
   opened: Operation[]
 }
 
-/** Why a write was refused; the transaction was rolled back and nothing was written. */
-export class DuplicateReference extends Error {
-  constructor(readonly existing: Operation) {
-    super(`merchantReference ${existing.merchantReference} is already used`)
-  }
-}
-
 export function executeWrite(context: AppContext, command: OpenCommand): Promise<Operation>
 export function executeWrite(context: AppContext, command: SideOutcomeCommand): Promise<Settled>
 export function executeWrite(context: AppContext, command: RedeliverCommand): Promise<EventView>
@@ -87,17 +79,12 @@ export async function executeWrite(
         return redeliver(context, tx, command)
     }
   }
-  try {
-    const group = command.type === 'open' ? openingGroup(command.draft) : undefined
-    const written = await (group
-      ? context.merchantGroupCommit.write(group, work)
-      : context.store.transaction(work))
-    context.metrics.countStatuses(taken)
-    return written
-  } catch (error) {
-    if (!(error instanceof DuplicateReference) || command.type !== 'open') throw error
-    return answerForExisting(error.existing, command.draft.requestHash)
-  }
+  const group = command.type === 'open' ? openingGroup(command.draft) : undefined
+  const written = await (group
+    ? context.merchantGroupCommit.write(group, work)
+    : context.store.transaction(work))
+  context.metrics.countStatuses(taken)
+  return written
 }
 
 /**
@@ -339,20 +326,4 @@ async function redeliver(
   }
   await tx.outbox.requeue(eventId, context.clock.nowUs())
   return (await tx.outbox.find(principal.merchantId, principal.mode, eventId)) ?? event
-}
-
-/** The refunded operation had not succeeded, or had less left to refund than claimed: nothing was written. */
-export class RefundRefused extends Error {
-  constructor(
-    readonly refundedId: number,
-    readonly claimedMinor: number,
-  ) {
-    super('the refund claims more than is left to refund')
-  }
-}
-
-export class InsufficientBalance extends Error {
-  constructor(readonly refused: RefusedHold) {
-    super('the available balance does not cover the hold')
-  }
 }
