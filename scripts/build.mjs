@@ -1,7 +1,9 @@
 // Bundles src/ into dist/sika.mjs with esbuild: plain JavaScript, one file, dependencies left
-// as imports; and the callback delivery thread's module alone into dist/delivery-thread.mjs, so
+// as imports; the callback delivery thread's module alone into dist/delivery-thread.mjs, so
 // that the thread (DELIVERY_THREAD=on) loads what delivery needs, not the HTTP server and its
-// schemas too (about 27 MB less RSS to import). `bin/sika.mjs` calls ensureBuilt() on every
+// schemas too (about 27 MB less RSS to import), and what such a thread runs first, which loads it,
+// into dist/delivery-thread-start.mjs; and the WAL checkpointer's thread into
+// dist/wal-checkpoint-thread.mjs. The service's bundle looks for each beside itself. `bin/sika.mjs` calls ensureBuilt() on every
 // start, so a clone, a pull or an edit never runs stale code, and a running service does not
 // carry a TypeScript loader, whose RSS at idle the bundle saves (BENCHMARKS.md, Memory).
 //
@@ -16,10 +18,12 @@ export const bundlePath = join(outputFolder, 'sika.mjs')
 /** Each bundle by the name it is written under (with .mjs), and its entry module. */
 const entries = {
   'delivery-thread': join(root, 'src', 'app', 'delivery-thread.ts'),
+  'delivery-thread-start': join(root, 'src', 'app', 'delivery-thread-start.mjs'),
   sika: join(root, 'src', 'cli', 'main.ts'),
+  'wal-checkpoint-thread': join(root, 'src', 'store', 'wal-checkpoint-thread.mjs'),
 }
 
-/** The service bundle's path, both bundles built first when one is missing or older than a source or the lockfile. */
+/** The service bundle's path, every bundle built first when one is missing or older than a source or the lockfile. */
 export async function ensureBuilt() {
   if (!isFresh()) await build()
   return bundlePath

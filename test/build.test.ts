@@ -11,6 +11,8 @@ const sikaBin = `${root}bin/sika.mjs`
 const bundle = `${root}dist/sika.mjs`
 /** What a delivery thread loads (DELIVERY_THREAD=on): its own module's bundle, built with the service's. */
 const threadBundle = `${root}dist/delivery-thread.mjs`
+/** What threads run first, found beside the service's bundle: the delivery thread's start, the WAL checkpointer. */
+const threadStartBundles = [`${root}dist/delivery-thread-start.mjs`, `${root}dist/wal-checkpoint-thread.mjs`]
 
 test('`sika` runs a plain-JavaScript bundle of src/, rebuilt when a source is newer than it', async () => {
   await run(process.execPath, [sikaBin, 'help'], { cwd: root })
@@ -22,7 +24,9 @@ test('`sika` runs a plain-JavaScript bundle of src/, rebuilt when a source is ne
   assert.match(stdout, /Usage: sika <command>/)
   assert.ok(statSync(bundle).mtimeMs > Date.now() - 60_000, 'the stale bundle was rebuilt')
   assert.ok(statSync(threadBundle).mtimeMs > Date.now() - 60_000, 'and the thread’s with it')
-  for (const built of [bundle, threadBundle]) {
+  for (const built of threadStartBundles)
+    assert.ok(statSync(built).mtimeMs > Date.now() - 60_000, `and ${built} with them`)
+  for (const built of [bundle, threadBundle, ...threadStartBundles]) {
     const code = readFileSync(built, 'utf8')
     assert.doesNotMatch(code, /^import .* from ['"]\.\.?\//m, 'every source of ours is inside the bundle')
     assert.doesNotMatch(code, /\binterface \w+ \{/, 'no TypeScript is left in it')

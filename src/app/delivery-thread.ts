@@ -17,6 +17,13 @@ const threadEntry = import.meta.url.endsWith('.mjs')
   ? new URL('delivery-thread.mjs', import.meta.url).href
   : import.meta.url
 
+/**
+ * What the thread runs first: it loads `entry` and calls its `runDeliveryThread`. Beside this
+ * module in the sources, and beside the service's bundle in dist/, built from it under the same
+ * name (scripts/build.mjs).
+ */
+const threadStart = new URL('./delivery-thread-start.mjs', import.meta.url)
+
 /** What the thread starts from: the module to load (`threadEntry`), the settings, the turns' memory. */
 interface ThreadData {
   entry: string
@@ -71,8 +78,7 @@ export function startDeliveryThread(
   let failuresInARow = 0
   const start = () => {
     let readyAt: number | undefined
-    const thread = new Worker(threadSource, {
-      eval: true,
+    const thread = new Worker(threadStart, {
       workerData: { entry, config, turns: turns?.buffer } satisfies ThreadData,
     })
     worker = thread
@@ -166,12 +172,3 @@ function threadConfig(config: Config): Config {
   if (key.kind !== 'value') return config
   return { ...config, secretsKey: { kind: 'value', value: Buffer.from(key.value) } }
 }
-
-// Plain CommonJS, evaluated by the thread: it loads its entry (the delivery thread's bundle in a
-// service, this source under the test runner's loader) and runs its side.
-const threadSource = `
-const { workerData } = require('node:worker_threads')
-import(workerData.entry)
-  .then((module) => module.runDeliveryThread(workerData))
-  .catch((error) => setImmediate(() => { throw error }))
-`

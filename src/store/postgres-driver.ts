@@ -11,7 +11,7 @@ import {
   type TransactionSettings,
 } from 'kysely'
 import pg from 'pg'
-import { rowBuilderFor } from './postgres-rows.ts'
+import { rowBuilderOf } from './postgres-rows.ts'
 import { writeOnlyTable } from './write-only.ts'
 
 /**
@@ -173,7 +173,7 @@ class GuardedConnection implements DatabaseConnection {
       })
       const changes =
         command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
-      const objects = rows && rows.length > 0 ? rows.map(rowBuilderFor(fields)) : []
+      const objects = rows && rows.length > 0 ? rows.map(rowBuilderOf(fields)) : []
       return { numAffectedRows: changes ? BigInt(rowCount ?? 0) : undefined, rows: objects as R[] }
     } catch (error) {
       if (!answeredByServer(error))

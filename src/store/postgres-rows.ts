@@ -1,29 +1,24 @@
 import pg from 'pg'
+import { type RowOf, rowBuilderFor } from './row-builders.ts'
 
 /**
- * Rows of PostgreSQL results, built the way V8 builds objects fast.
+ * Rows of PostgreSQL results, built the way V8 keeps objects fast.
  *
  * pg 8 makes each row by spreading an object it builds, per result, from a null-prototype object
  * of every column (brianc/node-postgres#3042, #3055): past about sixteen columns V8 keeps such
- * objects as dictionaries, slow to build and slow to read, and an operation has 29 columns. So statements are
- * sent in pg's array mode, and each row is built by a function made once per list of columns
- * whose object literal names every column: one hidden class, fields in the object (as for SQLite,
- * sqlite-driver.ts). Later columns of the same name win, as in pg's own rows.
+ * objects as dictionaries, slow to build and slow to read, and an operation has 29 columns. So
+ * statements are sent in pg's array mode, and each row is built by the builder for its list of
+ * columns (row-builders.ts, as for SQLite), kept here once per list.
  */
-export type RowOf = (values: unknown[]) => Record<string, unknown>
-
 const builders = new Map<string, RowOf>()
 const maximumBuilders = 500
 
-export function rowBuilderFor(fields: readonly { name: string }[]): RowOf {
+export function rowBuilderOf(fields: readonly { name: string }[]): RowOf {
   let key = ''
   for (const field of fields) key += `${field.name}\u0000`
   let builder = builders.get(key)
   if (!builder) {
-    // A literal "__proto__" key would set the prototype; as a computed key it is an own field.
-    const keyOf = (name: string) => (name === '__proto__' ? `["__proto__"]` : JSON.stringify(name))
-    const entries = fields.map((field, index) => `${keyOf(field.name)}: values[${index}]`)
-    builder = new Function('values', `return { ${entries.join(', ')} }`) as RowOf
+    builder = rowBuilderFor(fields.map((field) => field.name))
     if (builders.size >= maximumBuilders) builders.delete(builders.keys().next().value as string)
     builders.set(key, builder)
   }

@@ -12,6 +12,7 @@ import {
   type TransactionSettings,
   ValueNode,
 } from 'kysely'
+import { type RowOf, rowBuilderFor } from './row-builders.ts'
 import type { WalSync } from './wal-sync.ts'
 import type { WriterTurns } from './writer-turns.ts'
 
@@ -303,25 +304,15 @@ function deferred(): Deferred {
 
 interface PreparedStatement {
   readonly statement: BetterSqlite3.Statement
-  /** For a statement that returns rows: its row, from the values better-sqlite3 returns in raw mode. */
+  /**
+   * For a statement that returns rows: its row, from the values better-sqlite3 returns in raw mode
+   * (its own rows, built a field at a time, turn into dictionaries: row-builders.ts).
+   */
   readonly rowOf: RowOf | undefined
 }
 
-type RowOf = (values: unknown[]) => Record<string, unknown>
-
-/**
- * better-sqlite3 builds each row object through V8's API, a property at a time: past about
- * sixteen columns (an operation has 29) V8 turns such an object into a slow dictionary, and every
- * read of it afterwards is a hash lookup. Rows are read as arrays instead and built by a function
- * made once per statement whose object literal names every column: one hidden class, fields in
- * the object.
- * Later columns of the same name win, as they do in better-sqlite3's own rows.
- */
-function rowBuilder(statement: BetterSqlite3.Statement): RowOf {
-  // A literal "__proto__" key would set the prototype; as a computed key it is an own field.
-  const key = (name: string) => (name === '__proto__' ? `["__proto__"]` : JSON.stringify(name))
-  const fields = statement.columns().map((column, index) => `${key(column.name)}: values[${index}]`)
-  return new Function('values', `return { ${fields.join(', ')} }`) as RowOf
+function rowBuilderOf(statement: BetterSqlite3.Statement): RowOf {
+  return rowBuilderFor(statement.columns().map((column) => column.name))
 }
 
 /** A better-sqlite3 connection whose statements are prepared once and reused. */
@@ -355,7 +346,7 @@ class CachedConnection implements DatabaseConnection {
     const cached = this.statements.get(sql)
     if (cached) return cached
     const statement = this.database.prepare(sql)
-    const prepared = { statement, rowOf: statement.reader ? rowBuilder(statement.raw(true)) : undefined }
+    const prepared = { statement, rowOf: statement.reader ? rowBuilderOf(statement.raw(true)) : undefined }
     if (this.statements.size >= statementCacheSize) {
       const oldest = this.statements.keys().next().value
       if (oldest !== undefined) this.statements.delete(oldest)

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
+import type { CheckpointThreadData } from './wal-checkpoint-thread.mjs'
 
 /**
  * Copies the WAL's pages back into the database file (a checkpoint) from a worker thread with its
@@ -14,8 +14,9 @@ export class WalCheckpointer {
   private readonly worker: Worker
 
   constructor(path: string, onProblem: (message: string) => void, intervalMs = 100) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3')
-    this.worker = new Worker(workerSource, { eval: true, workerData: { driver, path, intervalMs } })
+    this.worker = new Worker(threadModule, {
+      workerData: { path, intervalMs } satisfies CheckpointThreadData,
+    })
     this.worker.on('error', (error) => onProblem(`the WAL checkpointer stopped: ${error.message}`))
     // It never keeps the process alive by itself.
     this.worker.unref()
@@ -26,21 +27,11 @@ export class WalCheckpointer {
   }
 }
 
+/**
+ * The thread's module: beside this one in the sources, and beside the service's bundle in dist/,
+ * built from it under the same name (scripts/build.mjs).
+ */
+const threadModule = new URL('./wal-checkpoint-thread.mjs', import.meta.url)
+
 /** The writer's own automatic checkpoint, as a backstop: 10,000 pages of 4 KiB. */
 export const backstopPages = 10_000
-
-// Plain CommonJS: the worker runs it as it is, without the TypeScript loader or the bundle.
-const workerSource = `
-const { workerData } = require('node:worker_threads')
-const Database = require(workerData.driver)
-const db = new Database(workerData.path, { fileMustExist: true })
-db.pragma('busy_timeout = 0')
-setInterval(() => {
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)')
-  } catch (error) {
-    // Another connection's checkpoint, or a writer's lock on the WAL's start: the next turn will do.
-    if (!/^SQLITE_(BUSY|LOCKED)/.test(error.code)) throw error
-  }
-}, workerData.intervalMs)
-`

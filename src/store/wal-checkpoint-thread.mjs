@@ -1,0 +1,25 @@
+// @ts-check
+// The WAL checkpointer's thread (wal-checkpointer.ts). Plain JavaScript, checked by the type
+// checker through its JSDoc: a worker's entry module cannot be TypeScript under the test runner's
+// loader on Node 20 (nodejs/node#47747), and in a service it is bundled to dist/ beside sika.mjs
+// (scripts/build.mjs), under the same name.
+import { workerData } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+
+/**
+ * @typedef {object} CheckpointThreadData
+ * @property {string} path The database file.
+ * @property {number} intervalMs How often a passive checkpoint runs.
+ */
+
+const { path, intervalMs } = /** @type {CheckpointThreadData} */ (workerData)
+const database = new Database(path, { fileMustExist: true })
+database.pragma('busy_timeout = 0')
+setInterval(() => {
+  try {
+    database.pragma('wal_checkpoint(PASSIVE)')
+  } catch (error) {
+    // Another connection's checkpoint, or a writer's lock on the WAL's start: the next turn will do.
+    if (!(error instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(error.code))) throw error
+  }
+}, intervalMs)
