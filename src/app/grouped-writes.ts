@@ -1,15 +1,11 @@
+import { Batcher, retryOneByOne } from '../batching/batcher.ts'
+
 /** How the writes of a group are made together, and one alone; each answers with what the write returned. */
 export interface GroupedWriteSteps<T, R> {
   /** Makes every write of the group in one transaction (all committed, or none); results in their order. */
   writeGroup(items: readonly T[]): Promise<R[]>
   /** Makes one write in its own transaction: how a group that failed is retried, one by one. */
   writeOne(item: T): Promise<R>
-}
-
-interface Pending<T, R> {
-  item: T
-  resolve(result: R): void
-  reject(error: unknown): void
 }
 
 /**
@@ -24,44 +20,19 @@ interface Pending<T, R> {
  * writev that sends it was the largest part of a callback drain's CPU).
  */
 export class GroupedWrites<T, R = void> {
-  private queue: Pending<T, R>[] = []
-  private writing = false
+  private readonly groups: Batcher<T, R>
 
-  constructor(
-    private readonly steps: GroupedWriteSteps<T, R>,
-    private readonly largestGroup = 32,
-  ) {}
-
-  write(item: T): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject })
-      if (!this.writing) void this.writeQueued()
+  constructor(steps: GroupedWriteSteps<T, R>, largestGroup = 32) {
+    this.groups = new Batcher({
+      inFlight: 1,
+      largestBatch: largestGroup,
+      run: retryOneByOne(async (items: readonly T[]) =>
+        items.length === 1 ? [await steps.writeOne(items[0]!)] : steps.writeGroup(items),
+      ),
     })
   }
 
-  private async writeQueued(): Promise<void> {
-    this.writing = true
-    try {
-      while (this.queue.length > 0) {
-        const group = this.queue.splice(0, this.largestGroup)
-        await this.writeTogether(group)
-      }
-    } finally {
-      this.writing = false
-    }
-  }
-
-  private async writeTogether(group: Pending<T, R>[]): Promise<void> {
-    let results: R[]
-    try {
-      if (group.length === 1) results = [await this.steps.writeOne(group[0]!.item)]
-      else results = await this.steps.writeGroup(group.map((pending) => pending.item))
-    } catch (error) {
-      if (group.length === 1) return group[0]!.reject(error)
-      for (const pending of group)
-        await this.steps.writeOne(pending.item).then(pending.resolve, pending.reject)
-      return
-    }
-    for (const [index, pending] of group.entries()) pending.resolve(results[index] as R)
+  write(item: T): Promise<R> {
+    return this.groups.submit(item)
   }
 }

@@ -1,17 +1,8 @@
+import { Batcher, type Pending } from '../batching/batcher.ts'
 import type { Repositories, Store } from '../store/store.ts'
 
 type Work = (tx: Repositories) => Promise<unknown>
-
-interface Pending {
-  work: Work
-  resolve(result: unknown): void
-  reject(error: unknown): void
-}
-
-interface MerchantQueue {
-  pending: Pending[]
-  running: boolean
-}
+type Write = Pending<Work, unknown>
 
 export interface GroupCommitStatistics {
   /** Transactions the group commit committed, and the writes they held (writes refused are in neither). */
@@ -47,11 +38,15 @@ const longestGroupMs = 200
  *   counters waits for one short group, not for a long queue.
  * - Different merchants' queues run side by side, on their own connections.
  *
+ * Each merchant and mode's queue is a `Batcher` of one batch at a time, up to `largestGroup`, whose
+ * run function is `commitGroup`: it answers each write itself, since a group may take several
+ * transactions (its time ran out, or a write failed) before every write is answered.
+ *
  * A store that commits concurrent transactions together itself (SQLite) has its writes go straight
  * to it.
  */
 export class MerchantGroupCommit {
-  private readonly queues = new Map<string, MerchantQueue>()
+  private readonly queues = new Map<string, Batcher<Work, unknown>>()
   private readonly counted: GroupCommitStatistics = { transactions: 0, writes: 0, refusedInGroups: 0 }
 
   constructor(private readonly store: Store) {}
@@ -59,15 +54,7 @@ export class MerchantGroupCommit {
   /** Commits `work` with the other writes queued under the same key (a merchant and mode). */
   write<T>(key: string, work: (tx: Repositories) => Promise<T>): Promise<T> {
     if (this.store.groupsCommits) return this.store.transaction(work)
-    return new Promise<T>((resolve, reject) => {
-      let queue = this.queues.get(key)
-      if (!queue) {
-        queue = { pending: [], running: false }
-        this.queues.set(key, queue)
-      }
-      queue.pending.push({ work, resolve: resolve as (result: unknown) => void, reject })
-      if (!queue.running) void this.run(key, queue)
-    })
+    return (this.queues.get(key) ?? this.queueOf(key)).submit(work) as Promise<T>
   }
 
   statistics(): GroupCommitStatistics {
@@ -84,21 +71,27 @@ export class MerchantGroupCommit {
     return { commits: this.counted.transactions, writes: this.counted.writes }
   }
 
-  private async run(key: string, queue: MerchantQueue): Promise<void> {
-    queue.running = true
-    while (queue.pending.length > 0) {
-      const unavailable = await this.commitInOrder(queue.pending.splice(0, largestGroup))
-      // Those that queued behind a group the database did not answer waited out its timeout
-      // already; a transaction of their own would wait out another before its answer.
-      if (unavailable) for (const pending of queue.pending.splice(0)) pending.reject(unavailable.error)
-    }
-    queue.running = false
-    // Merchants come and go: an idle queue is forgotten.
-    this.queues.delete(key)
+  private queueOf(key: string): Batcher<Work, unknown> {
+    const queue: Batcher<Work, unknown> = new Batcher({
+      inFlight: 1,
+      largestBatch: largestGroup,
+      run: (group) => this.commitGroup(queue, group),
+      // Merchants come and go: an idle queue is forgotten.
+      onIdle: () => this.queues.delete(key),
+    })
+    this.queues.set(key, queue)
+    return queue
+  }
+
+  private async commitGroup(queue: Batcher<Work, unknown>, group: readonly Write[]): Promise<void> {
+    const unavailable = await this.commitInOrder(group)
+    // Those that queued behind a group the database did not answer waited out its timeout
+    // already; a transaction of their own would wait out another before its answer.
+    if (unavailable) queue.failQueued(unavailable.error)
   }
 
   /** Commits the group's writes, answering each; says so when the database did not answer. */
-  private async commitInOrder(group: Pending[]): Promise<{ error: unknown } | undefined> {
+  private async commitInOrder(group: readonly Write[]): Promise<{ error: unknown } | undefined> {
     let rest = group
     while (rest.length > 0) {
       const outcome = await this.together(rest)
@@ -134,7 +127,7 @@ export class MerchantGroupCommit {
 
   /** The writes in one transaction, in order, until one fails or the group has run long enough. */
   private async together(
-    writes: Pending[],
+    writes: readonly Write[],
   ): Promise<{ made: unknown[] } | { made?: undefined; failedAt?: number; error: unknown }> {
     let failedAt: number | undefined
     const started = performance.now()
@@ -144,7 +137,7 @@ export class MerchantGroupCommit {
         for (const [index, pending] of writes.entries()) {
           if (index > 0 && performance.now() - started > longestGroupMs) break
           failedAt = index
-          results.push(await pending.work(tx))
+          results.push(await pending.item(tx))
         }
         failedAt = undefined
         return results

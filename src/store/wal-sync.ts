@@ -1,4 +1,5 @@
 import { closeSync, fdatasync, openSync } from 'node:fs'
+import { Batcher, failAll } from '../batching/batcher.ts'
 
 /**
  * Makes SQLite's commits durable off the event loop. In WAL mode `synchronous = FULL` differs from
@@ -6,17 +7,25 @@ import { closeSync, fdatasync, openSync } from 'node:fs'
  * fsync inside COMMIT, on the one thread every request shares, so every request would wait for the
  * disk at every commit. The writer runs NORMAL instead and this issues the same fdatasync of the WAL in libuv's thread pool;
  * a commit counts as durable once a sync that started after it has finished. Syncs never overlap:
- * the commits made while one runs are covered together by the next (group commit, one level down).
+ * the commits made while one runs are covered together by the next (group commit, one level down:
+ * a batch of every commit waiting, one at a time).
  * SQLite's own syncs (the WAL before a checkpoint, the database after it, the WAL header when it
  * is reused) are unchanged.
  */
 export class WalSync {
   private descriptor: number | undefined
-  private syncing = false
-  /** Committed, not yet covered by a sync that started after the commit. */
-  private uncovered: Waiter[] = []
-  /** Covered by the sync now running. */
-  private covered: Waiter[] = []
+  /** Commits waiting for a sync that starts after them; the batch running is the sync running. */
+  private readonly commits = new Batcher<undefined, void>({
+    inFlight: 1,
+    largestBatch: Number.POSITIVE_INFINITY,
+    // A failed sync leaves the commits' durability unknown: none of them is acknowledged (503).
+    run: failAll(async (commits) => {
+      await this.sync()
+      return commits.map(() => undefined)
+    }),
+  })
+  /** The latest commit's durability: every commit before it is covered by the same sync or an earlier one. */
+  private newest: Promise<void> = Promise.resolve()
   /** Since the store opened. */
   syncs = 0
 
@@ -24,49 +33,38 @@ export class WalSync {
 
   /** Resolves once everything committed before this call is on disk. */
   durable(): Promise<void> {
-    if (!this.pending) return Promise.resolve()
-    return new Promise((resolve, reject) => {
-      // The newest commit waits for the next sync if it came after the running one's start.
-      if (this.uncovered.length > 0) this.uncovered.push({ resolve, reject })
-      else this.covered.push({ resolve, reject })
-    })
+    return this.pending ? this.newest : Promise.resolve()
   }
 
   /** True while some commit is not yet known to be on disk: a read now may see it. */
   get pending(): boolean {
-    return this.syncing || this.uncovered.length > 0
+    return this.commits.busy
   }
 
   /** Call right after a COMMIT: `waiter` hears once that commit is on disk, or that its sync failed. */
   cover(waiter: Waiter): void {
-    this.uncovered.push(waiter)
-    if (!this.syncing) this.startSync()
+    this.newest = this.commits.submit(undefined)
+    this.newest.then(
+      () => waiter.resolve(),
+      (error: unknown) => waiter.reject(error),
+    )
   }
 
-  private startSync(): void {
-    this.syncing = true
-    this.covered = this.uncovered
-    this.uncovered = []
-    try {
-      this.descriptor ??= openSync(this.walPath, 'r+')
-    } catch (error) {
-      this.synced(error as Error)
-      return
-    }
-    fdatasync(this.descriptor, (error) => this.synced(error))
-  }
-
-  private synced(error: Error | null): void {
-    this.syncs += 1
-    const covered = this.covered
-    this.covered = []
-    this.syncing = false
-    // A failed sync leaves the commits' durability unknown: none of them is acknowledged (503).
-    for (const waiter of covered) {
-      if (error) waiter.reject(Object.assign(error, { code: 'SQLITE_IOERR' }))
-      else waiter.resolve()
-    }
-    if (this.uncovered.length > 0) this.startSync()
+  private sync(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const synced = (error: Error | null) => {
+        this.syncs += 1
+        if (error) reject(Object.assign(error, { code: 'SQLITE_IOERR' }))
+        else resolve()
+      }
+      try {
+        this.descriptor ??= openSync(this.walPath, 'r+')
+      } catch (error) {
+        synced(error as Error)
+        return
+      }
+      fdatasync(this.descriptor, synced)
+    })
   }
 
   /** After the last commit's sync: nothing may be waiting. */
