@@ -8,11 +8,13 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
   type QueryResult,
+  type RootOperationNode,
   type TransactionSettings,
 } from 'kysely'
 import pg from 'pg'
+import { sqlNumberedFrom } from './numbered-from.ts'
 import { rowBuilderOf } from './postgres-rows.ts'
-import { writeOnlyTable } from './write-only.ts'
+import { carrierOf, type WriteOnly, writeOnlyOf } from './write-only.ts'
 
 /**
  * Kysely over pg, with one rule that the stock driver lacks: a connection whose transaction state
@@ -109,49 +111,50 @@ class GuardedConnection implements DatabaseConnection {
   untrustedBecause: Error | undefined
   inTransaction = false
   /** Write-only statements of the transaction not sent yet, at most one per table, in order. */
-  private held: { query: CompiledQuery; table: string }[] = []
+  private held: { query: CompiledQuery; writes: WriteOnly }[] = []
 
   constructor(readonly client: pg.PoolClient) {}
 
   /**
-   * Inside a transaction, a statement whose result nobody reads (write-only.ts) is held back.
-   * The next statement that needs an answer takes the held ones along as its WITH items, so they
-   * cost no round trip of their own, unless it names one of their tables or takes a row lock: then
-   * they are sent first, together, as one statement. What is still held goes before COMMIT. Each
-   * round trip to PostgreSQL is a wait, and every initiation of one merchant waits behind the one
-   * holding its counters' row lock. Held statements go out in the order they came, and before
-   * anything that reads or writes their tables; two for one table never share a statement (rows
-   * one statement changes twice are an error in PostgreSQL); a failure in them fails the
-   * statement they went with, and so the transaction, as it would have at their own turn.
+   * Inside a transaction, a statement declared write-only (write-only.ts) is held back. The next
+   * statement declared a carrier takes the held ones along as its WITH items, so they cost no
+   * round trip of their own, unless it declares one of their tables: then they are sent first,
+   * together, as one statement. So is any statement that declares nothing, and what is still held
+   * goes before COMMIT. Each round trip to PostgreSQL is a wait, and every initiation of one
+   * merchant waits behind the one holding its counters' row lock. Held statements go out in the
+   * order they came, and before anything that reads or writes their tables; two for one table never
+   * share a statement (rows one statement changes twice are an error in PostgreSQL); a failure in
+   * them fails the statement they went with, and so the transaction, as it would have at their own
+   * turn.
    */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const table = this.inTransaction ? writeOnlyTable(compiledQuery) : undefined
-    if (table !== undefined && !this.held.some((write) => write.table === table)) {
-      this.held.push({ query: compiledQuery, table })
+    const writes = this.inTransaction ? writeOnlyOf(compiledQuery) : undefined
+    if (writes !== undefined && !this.held.some((write) => write.writes.table === writes.table)) {
+      this.held.push({ query: compiledQuery, writes })
       return { rows: [] }
     }
     if (this.held.length === 0) return this.send(compiledQuery)
-    const mustFollowThem =
-      !carriesWrites.test(compiledQuery.sql) ||
-      this.held.some((write) => table === write.table || namesTable(compiledQuery.sql, write.table))
-    if (mustFollowThem) {
+    const carrier = writes === undefined ? carrierOf(compiledQuery) : undefined
+    const combined =
+      carrier !== undefined && !this.held.some((write) => carrier.tables.includes(write.writes.table))
+        ? withWrites(this.held, { query: compiledQuery, node: carrier.node })
+        : undefined
+    if (combined === undefined) {
       await this.sendHeldWrites()
       return this.send(compiledQuery)
     }
     // A statement that touches none of their tables takes them along: no round trip of their own.
-    return this.send(withWrites(this.takeHeld(), compiledQuery))
+    this.held = []
+    return this.send(combined)
   }
 
   async sendHeldWrites(): Promise<void> {
-    const held = this.takeHeld()
-    if (held.length === 1) await this.send(held[0]!)
-    else if (held.length > 1) await this.send(withWrites(held, selectNothing))
-  }
-
-  private takeHeld(): CompiledQuery[] {
-    const held = this.held.map((write) => write.query)
+    const held = this.held
     this.held = []
-    return held
+    if (held.length === 0) return
+    const combined = held.length > 1 ? withWrites(held, { query: selectNothing }) : undefined
+    if (combined !== undefined) await this.send(combined)
+    else for (const write of held) await this.send(write.query)
   }
 
   dropHeldWrites(): void {
@@ -166,7 +169,7 @@ class GuardedConnection implements DatabaseConnection {
     }
     try {
       const { command, rowCount, rows, fields } = await this.client.query<unknown[]>({
-        name: statementName(compiledQuery.sql),
+        name: statementName(compiledQuery),
         text: compiledQuery.sql,
         values: [...compiledQuery.parameters],
         rowMode: 'array',
@@ -188,61 +191,71 @@ class GuardedConnection implements DatabaseConnection {
   }
 }
 
-/** Whether the statement's text names the table (a word of its own: `events`, not `event_attempts`). */
-function namesTable(sql: string, table: string): boolean {
-  let pattern = tablePatterns.get(table)
-  if (!pattern) {
-    pattern = new RegExp(`\\b${table}\\b`)
-    tablePatterns.set(table, pattern)
-  }
-  return pattern.test(sql)
+interface Placeable {
+  query: CompiledQuery
+  node?: RootOperationNode | undefined
 }
 
-const tablePatterns = new Map<string, RegExp>()
-
 /**
- * Held writes as WITH items of the statement `main`, their parameters and then its own renumbered
- * in order. They run as one statement with one snapshot, so none may depend on another's writes:
- * held statements write different tables and read nothing another wrote, and `main` names none of
- * their tables. `main`'s answer (its rows, its count) is the statement's answer.
+ * Held writes as WITH items of the statement `main`, their parameters and then its own, each
+ * compiled from its node with its placeholders numbered after those before it; undefined when one
+ * that needs renumbering has no node. They run as one statement with one snapshot, so none may
+ * depend on another's writes: held statements write different tables and read nothing another
+ * wrote, and `main` declares none of their tables. `main`'s answer (its rows, its count) is the
+ * statement's answer.
  */
-function withWrites(writes: CompiledQuery[], main: CompiledQuery): CompiledQuery {
+function withWrites(
+  writes: readonly { query: CompiledQuery; writes: WriteOnly }[],
+  main: Placeable,
+): CompiledQuery | undefined {
   const parameters: unknown[] = []
-  const renumbered = (query: CompiledQuery) => {
-    const offset = parameters.length
-    parameters.push(...query.parameters)
-    return query.sql.replace(/\$(\d+)/g, (_match, number) => `$${Number(number) + offset}`)
+  const items: string[] = []
+  for (const [index, write] of writes.entries()) {
+    const text = numberedFrom({ query: write.query, node: write.writes.node }, parameters.length)
+    if (text === undefined) return undefined
+    items.push(`w${index} as (${text})`)
+    parameters.push(...write.query.parameters)
   }
-  const items = writes.map((query, index) => `w${index} as (${renumbered(query)})`)
-  return CompiledQuery.raw(`with ${items.join(', ')} ${renumbered(main)}`, parameters)
+  const mainText = numberedFrom(main, parameters.length)
+  if (mainText === undefined) return undefined
+  parameters.push(...main.query.parameters)
+  return CompiledQuery.raw(`with ${items.join(', ')} ${mainText}`, parameters)
+}
+
+/** A statement's SQL with its parameters numbered after `offset` others; as compiled when none precede it. */
+function numberedFrom({ query, node }: Placeable, offset: number): string | undefined {
+  if (offset === 0 || query.parameters.length === 0) return query.sql
+  return node && sqlNumberedFrom(node, offset)
 }
 
 /** What several held writes are sent with when nothing else is sent before COMMIT. */
 const selectNothing = CompiledQuery.raw('select 1')
 
 /**
- * Statements that can take held writes along as WITH items: a plain INSERT, UPDATE, DELETE or
- * SELECT. Not one with its own WITH, not transaction control, and not a row lock (PostgreSQL
- * refuses FOR UPDATE beside data-modifying WITH items).
- */
-const carriesWrites = /^\s*(insert|update|delete|select)\b(?![\s\S]*\bfor\s+(update|share|no\s+key|key)\b)/i
-
-/**
  * Named statements are parsed and planned once per connection, then only bound and executed: the
- * same few dozen statements run on every request. Transaction control and anything past the
- * first `preparedLimit` distinct texts go unnamed, so the server's memory per connection stays
- * bounded.
+ * same few dozen statements run on every request. Named are Kysely's queries and any statement
+ * with parameters (pg sends those by the extended protocol in any case); transaction control, a
+ * schema change or a raw script without parameters (which may hold several statements) goes
+ * unnamed, and so does anything past the first `preparedLimit` distinct statements, so the
+ * server's memory per connection stays bounded.
  */
 const statementNames = new Map<string, string>()
 const preparedLimit = 500
+const queryKinds = new Set([
+  'SelectQueryNode',
+  'InsertQueryNode',
+  'UpdateQueryNode',
+  'DeleteQueryNode',
+  'MergeQueryNode',
+])
 
-function statementName(sql: string): string | undefined {
-  const known = statementNames.get(sql)
+function statementName(query: CompiledQuery): string | undefined {
+  const known = statementNames.get(query.sql)
   if (known !== undefined) return known
-  if (statementNames.size >= preparedLimit || !/^\s*(select|insert|update|delete|with)\b/i.test(sql))
-    return undefined
+  const preparable = query.parameters.length > 0 || queryKinds.has(query.query.kind)
+  if (statementNames.size >= preparedLimit || !preparable) return undefined
   const name = `sika_${statementNames.size + 1}`
-  statementNames.set(sql, name)
+  statementNames.set(query.sql, name)
   return name
 }
 

@@ -1,20 +1,51 @@
-import type { CompiledQuery } from 'kysely'
+import type { CompiledQuery, RootOperationNode } from 'kysely'
 
 /**
- * Statements whose results nobody reads (an insert of events, of ledger entries, an upsert of
- * status counts), each with the one table it writes. A driver may hold such a statement back and
- * send it later with others, as long as it is sent before anything that reads or writes its table
- * and before the transaction's COMMIT (postgres-driver.ts). Keyed by the compiled query object,
- * which Kysely hands to the driver unchanged.
+ * What a statement declares to a driver that holds writes (postgres-driver.ts); the driver reads
+ * these declarations and never the statement's text. Keyed by the compiled query object, which
+ * Kysely hands to the driver unchanged.
+ *
+ * A write-only statement is one whose result nobody reads (an insert of events, of ledger entries,
+ * an upsert of status counts), with the one table it writes: it may be held back and sent later,
+ * before anything that reads or writes its table and before the transaction's COMMIT.
+ *
+ * A carrier is a plain INSERT, UPDATE, DELETE or SELECT, with no WITH of its own and no row lock
+ * (PostgreSQL refuses FOR UPDATE beside data-modifying WITH items), with every table it reads or
+ * writes: held writes of other tables may travel with it as its WITH items.
+ *
+ * Either may give its operation node, from which the driver compiles it with its parameters
+ * numbered after those of the statements before it in one combined statement. A statement that
+ * declares nothing is sent only after every held write has been sent.
  */
-const writeOnly = new WeakMap<CompiledQuery, string>()
+export interface WriteOnly {
+  readonly table: string
+  readonly node?: RootOperationNode
+}
 
-export function markWriteOnly(query: CompiledQuery, table: string): CompiledQuery {
-  writeOnly.set(query, table)
+export interface Carrier {
+  readonly tables: readonly string[]
+  readonly node: RootOperationNode
+}
+
+const writeOnly = new WeakMap<CompiledQuery, WriteOnly>()
+const carriers = new WeakMap<CompiledQuery, Carrier>()
+
+export function markWriteOnly(query: CompiledQuery, table: string, node?: RootOperationNode): CompiledQuery {
+  writeOnly.set(query, node ? { table, node } : { table })
   return query
 }
 
-/** The table the statement writes, when nobody reads its result; undefined otherwise. */
-export function writeOnlyTable(query: CompiledQuery): string | undefined {
+export function markCarrier(query: CompiledQuery, carrier: Carrier): CompiledQuery {
+  carriers.set(query, carrier)
+  return query
+}
+
+/** What the statement writes, when nobody reads its result; undefined otherwise. */
+export function writeOnlyOf(query: CompiledQuery): WriteOnly | undefined {
   return writeOnly.get(query)
+}
+
+/** The tables of a statement that may carry held writes; undefined for any other statement. */
+export function carrierOf(query: CompiledQuery): Carrier | undefined {
+  return carriers.get(query)
 }

@@ -291,6 +291,7 @@ const debitIfAvailable = statementTemplate(
       .where('currency', '=', debit.currency)
       .where(sql<boolean>`posted_minor - held_minor >= ${debit.needed}`)
       .returning(['posted_minor', 'held_minor']),
+  { carries: { tables: ['balances'] } },
 )
 
 interface HeldEntry {
@@ -344,6 +345,7 @@ const creditBalance = statementTemplate(
           .doUpdateSet({ posted_minor: sql`balances.posted_minor + ${credit.amountMinor}` }),
       )
       .returning(['posted_minor', 'held_minor']),
+  { carries: { tables: ['balances'] } },
 )
 
 /**

@@ -106,13 +106,15 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
   }
 }
 
-const selectByToken = statementTemplate((db, key: { merchantId: string; mode: Mode; token: string }) =>
-  db
-    .selectFrom('operations')
-    .selectAll()
-    .where('token', '=', key.token)
-    .where('merchant_id', '=', key.merchantId)
-    .where('mode', '=', key.mode),
+const selectByToken = statementTemplate(
+  (db, key: { merchantId: string; mode: Mode; token: string }) =>
+    db
+      .selectFrom('operations')
+      .selectAll()
+      .where('token', '=', key.token)
+      .where('merchant_id', '=', key.merchantId)
+      .where('mode', '=', key.mode),
+  { carries: { tables: ['operations'] } },
 )
 
 type TokenKey = { merchantId: string; mode: Mode; token: string }
@@ -142,14 +144,16 @@ function tokenReads(db: Executor): ReadBatches<TokenKey, Selectable<OperationsTa
 const tokenReadsInFlight = 2
 const largestTokenBatch = 64
 
-const insertUnlessReferenced = statementTemplate((db, row: ReturnType<typeof toRow>) =>
-  db
-    .insertInto('operations')
-    .values(row)
-    .onConflict((conflict) =>
-      conflict.columns(['merchant_id', 'mode', 'kind', 'merchant_reference']).doNothing(),
-    )
-    .returning('id'),
+const insertUnlessReferenced = statementTemplate(
+  (db, row: ReturnType<typeof toRow>) =>
+    db
+      .insertInto('operations')
+      .values(row)
+      .onConflict((conflict) =>
+        conflict.columns(['merchant_id', 'mode', 'kind', 'merchant_reference']).doNothing(),
+      )
+      .returning('id'),
+  { carries: { tables: ['operations'] } },
 )
 
 async function insertIfNew(db: Executor, operation: Operation): Promise<number | undefined> {

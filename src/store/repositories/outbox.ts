@@ -415,26 +415,53 @@ async function recordAttempts(
 /**
  * Every attempt's event takes its next state in one statement, if its claim is still its
  * owner's; returns the ids of those that did. The values are cast so that PostgreSQL knows their
- * types, and named apart from the events' columns so that `returning id` is the event's.
+ * types, and named apart from the events' columns so that `returning id` is the event's. The
+ * attempts held just before it ride along with it (write-only.ts).
  */
 async function recordEventStates(db: Executor, ended: readonly EndedAttempt[]): Promise<string[]> {
-  const states = ended.map(
-    ({ event, owner, attempt }) =>
-      sql`select cast(${event.id} as text) as event_id, cast(${owner} as text) as owner,
-        cast(${attempt.number} as integer) as attempt_count,
-        cast(${attempt.deliveryStatus} as text) as status,
-        cast(${attempt.nextAttemptAtUs} as bigint) as next_at_us,
-        cast(${attempt.deliveredAtUs} as bigint) as delivered_us`,
-  )
-  const { rows } = await sql<{ id: string }>`
+  const rows = ended.map(({ event, owner, attempt }) => ({
+    eventId: event.id,
+    owner,
+    attemptCount: attempt.number,
+    status: attempt.deliveryStatus,
+    nextAtUs: attempt.nextAttemptAtUs,
+    deliveredUs: attempt.deliveredAtUs,
+  }))
+  return (await updateEventStates(db, { rows })).rows.map((row) => row.id)
+}
+
+const updateEventStates = statementTemplate(
+  (
+    _db,
+    states: {
+      rows: {
+        eventId: string
+        owner: string
+        attemptCount: number
+        status: string
+        nextAtUs: number | null
+        deliveredUs: number | null
+      }[]
+    },
+  ) => {
+    const values = states.rows.map(
+      (state) =>
+        sql`select cast(${state.eventId} as text) as event_id, cast(${state.owner} as text) as owner,
+        cast(${state.attemptCount} as integer) as attempt_count,
+        cast(${state.status} as text) as status,
+        cast(${state.nextAtUs} as bigint) as next_at_us,
+        cast(${state.deliveredUs} as bigint) as delivered_us`,
+    )
+    return sql<{ id: string }>`
     update events set attempts = v.attempt_count, delivery_status = v.status,
       next_attempt_at_us = v.next_at_us, delivered_at_us = v.delivered_us,
       lease_owner = null, lease_until_us = null
-    from (${sql.join(states, sql` union all `)}) as v
+    from (${sql.join(values, sql` union all `)}) as v
     where events.id = v.event_id and events.lease_owner = v.owner
-    returning id`.execute(db)
-  return rows.map((row) => row.id)
-}
+    returning id`
+  },
+  { carries: { tables: ['events'] } },
+)
 
 async function deferEvents(db: Executor, deferrals: readonly Deferral[], owner: string): Promise<void> {
   if (deferrals.length === 0) return

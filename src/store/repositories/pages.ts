@@ -59,8 +59,8 @@ export async function reserveCounterValues<Name extends string>(
 
 /**
  * Advances counters whose rows this transaction holds locked already, so it knows their values
- * without asking: nobody reads the answer, and on PostgreSQL the statement rides with the next one
- * that needs an answer (write-only.ts).
+ * without asking: nobody reads the answer, and on PostgreSQL the statement rides with the next
+ * statement declared a carrier (the operation's insert, write-only.ts).
  */
 export async function advanceLockedCounters(
   db: Executor,
@@ -97,7 +97,8 @@ const advance = (db: Executor, { rows }: CounterAdvance) =>
         .doUpdateSet((eb) => ({ value: eb('counters.value', '+', eb.ref('excluded.value')) })),
     )
 
-const advanceCounters = statementTemplate((db, rows: CounterAdvance) =>
-  advance(db, rows).returning(['name', 'value']),
+const advanceCounters = statementTemplate(
+  (db, rows: CounterAdvance) => advance(db, rows).returning(['name', 'value']),
+  { carries: { tables: ['counters'] } },
 )
 const advanceCountersUnread = statementTemplate(advance, { writeOnly: 'counters' })

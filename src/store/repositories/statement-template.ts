@@ -1,5 +1,12 @@
-import { type Compilable, CompiledQuery, type QueryResult } from 'kysely'
-import { markWriteOnly } from '../write-only.ts'
+import {
+  type Compilable,
+  CompiledQuery,
+  type QueryResult,
+  type RawBuilder,
+  type RootOperationNode,
+} from 'kysely'
+import { shapeOfOperation } from '../operation-tables.ts'
+import { markCarrier, markWriteOnly } from '../write-only.ts'
 import type { Executor } from './executor.ts'
 
 /** Where a value goes in a template: the argument it stands for, and within a list, the row and field. */
@@ -13,6 +20,19 @@ type ParameterSource = { path: StandIn['path'] } | { fixed: unknown }
 interface CompiledTemplate {
   sql: string
   parameters: ParameterSource[]
+  /** Kysely's operation node, from which a driver may compile it again at a parameter offset. */
+  node: RootOperationNode
+}
+
+/**
+ * What a template declares to a driver that holds writes (write-only.ts): `writeOnly`, the table
+ * it writes when its caller reads nothing of its result (it may then be sent later); `carries`,
+ * every table it reads or writes, when held writes of other tables may travel with it. A template
+ * that declares neither is sent after every held write.
+ */
+export interface TemplateOptions {
+  writeOnly?: string
+  carries?: { tables: readonly string[] }
 }
 
 /**
@@ -25,9 +45,8 @@ interface CompiledTemplate {
  * passes the same names, and rows with the same fields; an undefined value is bound as null.
  */
 export function statementTemplate<Arguments extends Record<string, unknown>, Row>(
-  build: (db: Executor, values: Arguments) => Compilable<Row>,
-  /** The table it writes, when its caller reads nothing of its result: it may then be sent later (write-only.ts). */
-  options: { writeOnly?: string } = {},
+  build: (db: Executor, values: Arguments) => Compilable<Row> | RawBuilder<Row>,
+  options: TemplateOptions = {},
 ): (db: Executor, values: Arguments) => Promise<QueryResult<Row>> {
   // Keyed by the dialect's adapter class (SQLite and PostgreSQL write different SQL), then shape.
   const compiledFor = new Map<unknown, Map<string, CompiledTemplate>>()
@@ -42,13 +61,15 @@ export function statementTemplate<Arguments extends Record<string, unknown>, Row
     let template = ofDialect.get(shape)
     if (!template) {
       template = compileWithStandIns(db, build, values)
+      if (options.carries) checkCarrier(template.node, options.carries.tables)
       ofDialect.set(shape, template)
     }
     const parameters = template.parameters.map((source) =>
       'fixed' in source ? source.fixed : (valueAt(values, source.path) ?? null),
     )
     const query = CompiledQuery.raw(template.sql, parameters)
-    if (options.writeOnly) markWriteOnly(query, options.writeOnly)
+    if (options.writeOnly) markWriteOnly(query, options.writeOnly, template.node)
+    if (options.carries) markCarrier(query, { tables: options.carries.tables, node: template.node })
     return db.executeQuery<Row>(query)
   }
 }
@@ -71,7 +92,7 @@ function valueAt(values: Record<string, unknown>, path: StandIn['path']): unknow
 /** The call's own arguments name them all, and the fields of each row of a list. */
 function compileWithStandIns<Arguments extends Record<string, unknown>>(
   db: Executor,
-  build: (db: Executor, values: Arguments) => Compilable<unknown>,
+  build: (db: Executor, values: Arguments) => Compilable<unknown> | RawBuilder<unknown>,
   values: Arguments,
 ): CompiledTemplate {
   const standIns = Object.fromEntries(
@@ -84,11 +105,26 @@ function compileWithStandIns<Arguments extends Record<string, unknown>>(
         : new StandIn([name]),
     ]),
   ) as Arguments
-  const compiled = build(db, standIns).compile()
+  const built = build(db, standIns)
+  const compiled = 'isRawBuilder' in built ? built.compile(db) : built.compile()
   return {
     sql: compiled.sql,
     parameters: compiled.parameters.map((value) =>
       value instanceof StandIn ? { path: value.path } : { fixed: value },
     ),
+    node: compiled.query,
   }
+}
+
+/**
+ * A carrier's declaration is checked against what its node shows, once per template: it names no
+ * table it did not declare, has no WITH of its own and takes no row lock.
+ */
+function checkCarrier(node: RootOperationNode, declared: readonly string[]): void {
+  const { tables, hasWith, locksRows } = shapeOfOperation(node)
+  const undeclared = [...tables].filter((table) => !declared.includes(table))
+  if (undeclared.length > 0 || hasWith || locksRows)
+    throw new Error(
+      `a statement that carries held writes must declare every table it names (${undeclared.join(', ') || 'none missing'}), and have no WITH (${hasWith}) and no row lock (${locksRows})`,
+    )
 }
