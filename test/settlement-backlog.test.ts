@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
+import { pendingCount } from './support/operations.ts'
 import { type Receiver, startReceiver } from './support/receiver.ts'
 import { describeEachStore } from './support/stores.ts'
 import { assertStoreConsistent } from './support/verify.ts'
@@ -48,15 +49,7 @@ describeEachStore('settlement keeps up after an overload', (store) => {
     await receiver?.close()
   })
 
-  const pending = async () => {
-    const { count } = await app.db
-      .selectFrom('operations')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('merchant_id', '=', merchant.id)
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow()
-    return Number(count)
-  }
+  const pending = () => pendingCount(app, merchant.id)
 
   /** Collects back to back from `clients` clients until `untilMs`; answers by status. */
   async function overload(untilMs: number): Promise<Map<number, number>> {

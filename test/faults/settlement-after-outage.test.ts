@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import { after, before, test } from 'node:test'
 import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { startApp, type TestApp } from '../support/app.ts'
+import { pendingCount } from '../support/operations.ts'
 import { describeEachStore, type StoreTarget } from '../support/stores.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { assertStoreConsistent } from '../support/verify.ts'
@@ -62,15 +63,7 @@ describeEachStore('work delayed by an outage runs within seconds of its end', (s
   })
 
   /** Operations not settled yet, read around the proxy on PostgreSQL. */
-  const pending = async () => {
-    const { count } = await app.db
-      .selectFrom('operations')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('merchant_id', '=', merchant.id)
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow()
-    return Number(count)
-  }
+  const pending = () => pendingCount(app, merchant.id)
 
   /** Collects back to back from a few clients while `going()`; answers by status. */
   async function load(going: () => boolean): Promise<Map<number | 'network', number>> {

@@ -7,7 +7,7 @@ import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts'
 import type { ApiClient, TestApp } from '../support/app.ts'
 import { entriesOfOperation } from '../support/ledger.ts'
-import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
+import { type LiveApp, operatorReferenceOf, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { pollUntilDefined } from '../support/wait.ts'
 
@@ -101,15 +101,6 @@ describeEachStore(
         (entry: { currency: string }) => entry.currency === 'XOF',
       )
 
-    async function operatorReferenceOf(token: string, role: string): Promise<string> {
-      const row = await app.db
-        .selectFrom('operations')
-        .select('sides')
-        .where('token', '=', token)
-        .executeTakeFirstOrThrow()
-      return JSON.parse(row.sides).find((entry: { role: string }) => entry.role === role).operatorReference
-    }
-
     const control = (operator: Operator, path: string, body: unknown) =>
       fetch(`${simulators[operator].url}/_simulator/${path}`, {
         method: 'POST',
@@ -163,7 +154,7 @@ describeEachStore(
       })
       assert.equal(opened.status, 200, opened.text)
       const token = opened.body.data.transfer.token
-      const fromReference = await operatorReferenceOf(token, 'from')
+      const fromReference = await operatorReferenceOf(app, token, 'from')
       let sessionId: string | undefined
       if (from === 'wave') {
         const sessions = (await (await fetch(`${simulators.wave.url}/_simulator/sessions`)).json()) as any[]
@@ -181,7 +172,7 @@ describeEachStore(
         10_000,
       )
       await beforeFailing()
-      await failPayout(to, await operatorReferenceOf(token, 'to'))
+      await failPayout(to, await operatorReferenceOf(app, token, 'to'))
       const failed = await pollUntilDefined(async () => {
         const now = await record('transfer', token)
         return now.status === 'failed' ? now : undefined
@@ -284,7 +275,7 @@ describeEachStore(
         }
         const { token, refunded } = opened
         if (from !== 'wave') {
-          const reference = await operatorReferenceOf(refund.token, 'main')
+          const reference = await operatorReferenceOf(app, refund.token, 'main')
           if (from === 'pawapay')
             await control('pawapay', `transactions/${reference}/status`, {
               status: 'FAILED',

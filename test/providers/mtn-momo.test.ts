@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import type { ApiClient, TestApp } from '../support/app.ts'
-import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
+import { type LiveApp, operatorReferenceOf, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -80,21 +80,12 @@ describeEachStore('live mode: MTN MoMo', (store) => {
       body: JSON.stringify(body),
     })
 
-  async function operatorReferenceOf(token: string): Promise<string> {
-    const row = await app.db
-      .selectFrom('operations')
-      .select('sides')
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow()
-    return JSON.parse(row.sides)[0].operatorReference
-  }
-
   test('a collect is a RequestToPay: pending, then succeeded by the callback confirmed with a status check', async () => {
     const response = await collect('123')
     assert.equal(response.status, 200, response.text)
     const record = response.body.data.collect
     assert.equal(record.status, 'pending')
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await operatorReferenceOf(app, record.token)
     assert.match(reference, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     const [sent] = requestsTo('/collection/v1_0/requesttopay', reference)
     assert.ok(sent, 'MTN received the RequestToPay under the side’s operator reference')
@@ -159,7 +150,7 @@ describeEachStore('live mode: MTN MoMo', (store) => {
     assert.equal(record.status, 'pending')
     const done = await settled('collect', record.token, 10_000)
     assert.equal(done.status, 'succeeded')
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await operatorReferenceOf(app, record.token)
     assert.equal(requestsTo('/collection/v1_0/requesttopay', reference).length, 1)
   })
 
@@ -173,7 +164,7 @@ describeEachStore('live mode: MTN MoMo', (store) => {
     assert.equal(record.status, 'succeeded', 'settled by the callback while the POST hung')
     const done = await settled('collect', record.token, 10_000)
     assert.equal(done.status, 'succeeded')
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await operatorReferenceOf(app, record.token)
     assert.equal(requestsTo('/collection/v1_0/requesttopay', reference).length, 1)
   })
 
@@ -191,7 +182,7 @@ describeEachStore('live mode: MTN MoMo', (store) => {
 
   test('an unsigned callback only triggers a status check: MTN’s answer settles, not the body', async () => {
     const record = (await collect('105')).body.data.collect
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await operatorReferenceOf(app, record.token)
     await waitFor('MTN to complete the payment', async () => (await mtnStatusOf(reference)) === 'SUCCESSFUL')
     const hint = await notify(record.token, {
       externalId: record.token,
@@ -234,7 +225,7 @@ describeEachStore('live mode: MTN MoMo', (store) => {
 
     const payout = await payOut(1000)
     assert.equal(payout.status, 200, payout.text)
-    const reference = await operatorReferenceOf(payout.body.data.disbursement.token)
+    const reference = await operatorReferenceOf(app, payout.body.data.disbursement.token)
     const [sent] = requestsTo('/disbursement/v1_0/transfer', reference)
     assert.ok(sent, 'MTN received the Transfer')
     assert.deepEqual(JSON.parse(sent.body).payee, { partyIdType: 'MSISDN', partyId: '2250700000124' })

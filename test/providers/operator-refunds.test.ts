@@ -5,7 +5,7 @@ import { startPawapaySimulator } from '../../src/simulators/pawapay/pawapay-simu
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts'
 import type { ApiClient, TestApp } from '../support/app.ts'
-import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
+import { type LiveApp, operatorReferenceOf, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { assertStoreConsistent } from '../support/verify.ts'
 
@@ -94,15 +94,6 @@ describeEachStore('live mode: refunds through the operators, and what each opera
   const settled = (kind: string, token: string, withinMs = 10_000) =>
     settledRecord(running, kind, token, withinMs)
 
-  async function operatorReferenceOf(token: string): Promise<string> {
-    const row = await app.db
-      .selectFrom('operations')
-      .select('sides')
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow()
-    return JSON.parse(row.sides)[0].operatorReference
-  }
-
   const posts = (simulator: RunningSimulator, match: (url: string, body: Record<string, any>) => boolean) =>
     simulator.requests.filter(
       (request) => request.method === 'POST' && match(request.url, parsed(request.body)),
@@ -137,7 +128,7 @@ describeEachStore('live mode: refunds through the operators, and what each opera
     }
     const done = await settled('collect', token, 15_000)
     assert.equal(done.status, 'succeeded', JSON.stringify(done))
-    return { ...done, depositReference: await operatorReferenceOf(token) }
+    return { ...done, depositReference: await operatorReferenceOf(app, token) }
   }
 
   const refund = (token: string, amount?: number) =>
@@ -197,12 +188,12 @@ describeEachStore('live mode: refunds through the operators, and what each opera
         ])
         assert.equal(
           parsed(calls[0]!.body).refundId,
-          await operatorReferenceOf(partial.body.data.refund.token),
+          await operatorReferenceOf(app, partial.body.data.refund.token),
         )
       } else {
         assert.equal(
           calls[0]!.headers['x-reference-id'],
-          await operatorReferenceOf(partial.body.data.refund.token),
+          await operatorReferenceOf(app, partial.body.data.refund.token),
         )
       }
       const payouts = posts(simulators[operator], (url) => url === '/v2/payouts' || url.endsWith('/transfer'))
@@ -232,7 +223,7 @@ describeEachStore('live mode: refunds through the operators, and what each opera
     const part = await refund(split.token, 2000)
     assert.equal(part.status, 200, part.text)
     assert.equal((await settled('refund', part.body.data.refund.token)).status, 'succeeded')
-    const reference = await operatorReferenceOf(part.body.data.refund.token)
+    const reference = await operatorReferenceOf(app, part.body.data.refund.token)
     const payouts = posts(simulators.wave, (url) => url === '/v1/payout').filter(
       (request) => request.headers['idempotency-key'] === reference,
     )
@@ -257,7 +248,7 @@ describeEachStore('live mode: refunds through the operators, and what each opera
     assert.equal(done.status, 'succeeded')
     const calls = refundCalls('pawapay', collect)
     assert.equal(calls.length, 1, 'one POST /v2/refunds')
-    assert.equal(parsed(calls[0]!.body).refundId, await operatorReferenceOf(done.token))
+    assert.equal(parsed(calls[0]!.body).refundId, await operatorReferenceOf(app, done.token))
     console.log(`# a refund answered after the timeout settled ${Date.now() - started} ms after it was asked`)
   })
 

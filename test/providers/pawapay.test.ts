@@ -7,7 +7,7 @@ import {
 } from '../../src/simulators/pawapay/pawapay-simulator.ts'
 import type { ApiClient, TestApp } from '../support/app.ts'
 import { entriesOfOperation } from '../support/ledger.ts'
-import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
+import { type LiveApp, operatorReferenceOf, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 
 /**
@@ -55,14 +55,7 @@ function liveHelpers(current: () => { running: LiveApp; simulator: RunningPawapa
     }
   }
 
-  async function operatorReferenceOf(token: string): Promise<string> {
-    const row = await current()
-      .running.app.db.selectFrom('operations')
-      .select('sides')
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow()
-    return JSON.parse(row.sides)[0].operatorReference
-  }
+  const referenceOf = (token: string) => operatorReferenceOf(current().running.app, token)
 
   /** The initiations pawaPay received for this payment id. */
   const initiations = (path: '/v2/deposits' | '/v2/payouts', id: string) =>
@@ -90,7 +83,7 @@ function liveHelpers(current: () => { running: LiveApp; simulator: RunningPawapa
     }
   }
 
-  return { collect, settledByCallback, operatorReferenceOf, initiations, notify, callbackFor }
+  return { collect, settledByCallback, referenceOf, initiations, notify, callbackFor }
 }
 
 describeEachStore('live mode: pawaPay', (store) => {
@@ -114,9 +107,10 @@ describeEachStore('live mode: pawaPay', (store) => {
   })
   after(() => running?.close())
 
-  const { collect, settledByCallback, operatorReferenceOf, initiations, notify, callbackFor } = liveHelpers(
-    () => ({ running, simulator }),
-  )
+  const { collect, settledByCallback, referenceOf, initiations, notify, callbackFor } = liveHelpers(() => ({
+    running,
+    simulator,
+  }))
   const settled = (kind: string, token: string, withinMs?: number) =>
     settledRecord(running, kind, token, withinMs)
 
@@ -146,7 +140,7 @@ describeEachStore('live mode: pawaPay', (store) => {
     assert.equal(response.status, 200, response.text)
     const record = response.body.data.collect
     assert.equal(record.status, 'pending')
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     assert.match(reference, uuidV4)
     const [sent, ...again] = initiations('/v2/deposits', reference)
     assert.ok(sent, 'pawaPay received the deposit under the side’s operator reference')
@@ -185,7 +179,7 @@ describeEachStore('live mode: pawaPay', (store) => {
     const record = (await collect('123')).body.data.collect
     assert.equal((await settledByCallback('collect', record.token)).status, 'succeeded')
     const before = await xofBalance()
-    const callback = await callbackFor(await operatorReferenceOf(record.token))
+    const callback = await callbackFor(await referenceOf(record.token))
     const replayed = await notify(callback.body)
     assert.equal(replayed.status, 200, await replayed.text())
     assert.equal((await live.get(`/api/v1/collect/${record.token}`)).body.data.collect.status, 'succeeded')
@@ -212,7 +206,7 @@ describeEachStore('live mode: pawaPay', (store) => {
 
   test('a callback that never comes: polling finds the outcome', async () => {
     const record = (await collect('105')).body.data.collect
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     const done = await settled('collect', record.token, 10_000)
     assert.equal(done.status, 'succeeded')
     assert.equal(paymentAt(reference)[0]?.callbackSent, false, 'pawaPay never called back')
@@ -225,7 +219,7 @@ describeEachStore('live mode: pawaPay', (store) => {
     assert.equal(record.status, 'pending', 'a 500 is no outcome')
     const done = await settled('collect', record.token, 10_000)
     assert.equal(done.status, 'succeeded')
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     assert.equal(initiations('/v2/deposits', reference).length, 1, 'one POST')
     assert.equal(paymentAt(reference).length, 1, 'one deposit at pawaPay')
   })
@@ -239,7 +233,7 @@ describeEachStore('live mode: pawaPay', (store) => {
     assert.equal(record.status, 'succeeded', 'settled by the callback while the POST hung')
     const done = await settled('collect', record.token, 10_000)
     assert.equal(done.status, 'succeeded')
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     assert.equal(initiations('/v2/deposits', reference).length, 1, 'one POST')
     assert.equal(paymentAt(reference).length, 1, 'one deposit at pawaPay')
   })
@@ -257,7 +251,7 @@ describeEachStore('live mode: pawaPay', (store) => {
       assert.equal(answer.status, 401, malformed)
     }
     const record = (await collect('104')).body.data.collect
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     const forged = await notify({
       depositId: reference,
       status: 'COMPLETED',
@@ -273,7 +267,7 @@ describeEachStore('live mode: pawaPay', (store) => {
 
   test('a callback is only a hint: pawaPay’s status endpoint settles, not the body', async () => {
     const record = (await collect('105')).body.data.collect
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     await waitForPawapayStatus(reference, 'COMPLETED')
     const hint = await notify({
       depositId: reference,
@@ -305,7 +299,7 @@ describeEachStore('live mode: pawaPay', (store) => {
     const payout = await payOut(1000)
     assert.equal(payout.status, 200, payout.text)
     const record = payout.body.data.disbursement
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     const [sent] = initiations('/v2/payouts', reference)
     assert.ok(sent, 'pawaPay received the payout under the side’s operator reference')
     assert.deepEqual(JSON.parse(sent.body), {
@@ -330,7 +324,7 @@ describeEachStore('live mode: pawaPay', (store) => {
   // Last: pawaPay tokens do not expire but can be revoked, and this app keeps the revoked one.
   test('a revoked API token: a new deposit ends in error as nothing was created; one in flight stays pending', async () => {
     const inFlight = (await collect('105')).body.data.collect
-    const inFlightReference = await operatorReferenceOf(inFlight.token)
+    const inFlightReference = await referenceOf(inFlight.token)
     simulator.expireAccessTokens()
     const unsure = await settled('collect', inFlight.token, 3000)
     assert.equal(unsure.status, 'pending', 'a refused status check says nothing about the payment')
@@ -347,7 +341,7 @@ describeEachStore('live mode: pawaPay', (store) => {
     assert.equal(record.status, 'error')
     assert.equal(record.failureReason.code, 'pawapay_authentication_error')
     assert.match(record.failureReason.message, /token/)
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     assert.equal(initiations('/v2/deposits', reference).length, 1)
     assert.equal(paymentAt(reference).length, 0, 'pawaPay created nothing')
   })
@@ -378,7 +372,7 @@ describeEachStore('live mode: pawaPay signed callbacks', (store) => {
   })
   after(() => running?.close())
 
-  const { collect, settledByCallback, operatorReferenceOf, notify, callbackFor } = liveHelpers(() => ({
+  const { collect, settledByCallback, referenceOf, notify, callbackFor } = liveHelpers(() => ({
     running,
     simulator,
   }))
@@ -387,7 +381,7 @@ describeEachStore('live mode: pawaPay signed callbacks', (store) => {
     const record = (await collect('123')).body.data.collect
     const done = await settledByCallback('collect', record.token)
     assert.equal(done.status, 'succeeded', 'the signed callback was verified, then confirmed')
-    const reference = await operatorReferenceOf(record.token)
+    const reference = await referenceOf(record.token)
     const callback = await callbackFor(reference)
     assert.equal(callback.status, 200)
     const signedHeaders = Object.fromEntries(
@@ -399,7 +393,7 @@ describeEachStore('live mode: pawaPay signed callbacks', (store) => {
     )
 
     const pending = (await collect('104')).body.data.collect
-    const pendingReference = await operatorReferenceOf(pending.token)
+    const pendingReference = await referenceOf(pending.token)
     const tampered = callback.body.replace(reference, pendingReference)
     const answers = [
       await notify(callback.body),
@@ -419,7 +413,7 @@ describeEachStore('live mode: pawaPay signed callbacks', (store) => {
   test('a signature holds only for Sika’s own notification URL and the exact body', async () => {
     const record = (await collect('123')).body.data.collect
     assert.equal((await settledByCallback('collect', record.token)).status, 'succeeded')
-    const callback = await callbackFor(await operatorReferenceOf(record.token))
+    const callback = await callbackFor(await referenceOf(record.token))
     const headers = Object.fromEntries(
       Object.entries(callback.headers).map(([name, value]) => [name.toLowerCase(), value]),
     )

@@ -5,7 +5,7 @@ import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-si
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts'
 import type { ApiClient, TestApp } from '../support/app.ts'
-import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
+import { type LiveApp, operatorReferenceOf, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -91,15 +91,6 @@ describeEachStore('live mode: Wave', (store) => {
         request.url === '/v1/payout' &&
         request.headers['idempotency-key'] === key,
     )
-
-  async function operatorReferenceOf(token: string): Promise<string> {
-    const row = await app.db
-      .selectFrom('operations')
-      .select('sides')
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow()
-    return JSON.parse(row.sides)[0].operatorReference
-  }
 
   async function sessionOf(token: string, simulator = wave): Promise<Record<string, any>> {
     const sessions = (await (await fetch(`${simulator.url}/_simulator/sessions`)).json()) as any
@@ -259,7 +250,7 @@ describeEachStore('live mode: Wave', (store) => {
     assert.equal(record.status, 'pending')
     const done = await settled('disbursement', record.token)
     assert.equal(done.status, 'succeeded')
-    assert.equal(payoutPosts(await operatorReferenceOf(record.token)).length, 1)
+    assert.equal(payoutPosts(await operatorReferenceOf(app, record.token)).length, 1)
   })
 
   test('Wave answers a payout only after the 10 s timeout: pending, resolved by polling, never paid twice', async () => {
@@ -269,7 +260,7 @@ describeEachStore('live mode: Wave', (store) => {
     assert.equal(record.status, 'pending', 'no answer is no outcome')
     const done = await settled('disbursement', record.token)
     assert.equal(done.status, 'succeeded')
-    assert.equal(payoutPosts(await operatorReferenceOf(record.token)).length, 1)
+    assert.equal(payoutPosts(await operatorReferenceOf(app, record.token)).length, 1)
   })
 
   // Wave's API key is static (no token to expire mid-run): a key Wave refuses is a clean error instead.

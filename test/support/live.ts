@@ -62,3 +62,16 @@ export async function settledRecord(live: LiveApp, kind: string, token: string, 
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
+
+/** The operator reference Sika gave the operation's side (its first, or the one of `role`), as stored. */
+export async function operatorReferenceOf(app: TestApp, token: string, role?: string): Promise<string> {
+  const row = await app.db
+    .selectFrom('operations')
+    .select('sides')
+    .where('token', '=', token)
+    .executeTakeFirstOrThrow()
+  const sides = JSON.parse(row.sides) as { role: string; operatorReference: string }[]
+  const side = role === undefined ? sides[0] : sides.find((entry) => entry.role === role)
+  if (!side) throw new Error(`operation ${token} has no ${role ?? ''} side`)
+  return side.operatorReference
+}

@@ -25,3 +25,14 @@ export async function details(client: ApiClient, kind: string, token: string) {
   assert.equal(response.status, 200, response.text)
   return response.body.data[kind]
 }
+
+/** How many of the merchant's operations are still pending, read from the store. */
+export async function pendingCount(app: TestApp, merchantId: string): Promise<number> {
+  const { count } = await app.db
+    .selectFrom('operations')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow()
+  return Number(count)
+}
