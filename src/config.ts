@@ -60,7 +60,28 @@ export interface Config {
   /** METRICS_HOST and METRICS_PORT: where /metrics listens, apart from the API (127.0.0.1:9464; port 0: any free one). */
   readonly metricsHost: string
   readonly metricsPort: number
+  /**
+   * SPEED_MECHANISMS_OFF: mechanisms that only make Sika faster, switched off (comma-separated
+   * names from `speedMechanisms`), so that a bench can measure what each one earns. Every answer,
+   * row and commit's durability is the same with any of them off. None by default.
+   */
+  readonly speedMechanismsOff: ReadonlySet<SpeedMechanism>
 }
+
+/**
+ * The speed mechanisms that can be switched off: SQLite's group commit and its WAL sync off the
+ * event loop, PostgreSQL's held writes, read batches and merchant group commit, and the grouped
+ * writes of callback attempts and scheduled work's completions (docs/architecture.md names each).
+ */
+export const speedMechanisms = [
+  'group-commit',
+  'wal-sync',
+  'held-writes',
+  'read-batches',
+  'merchant-group-commit',
+  'grouped-writes',
+] as const
+export type SpeedMechanism = (typeof speedMechanisms)[number]
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof logLevels)[number]
@@ -136,6 +157,7 @@ export function loadConfig(environment: Environment = process.env): Config {
   const callbackConcurrency = integer('CALLBACK_CONCURRENCY', defaultCallbackConcurrency, 1, 1024)
   const metricsHost = read('METRICS_HOST') ?? '127.0.0.1'
   const metricsPort = integer('METRICS_PORT', 9464, 0, 65535)
+  const speedMechanismsOff = parseSpeedMechanisms(read('SPEED_MECHANISMS_OFF'), problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return Object.freeze({
@@ -162,7 +184,21 @@ export function loadConfig(environment: Environment = process.env): Config {
     metricsToken: read('METRICS_TOKEN'),
     metricsHost,
     metricsPort,
+    speedMechanismsOff,
   })
+}
+
+function parseSpeedMechanisms(raw: string | undefined, problems: string[]): ReadonlySet<SpeedMechanism> {
+  const names = raw === undefined ? [] : raw.split(',').map((name) => name.trim())
+  const known = names.filter((name): name is SpeedMechanism =>
+    (speedMechanisms as readonly string[]).includes(name),
+  )
+  const unknown = names.filter((name) => !(speedMechanisms as readonly string[]).includes(name))
+  if (unknown.length > 0)
+    problems.push(
+      `SPEED_MECHANISMS_OFF lists mechanisms separated by commas, from ${speedMechanisms.join(', ')}; not ${unknown.map((name) => `"${name}"`).join(', ')}`,
+    )
+  return new Set(known)
 }
 
 /** A comma-separated list of IPv4 or IPv6 addresses and CIDRs (10.0.0.0/8, fd00::/8). */

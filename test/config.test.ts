@@ -216,6 +216,7 @@ describe('loadConfig: each bad value is a ConfigError naming its variable', () =
     { variable: 'TRUST_PROXY', value: '10.0.0.0/33' },
     { variable: 'TRUST_PROXY', value: '10.0.0.5,,fd00::/8' },
     { variable: 'METRICS_PORT', value: '70000' },
+    { variable: 'SPEED_MECHANISMS_OFF', value: 'group-commit,caches' },
   ]
   for (const { variable, value } of table) {
     test(`${variable}=${value}`, () => {
@@ -258,4 +259,15 @@ test('/metrics listens on 127.0.0.1:9464 unless METRICS_HOST and METRICS_PORT sa
   assert.deepEqual([defaults.metricsHost, defaults.metricsPort], ['127.0.0.1', 9464])
   const chosen = loadConfig({ SECRETS_KEY: secretsKey, METRICS_HOST: '0.0.0.0', METRICS_PORT: '0' })
   assert.deepEqual([chosen.metricsHost, chosen.metricsPort], ['0.0.0.0', 0])
+})
+
+test('SPEED_MECHANISMS_OFF: mechanisms by name, separated by commas; none by default', () => {
+  assert.deepEqual([...loadConfig({ SECRETS_KEY: secretsKey }).speedMechanismsOff], [])
+  assert.deepEqual(
+    [
+      ...loadConfig({ SECRETS_KEY: secretsKey, SPEED_MECHANISMS_OFF: 'wal-sync, read-batches' })
+        .speedMechanismsOff,
+    ],
+    ['wal-sync', 'read-batches'],
+  )
 })

@@ -6,6 +6,7 @@ import { liveConnections } from '../providers/live-adapters.ts'
 import { OperatorsFileError } from '../providers/operators-file.ts'
 import { createProviderRegistry, type LiveConnection } from '../providers/registry.ts'
 import { createSandboxAdapter } from '../providers/sandbox/sandbox-adapter.ts'
+import type { StoreSpeedMechanism } from '../store/dialect.ts'
 import { migrate, openStore } from '../store/store.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
@@ -36,6 +37,16 @@ function readLiveConnections(config: Config): LiveConnection[] {
 }
 
 /** How a context is opened: by the service, or by its callback delivery thread (delivery-thread.ts). */
+/** The store's own mechanisms among those SPEED_MECHANISMS_OFF switches off. */
+function storeMechanismsOff(off: Config['speedMechanismsOff']): Partial<Record<StoreSpeedMechanism, true>> {
+  const switched: Partial<Record<StoreSpeedMechanism, true>> = {}
+  if (off.has('group-commit')) switched.groupCommit = true
+  if (off.has('wal-sync')) switched.walSync = true
+  if (off.has('held-writes')) switched.heldWrites = true
+  if (off.has('read-batches')) switched.readBatches = true
+  return switched
+}
+
 export interface ContextOptions {
   /** Turns at a SQLite file's write lock shared with a delivery thread, or the thread's side of them. */
   writerTurns?: WriterTurns
@@ -58,6 +69,7 @@ export async function createContext(
     writerTurns: options.writerTurns,
     // The service that started a delivery thread checkpoints the file, migrated it and issued secrets.
     checkpoints: !options.deliveryThread,
+    switchedOff: storeMechanismsOff(config.speedMechanismsOff),
   })
   let appliedMigrations: string[] = []
   let secrets: SecretBox
@@ -73,7 +85,9 @@ export async function createContext(
     notificationKey: secrets.derive('sandbox-notifications'),
     checkoutUrl: (token) => `${config.publicBaseUrl}/checkout/${token}`,
   })
-  const merchantGroupCommit = new MerchantGroupCommit(store)
+  const merchantGroupCommit = new MerchantGroupCommit(store, {
+    groups: !config.speedMechanismsOff.has('merchant-group-commit'),
+  })
   const context = {
     config,
     store,

@@ -1,4 +1,5 @@
 import { Batcher, retryOneByOne } from '../batching/batcher.ts'
+import type { Config } from '../config.ts'
 
 /** How the writes of a group are made together, and one alone; each answers with what the write returned. */
 export interface GroupedWriteSteps<T, R> {
@@ -35,4 +36,9 @@ export class GroupedWrites<T, R = void> {
   write(item: T): Promise<R> {
     return this.groups.submit(item)
   }
+}
+
+/** `largest`, or 1 when SPEED_MECHANISMS_OFF names grouped-writes: then each write commits alone. */
+export function largestGroupOf(config: Pick<Config, 'speedMechanismsOff'>, largest: number): number {
+  return config.speedMechanismsOff.has('grouped-writes') ? 1 : largest
 }

@@ -49,11 +49,15 @@ export class MerchantGroupCommit {
   private readonly queues = new Map<string, Batcher<Work, unknown>>()
   private readonly counted: GroupCommitStatistics = { transactions: 0, writes: 0, refusedInGroups: 0 }
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** groups false: each write commits alone (SPEED_MECHANISMS_OFF=merchant-group-commit). */
+    private readonly options: { groups: boolean } = { groups: true },
+  ) {}
 
   /** Commits `work` with the other writes queued under the same key (a merchant and mode). */
   write<T>(key: string, work: (tx: Repositories) => Promise<T>): Promise<T> {
-    if (this.store.groupsCommits) return this.store.transaction(work)
+    if (this.store.groupsCommits || !this.options.groups) return this.store.transaction(work)
     return (this.queues.get(key) ?? this.queueOf(key)).submit(work) as Promise<T>
   }
 

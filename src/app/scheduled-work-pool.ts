@@ -1,7 +1,7 @@
 import { WakeSignal } from '../events/wake-signal.ts'
 import type { ScheduledWork } from '../store/repositories/scheduled-work.ts'
 import type { AppContext } from './context.ts'
-import { GroupedWrites } from './grouped-writes.ts'
+import { GroupedWrites, largestGroupOf } from './grouped-writes.ts'
 import { runWork } from './lifecycle.ts'
 
 /** How long a claimed item is left to its worker before another instance may take it over. */
@@ -64,7 +64,7 @@ export class ScheduledWorkPool {
         },
         writeOne: (id) => complete([id]),
       },
-      options.concurrency,
+      largestGroupOf(context.config, options.concurrency),
     )
   }
 

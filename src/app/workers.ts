@@ -13,7 +13,7 @@ import type { ClaimedEvent, EndedAttempt } from '../store/repositories/outbox.ts
 import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { startDeliveryThread } from './delivery-thread.ts'
-import { GroupedWrites } from './grouped-writes.ts'
+import { GroupedWrites, largestGroupOf } from './grouped-writes.ts'
 import { ScheduledWorkPool } from './scheduled-work-pool.ts'
 import { signingSecrets } from './webhook-secrets.ts'
 
@@ -38,13 +38,16 @@ export function workerIdentity(): string {
 export function dispatcherDependencies(context: AppContext): DispatcherDependencies {
   const record = (ended: readonly EndedAttempt[]) =>
     context.store.transaction((tx) => tx.outbox.recordAttempts(ended, context.clock.nowUs(), leaseMs))
-  const attempts = new GroupedWrites<EndedAttempt, ClaimedEvent | undefined>({
-    writeGroup: async (group) => {
-      const next = await record(group)
-      return group.map(({ event }) => next.find((claimed) => claimed.operationId === event.operationId))
+  const attempts = new GroupedWrites<EndedAttempt, ClaimedEvent | undefined>(
+    {
+      writeGroup: async (group) => {
+        const next = await record(group)
+        return group.map(({ event }) => next.find((claimed) => claimed.operationId === event.operationId))
+      },
+      writeOne: async (ended) => (await record([ended]))[0],
     },
-    writeOne: async (ended) => (await record([ended]))[0],
-  })
+    largestGroupOf(context.config, 32),
+  )
   return {
     outbox: {
       claimDue: (...args) => context.store.outbox.claimDue(...args),

@@ -3,7 +3,7 @@ import { type Dialect, type RawBuilder, sql } from 'kysely'
 import pg from 'pg'
 import type { DatabaseLocation } from './database-location.ts'
 import { GuardedPostgresDialect } from './postgres-driver.ts'
-import { type CommitStatistics, GuardedSqliteDialect } from './sqlite-driver.ts'
+import { type CommitStatistics, GuardedSqliteDialect, groupLimit } from './sqlite-driver.ts'
 import { backstopPages, WalCheckpointer } from './wal-checkpointer.ts'
 import { WalSync } from './wal-sync.ts'
 import type { WriterTurns } from './writer-turns.ts'
@@ -66,7 +66,21 @@ export interface DialectOptions {
   writerTurns?: WriterTurns
   /** SQLite: whether this connection's process checkpoints the WAL (default true; one per file is enough). */
   checkpoints?: boolean
+  /** The store's speed mechanisms switched off (each is on by default), to measure what each earns. */
+  switchedOff?: Partial<Record<StoreSpeedMechanism, true>>
 }
+
+/**
+ * The store's mechanisms that only make it faster: with any of them off, every answer, every row
+ * and every commit's durability are the same, only slower.
+ * - `groupCommit` (SQLite): concurrent transactions share one COMMIT (off: each commits alone);
+ * - `walSync` (SQLite): the WAL's fsync runs off the event loop (off: `synchronous = FULL`, inside
+ *   each COMMIT);
+ * - `heldWrites` (PostgreSQL): write-only statements travel with the next statement (off: each is
+ *   its own round trip);
+ * - `readBatches` (PostgreSQL): concurrent reads by token go as one statement (off: each alone).
+ */
+export type StoreSpeedMechanism = 'groupCommit' | 'walSync' | 'heldWrites' | 'readBatches'
 
 export function createDialect(location: DatabaseLocation, options: DialectOptions): StoreDialect {
   return location.kind === 'sqlite'
@@ -76,7 +90,7 @@ export function createDialect(location: DatabaseLocation, options: DialectOption
 
 function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
   const database = new BetterSqlite3(path)
-  const walSync = path === ':memory:' ? undefined : new WalSync(`${path}-wal`)
+  const walSync = path === ':memory:' || options.switchedOff?.walSync ? undefined : new WalSync(`${path}-wal`)
   // WAL lets readers run beside the writer. An acknowledged commit must survive a power cut:
   // FULL's one extra fsync per commit (NORMAL in WAL mode may lose the last transactions) is
   // issued by WalSync instead, off the event loop, before any caller hears of the commit (the
@@ -94,14 +108,19 @@ function sqliteDialect(path: string, options: DialectOptions): StoreDialect {
   database.pragma('busy_timeout = 0')
   // Checkpoints run beside the writer, off the event loop (wal-checkpointer.ts).
   const checkpointer =
-    walSync && options.checkpoints !== false
+    path !== ':memory:' && options.checkpoints !== false
       ? new WalCheckpointer(path, (problem) => options.onWarning?.(problem))
       : undefined
   database.pragma(`wal_autocheckpoint = ${backstopPages}`)
   // Reads outside transactions: a second connection sees only what has been committed.
   const reader = path === ':memory:' ? undefined : new BetterSqlite3(path, { readonly: true })
   reader?.pragma('busy_timeout = 20')
-  const kyselyDialect = new GuardedSqliteDialect(database, options.timeoutMs, walSync, options.writerTurns)
+  const kyselyDialect = new GuardedSqliteDialect(database, {
+    lockWaitMs: options.timeoutMs,
+    walSync,
+    turns: options.writerTurns,
+    groupLimit: options.switchedOff?.groupCommit ? 1 : groupLimit,
+  })
   return {
     name: 'sqlite',
     kyselyDialect,
@@ -220,7 +239,7 @@ function postgresDialect(url: string, options: DialectOptions): StoreDialect {
   const pool = postgresPool(url, options, 'requests')
   return {
     name: 'postgres',
-    kyselyDialect: new GuardedPostgresDialect(pool),
+    kyselyDialect: new GuardedPostgresDialect(pool, { holdsWrites: !options.switchedOff?.heldWrites }),
     outsideTransactionsDialect: undefined,
     groupCommitted: () => undefined,
     groupsCommits: false,
@@ -231,7 +250,7 @@ function postgresDialect(url: string, options: DialectOptions): StoreDialect {
     identityType: 'bigserial',
     bigintType: 'bigint',
     supportsRowLocks: true,
-    batchesPointReads: true,
+    batchesPointReads: !options.switchedOff?.readBatches,
     limit: (count) => sql`limit ${count}`,
     isUniqueViolation: (error) => errorCode(error) === '23505',
     isUnavailable: (error) => {

@@ -30,10 +30,19 @@ import { carrierOf, type WriteOnly, writeOnlyOf } from './write-only.ts'
  * would only wait behind the stuck statement) but destroyed on release, which ends its transaction
  * on the server; and a connection released in any state but idle is destroyed too.
  */
+/** How the driver sends a transaction's statements. */
+export interface SendingOptions {
+  /** Whether write-only statements wait to travel with the next one (GuardedConnection), or go at once. */
+  readonly holdsWrites: boolean
+}
+
 export class GuardedPostgresDialect implements Dialect {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: SendingOptions = { holdsWrites: true },
+  ) {}
   createDriver(): Driver {
-    return new GuardedPostgresDriver(this.pool)
+    return new GuardedPostgresDriver(this.pool, this.options)
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler()
@@ -48,12 +57,15 @@ export class GuardedPostgresDialect implements Dialect {
 }
 
 class GuardedPostgresDriver implements Driver {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: SendingOptions,
+  ) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new GuardedConnection(await this.pool.connect())
+    return new GuardedConnection(await this.pool.connect(), this.options.holdsWrites)
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -113,7 +125,10 @@ class GuardedConnection implements DatabaseConnection {
   /** Write-only statements of the transaction not sent yet, at most one per table, in order. */
   private held: { query: CompiledQuery; writes: WriteOnly }[] = []
 
-  constructor(readonly client: pg.PoolClient) {}
+  constructor(
+    readonly client: pg.PoolClient,
+    private readonly holdsWrites: boolean,
+  ) {}
 
   /**
    * Inside a transaction, a statement declared write-only (write-only.ts) is held back. The next
@@ -128,7 +143,7 @@ class GuardedConnection implements DatabaseConnection {
    * turn.
    */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const writes = this.inTransaction ? writeOnlyOf(compiledQuery) : undefined
+    const writes = this.inTransaction && this.holdsWrites ? writeOnlyOf(compiledQuery) : undefined
     if (writes !== undefined && !this.held.some((write) => write.writes.table === writes.table)) {
       this.held.push({ query: compiledQuery, writes })
       return { rows: [] }

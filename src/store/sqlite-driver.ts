@@ -64,15 +64,20 @@ class GuardedSqliteDriver extends SqliteDriver {
   /** Since the store opened: group COMMITs, and the transactions they held. */
   readonly statistics = { commits: 0, transactions: 0 }
 
+  private readonly lockWaitMs: number
+  private readonly walSync: WalSync | undefined
+  private readonly turns: WriterTurns | undefined
+  private readonly groupLimit: number
+
   constructor(
     private readonly database: BetterSqlite3.Database,
-    private readonly lockWaitMs: number,
-    /** Makes each COMMIT durable off the event loop; absent for a database in memory. */
-    private readonly walSync: WalSync | undefined,
-    /** Turns at the write lock with another thread of this process (writer-turns.ts), when one writes too. */
-    private readonly turns: WriterTurns | undefined,
+    options: WriterOptions,
   ) {
     super({ database })
+    this.lockWaitMs = options.lockWaitMs
+    this.walSync = options.walSync
+    this.turns = options.turns
+    this.groupLimit = options.groupLimit
     this.writer = new CachedConnection(database, () => this.commitGroup())
   }
 
@@ -163,7 +168,7 @@ class GuardedSqliteDriver extends SqliteDriver {
     const group = this.group!
     group.members += 1
     // A delivery thread waiting for the lock does not wait for the rest of this group (writer-turns.ts).
-    if (group.members >= groupLimit || this.turns?.endGroupEarly()) this.commitGroup()
+    if (group.members >= this.groupLimit || this.turns?.endGroupEarly()) this.commitGroup()
   }
 
   override async rollbackTransaction(): Promise<void> {
@@ -276,7 +281,19 @@ class GuardedSqliteDriver extends SqliteDriver {
 }
 
 /** At most this many transactions share one commit, so a steady queue still commits regularly. */
-const groupLimit = 64
+export const groupLimit = 64
+
+/** How the one writer connection commits. */
+export interface WriterOptions {
+  /** How long a transaction waits for its turn at the write lock. */
+  readonly lockWaitMs: number
+  /** Makes each COMMIT durable off the event loop; absent for a database in memory (or when switched off). */
+  readonly walSync: WalSync | undefined
+  /** Turns at the write lock with another thread of this process (writer-turns.ts), when one writes too. */
+  readonly turns: WriterTurns | undefined
+  /** At most this many transactions share one COMMIT (1: each commits alone). */
+  readonly groupLimit: number
+}
 const statementCacheSize = 500
 
 interface Group {
@@ -390,19 +407,20 @@ export class SqliteStatementCompiler extends SqliteQueryCompiler {
 export class GuardedSqliteDialect extends SqliteDialect {
   private driver: GuardedSqliteDriver | undefined
 
+  private readonly walSync: WalSync | undefined
+
   constructor(
     private readonly database: BetterSqlite3.Database,
-    private readonly lockWaitMs: number,
-    private readonly walSync: WalSync | undefined,
-    private readonly turns: WriterTurns | undefined,
+    private readonly options: WriterOptions,
   ) {
     super({ database })
+    this.walSync = options.walSync
   }
   override createQueryCompiler(): QueryCompiler {
     return new SqliteStatementCompiler()
   }
   override createDriver(): SqliteDriver {
-    this.driver = new GuardedSqliteDriver(this.database, this.lockWaitMs, this.walSync, this.turns)
+    this.driver = new GuardedSqliteDriver(this.database, this.options)
     return this.driver
   }
   /** Commits what is open and makes it durable, whether Kysely ever initialised the driver or not. */
