@@ -62,6 +62,48 @@ describeEachStore('sequences', (target) => {
     assert.deepEqual(after, { ledgerEntries: ledger + 4, events: events + 6, position: position + 3 })
   })
 
+  test('an opening takes its position first and its other numbers once decided: the same numbers and counters as one reserve', async () => {
+    const sandbox = await app.createMerchant('Positions first')
+    const countersOf = async () =>
+      Object.fromEntries(
+        (
+          await app.db
+            .selectFrom('counters')
+            .select(['name', 'value'])
+            .where('merchant_id', '=', sandbox.id)
+            .where('mode', '=', 'live')
+            .where('name', 'in', ['ledger', 'event', 'collect', 'disbursement'])
+            .execute()
+        ).map((row) => [row.name, Number(row.value)]),
+      )
+    const start = await app.context.store.transaction((tx) =>
+      tx.sequences.reserve(sandbox.id, 'live', { ledgerEntries: 1, events: 1, positionOf: 'collect' }),
+    )
+    const taken = await app.context.store.transaction(async (tx) => {
+      const firstPosition = await tx.sequences.takePosition(sandbox.id, 'live', 'collect')
+      const first = await tx.sequences.reserve(sandbox.id, 'live', { ledgerEntries: 1, events: 2 })
+      const secondPosition = await tx.sequences.takePosition(sandbox.id, 'live', 'disbursement')
+      const second = await tx.sequences.reserve(sandbox.id, 'live', { ledgerEntries: 2, events: 1 })
+      return { firstPosition, first, secondPosition, second }
+    })
+    assert.deepEqual(taken, {
+      firstPosition: start.position + 1,
+      first: { ledgerEntries: start.ledgerEntries + 1, events: start.events + 1, position: 0 },
+      secondPosition: 1,
+      second: { ledgerEntries: start.ledgerEntries + 2, events: start.events + 3, position: 0 },
+    })
+    assert.deepEqual(await countersOf(), {
+      ledger: start.ledgerEntries + 3,
+      event: start.events + 3,
+      collect: start.position + 1,
+      disbursement: 1,
+    })
+    await assert.rejects(
+      app.context.store.sequences.takePosition(sandbox.id, 'live', 'collect'),
+      /inside the transaction/,
+    )
+  })
+
   test('a transaction rolled back leaves the counters as they were, however many reserves it made', async () => {
     const before = await counters()
     await assert.rejects(

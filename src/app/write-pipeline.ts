@@ -8,6 +8,7 @@ import {
   chainTransitions,
   noteCustomerRefund,
   type OutcomeSource,
+  openingClaims,
   openOperation,
   type RefundClaimEffect,
   type SideOutcome,
@@ -115,29 +116,18 @@ async function open(
   draft: Operation,
   taken: Operation[],
 ): Promise<Operation> {
-  // Reckoned before any lock, to know what the opening claims and how many numbers it takes: its
-  // counters are then locked once, for one round trip fewer while every initiation of the
-  // merchant waits behind them. Only the times differ from the transition written below.
-  const early = transitionClock(context)
-  const reckoned = decideSynchronously(context, openOperation(draft, early), early)
-  await claimRefundsOnOpening(tx, draft, reckoned.refundClaims)
-  const numbers = await tx.sequences.reserve(draft.merchantId, draft.mode, {
-    ...numbersWanted(reckoned),
-    positionOf: draft.kind,
-  })
-  // Taken after the counters' lock, so list order and date order agree.
+  // A refund's claim is the opening's own, known from its draft: taken before the counters, in
+  // the order a settling write takes them (the refunded row, then the counters).
+  const claims = openingClaims(draft)
+  await claimRefundsOnOpening(tx, draft, claims)
+  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
+  // Read after the counters' lock, so list order and date order agree.
   const clock = transitionClock(context)
-  const numbered = {
-    ...draft,
-    position: numbers.position,
-    initiatedAtUs: clock.nowUs,
-    updatedAtUs: clock.nowUs,
-  }
+  const numbered = { ...draft, position, initiatedAtUs: clock.nowUs, updatedAtUs: clock.nowUs }
   const transition = decideSynchronously(context, openOperation(numbered, clock), clock)
-  const needed = numbersWanted(transition)
-  const reserved = numbersWanted(reckoned)
-  if (needed.ledgerEntries !== reserved.ledgerEntries || needed.events !== reserved.events)
-    throw new Error(`opening ${draft.token} needs other numbers than it reckoned before its lock`)
+  // What an answer given at once changed of the claim (a refund failed at once gives it back).
+  await claimRefunds(tx, transition.refundClaims.slice(claims.length))
+  const numbers = await tx.sequences.reserve(draft.merchantId, draft.mode, numbersWanted(transition))
   const id = await tx.operations.insertIfNew(transition.operation)
   if (id === undefined) {
     const existing = await findBySameReference(tx, draft)
@@ -208,18 +198,10 @@ async function openWithin(
   clock: TransitionClock,
   taken: Operation[],
 ): Promise<Operation> {
-  const opening = openOperation(draft, clock)
-  const numbers = await tx.sequences.reserve(draft.merchantId, draft.mode, {
-    ...numbersWanted(opening),
-    positionOf: draft.kind,
-  })
-  const numbered = {
-    ...draft,
-    position: numbers.position,
-    initiatedAtUs: clock.nowUs,
-    updatedAtUs: clock.nowUs,
-  }
+  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
+  const numbered = { ...draft, position, initiatedAtUs: clock.nowUs, updatedAtUs: clock.nowUs }
   let transition = openOperation(numbered, clock)
+  const numbers = await tx.sequences.reserve(draft.merchantId, draft.mode, numbersWanted(transition))
   let id = await tx.operations.insertIfNew(transition.operation)
   if (id === undefined) {
     transition = openOperation({ ...numbered, merchantReference: `${draft.token}-refund` }, clock)

@@ -55,6 +55,11 @@ export interface RefundClaimEffect {
   deltaMinor: number
 }
 
+/** What opening `draft` claims on the operation it refunds, known before anything is decided of it. */
+export function openingClaims(draft: Operation): RefundClaimEffect[] {
+  return refundClaimsBetween(undefined, draft)
+}
+
 function refundClaimsBetween(before: Operation | undefined, after: Operation): RefundClaimEffect[] {
   if (!after.refundOf) return []
   const deltaMinor = refundClaimMinor(after) - (before ? refundClaimMinor(before) : 0)

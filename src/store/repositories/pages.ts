@@ -46,9 +46,11 @@ export async function reserveCounterValues<Name extends string>(
   merchantId: string,
   mode: string,
   counts: Record<Name, number>,
+  /** lockUnchanged: a count of 0 still locks its counter, and reads the next value it would give. */
+  { lockUnchanged = false }: { lockUnchanged?: boolean } = {},
 ): Promise<Record<Name, number>> {
   const first = Object.fromEntries(Object.keys(counts).map((name) => [name, 0])) as Record<Name, number>
-  const rows = counterRows(merchantId, mode, counts)
+  const rows = counterRows(merchantId, mode, counts, lockUnchanged)
   if (rows.length === 0) return first
   for (const row of (await advanceCounters(db, { rows })).rows) {
     const count = counts[row.name as Name]
@@ -75,14 +77,15 @@ export async function advanceLockedCounters(
 // A type, not an interface: a statement template's arguments are a record.
 type CounterAdvance = { rows: { merchant_id: string; mode: string; name: string; value: number }[] }
 
-/** The counters to advance, in name order (a count of 0 is left alone). */
+/** The counters to advance, in name order (a count of 0 is left alone unless it is to be locked). */
 function counterRows(
   merchantId: string,
   mode: string,
   counts: Record<string, number>,
+  lockUnchanged = false,
 ): CounterAdvance['rows'] {
   return Object.entries(counts)
-    .filter(([, count]) => count > 0)
+    .filter(([, count]) => count > 0 || lockUnchanged)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, by]) => ({ merchant_id: merchantId, mode, name, value: by }))
 }

@@ -26,6 +26,13 @@ export interface ReservedNumbers {
  */
 export interface SequencesRepository {
   reserve(merchantId: string, mode: Mode, wanted: NumbersWanted): Promise<ReservedNumbers>
+  /**
+   * An opening's list position, taken with the locks of the merchant's ledger and event counters
+   * (in one statement, or none when this transaction holds them already), so that the opening is
+   * decided once, after the lock, and the numbers its decision wants are then counted here by
+   * `reserve`, whose advance rides with the next statement. Only inside a transaction.
+   */
+  takePosition(merchantId: string, mode: Mode, kind: OperationKind): Promise<number>
 }
 
 /**
@@ -61,6 +68,22 @@ export function sequencesRepository({ db }: RepositoryScope, inTransaction = fal
         events: first.event!,
         position: wanted.positionOf ? first[wanted.positionOf]! : 0,
       }
+    },
+    async takePosition(merchantId, mode, kind) {
+      if (!inTransaction) throw new Error('a position is taken inside the transaction that opens with it')
+      const counts: Record<string, number> = { ledger: 0, event: 0 }
+      if (kind in counts) throw new Error(`a kind named ${kind} would share a counter`)
+      counts[kind] = 1
+      const keyOf = (name: string) => `${merchantId}/${mode}/${name}`
+      if (Object.keys(counts).every((name) => lastTaken.has(keyOf(name)))) {
+        const position = lastTaken.get(keyOf(kind))! + 1
+        lastTaken.set(keyOf(kind), position)
+        await advanceLockedCounters(db, merchantId, mode, { [kind]: 1 })
+        return position
+      }
+      const first = await reserveCounterValues(db, merchantId, mode, counts, { lockUnchanged: true })
+      for (const name of Object.keys(counts)) lastTaken.set(keyOf(name), first[name]! + counts[name]! - 1)
+      return first[kind]!
     },
   }
 }
