@@ -7,6 +7,7 @@
  *   npm run bench -- --smoke           tiny durations and stores: proves the bench still works
  *   npm run bench -- --stores sqlite --scales 10000 --seconds 5 --soak 0
  *   --warmup N: seconds of unmeasured load before each measured scenario (default 3)
+ *   --mechanisms with|only|none: each speed mechanism on and off after the rest (default), alone, or not
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -29,6 +30,7 @@ const { values } = (() => {
         scales: { type: 'string' },
         soak: { type: 'string' },
         out: { type: 'string' },
+        mechanisms: { type: 'string' },
       },
     })
   } catch (error) {
@@ -50,6 +52,8 @@ const options: RunOptions = {
   callbackOperations: smoke ? 20 : 5000,
   callbackPairs: smoke ? 1 : 3,
   adminUrl,
+  mechanisms: mechanismsOption(values.mechanisms ?? 'with'),
+  mechanismRounds: smoke ? 1 : 2,
 }
 const wanted = (values.stores ?? 'sqlite,postgres').split(',')
 for (const store of wanted)
@@ -60,6 +64,11 @@ for (const store of wanted)
 function refuse(problem: string): never {
   process.stderr.write(`bench: ${problem}\n(the options are listed at the top of bench/run.ts)\n`)
   process.exit(2)
+}
+
+function mechanismsOption(text: string): RunOptions['mechanisms'] {
+  if (text === 'with' || text === 'only' || text === 'none') return text
+  return refuse(`--mechanisms takes with, only or none; got "${text}"`)
 }
 
 function whole(option: string, text: string, least: number): number {

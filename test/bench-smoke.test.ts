@@ -55,6 +55,14 @@ test('npm run bench -- --smoke prints every scenario for every store', {
   assert.match(report, /\| baseline \| after the sqlite rows \| after the postgres rows \|/)
   assert.match(report, /bare Fastify, the same record/)
   assert.match(report, /each after 0 s of the same load unmeasured/, 'the warm-up is stated')
+  // Each scenario of the mechanisms' table once: a collect, a drain and overload on SQLite; details on PostgreSQL.
+  assert.match(
+    report,
+    /\| sqlite \| group commit \| POST collect \| [\d,]+\/s .*\| [\d,]+\/s .*\| [\d.]+× \|/,
+  )
+  assert.match(report, /\| sqlite \| grouped writes \| callbacks drain \| [\d,]+\/s/)
+  assert.match(report, /\| sqlite \| admission \| mix at 2x its saturating rate \| p99 [\d,.]+ ms, 503/)
+  if (postgresAvailable) assert.match(report, /\| postgres \| read batches \| details \| [\d,]+\/s/)
   assert.match(report, /\| sqlite \|.*RSS every 0\.2 s: \d+(, \d+)* MB \|/, 'the soak samples its RSS')
 })
 

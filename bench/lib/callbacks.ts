@@ -90,32 +90,12 @@ export async function measureCallbacks(
 ): Promise<{ sika: Sika; figures: CallbackFigures }> {
   let current = sika
   const drain = async (tag: string, dead: Receiver | undefined): Promise<DrainFigures> => {
-    await current.stop()
-    current = await startSika(databaseUrl, { WORKERS: 'off' }, current)
-    // Beside the dead endpoint, the same operations to the live one as alone, and half as many
-    // again to the dead one, every third: the two drains deliver as many events, so their
-    // first, unoptimised second weighs the same in both.
-    const toDead = (i: number) => dead !== undefined && i % 3 === 2
-    const count = dead ? Math.floor((3 * options.callbackOperations) / 2) : options.callbackOperations
-    await createOperations(current, count, (i) => (toDead(i) ? dead!.url : live.url), tag)
-    let liveOperations = 0
-    for (let i = 0; i < count; i++) if (!toDead(i)) liveOperations++
-    const expected = live.arrivals.length + 2 * liveOperations
-    const first = live.arrivals.length
-    await current.stop()
-    tidy()
-    current = await startSika(databaseUrl, { CALLBACK_CONCURRENCY: callbackConcurrency }, current)
-    const deadline = performance.now() + 120_000
-    while (live.arrivals.length < expected && performance.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50))
-    const window = live.arrivals.slice(first)
-    const seconds = ((window.at(-1) ?? 0) - (window[0] ?? 0)) / 1000
-    return {
-      deliveries: window.length,
-      expected: expected - first,
-      seconds,
-      perSecond: window.length / Math.max(seconds, 0.001),
-    }
+    const drained = await drainOnce(current, { databaseUrl, live, tidy }, options.callbackOperations, {
+      tag,
+      dead,
+    })
+    current = drained.sika
+    return drained.figures
   }
   const figures: CallbackFigures = { alone: [], besideDead: [] }
   for (let pair = 1; pair <= options.callbackPairs; pair++) {
@@ -136,4 +116,52 @@ export async function measureCallbacks(
     }
   }
   return { sika: current, figures }
+}
+
+/**
+ * One drain: `operations` collects made while no instance delivers, then one instance (started
+ * with `delivering.environment` too) delivers them; deliveries per second from the first arrival
+ * to the last. Beside a dead endpoint, half as many operations again go to it, every third.
+ */
+export async function drainOnce(
+  sika: Sika,
+  { databaseUrl, live, tidy }: { databaseUrl: string; live: Receiver; tidy: () => void },
+  operations: number,
+  delivering: { tag: string; dead?: Receiver | undefined; environment?: Record<string, string> },
+): Promise<{ sika: Sika; figures: DrainFigures }> {
+  const { tag, dead } = delivering
+  await sika.stop()
+
+  let current = await startSika(databaseUrl, { WORKERS: 'off' }, sika)
+  // Beside the dead endpoint, the same operations to the live one as alone, and half as many
+  // again to the dead one, every third: the two drains deliver as many events, so their
+  // first, unoptimised second weighs the same in both.
+  const toDead = (i: number) => dead !== undefined && i % 3 === 2
+  const count = dead ? Math.floor((3 * operations) / 2) : operations
+  await createOperations(current, count, (i) => (toDead(i) ? dead!.url : live.url), tag)
+  let liveOperations = 0
+  for (let i = 0; i < count; i++) if (!toDead(i)) liveOperations++
+  const expected = live.arrivals.length + 2 * liveOperations
+  const first = live.arrivals.length
+  await current.stop()
+  tidy()
+  current = await startSika(
+    databaseUrl,
+    { CALLBACK_CONCURRENCY: callbackConcurrency, ...delivering.environment },
+    current,
+  )
+  const deadline = performance.now() + 120_000
+  while (live.arrivals.length < expected && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50))
+  const window = live.arrivals.slice(first)
+  const seconds = ((window.at(-1) ?? 0) - (window[0] ?? 0)) / 1000
+  return {
+    sika: current,
+    figures: {
+      deliveries: window.length,
+      expected: expected - first,
+      seconds,
+      perSecond: window.length / Math.max(seconds, 0.001),
+    },
+  }
 }

@@ -2,6 +2,8 @@ import { cpus, totalmem } from 'node:os'
 import type { PgbenchResult, SqliteBaseline } from './baselines.ts'
 import { callbackConcurrency } from './callbacks.ts'
 import type { LoadResult } from './load.ts'
+import type { MechanismRow } from './mechanisms.ts'
+import { mechanismLines } from './mechanisms-report.ts'
 import { eventLoopResolutionMs } from './sika.ts'
 import type { RunOptions } from './store-run.ts'
 
@@ -49,6 +51,8 @@ export interface StoreReport {
   scales: { scale: number; rows: ScenarioRow[]; overload: OverloadFigures }[]
   callbacks?: CallbackFigures
   soak?: SoakFigures
+  /** Each speed mechanism on and off, on its own scenario. */
+  mechanisms?: MechanismRow[]
   /** Measured right after this store's run; its rows' ratios are taken against these. */
   baselines?: Baselines
 }
@@ -266,5 +270,6 @@ export function renderReport(input: {
     '',
     ...callbackAndSoakLines(stores),
     '',
+    ...mechanismLines(stores),
   ].join('\n')
 }

@@ -7,6 +7,7 @@ import { openStore } from '../../src/store/store.ts'
 import { openLoopFloor } from './baselines.ts'
 import { measureCallbacks, receiver } from './callbacks.ts'
 import { type Keys, type LoadResult, runOpenLoop, runWrk, writeRequests } from './load.ts'
+import { measureMechanisms } from './mechanisms.ts'
 import type { OverloadFigures, ScenarioRow, SoakFigures, StoreReport } from './report.ts'
 import { apiOnlyScenario, collectBody, type ScenarioName, scenarioRequests } from './scenarios.ts'
 import {
@@ -32,6 +33,10 @@ export interface RunOptions {
   /** How many times the drain alone and the drain beside a dead endpoint alternate. */
   callbackPairs: number
   adminUrl: string
+  /** Each speed mechanism on and off (mechanisms.ts): after the rest ('with'), alone ('only'), or not at all. */
+  mechanisms: 'with' | 'only' | 'none'
+  /** ABBA rounds of each mechanism's on and off: 2 in a run of record, 1 in the smoke run. */
+  mechanismRounds: number
 }
 
 const log = (text: string) => process.stderr.write(`bench: ${text}\n`)
@@ -77,7 +82,13 @@ export async function benchStore(
       JSON.stringify(await api(sika, 'GET', `/api/v1/collect/${templates.failed}`)),
     )
     let seeded = 0
-    for (const scale of options.scales) {
+    const scales = options.mechanisms === 'only' ? [] : options.scales
+    if (options.mechanisms === 'only') {
+      await sika.stop()
+      seeded = await seedTo(databaseUrl, templates, options.scales[0]!, seeded)
+      sika = await startSika(databaseUrl, {}, sika)
+    }
+    for (const scale of scales) {
       log(`${store}: seeding to ${scale.toLocaleString('en')} operations`)
       await sika.stop()
       seeded = await seedTo(databaseUrl, templates, scale, seeded)
@@ -94,6 +105,26 @@ export async function benchStore(
       sika = measuredScale.sika
       report.scales.push(measuredScale.figures)
     }
+    if (options.mechanisms !== 'none') {
+      const measuredMechanisms = await measureMechanisms(sika, store, {
+        databaseUrl,
+        folder,
+        seconds: options.seconds,
+        warmupSeconds: options.warmupSeconds,
+        connections: options.connections,
+        tokens: await sampleTokens(sika, (await api(sika, 'GET', '/api/v1/collect')).meta.pagination.total),
+        callbackReceiver: callbacks,
+        callbackOperations: options.callbackOperations,
+        rounds: options.mechanismRounds,
+        sample: options.mechanismRounds < 2,
+        tidy,
+        nonce,
+        log,
+      })
+      sika = measuredMechanisms.sika
+      report.mechanisms = measuredMechanisms.rows
+    }
+    if (options.mechanisms === 'only') return report
     log(`${store}: callbacks`)
     // This machine's PostgreSQL runs with autovacuum off (its CI configuration), so every event
     // the scenarios delivered (claimed, recorded: three updates each) left dead rows in the
