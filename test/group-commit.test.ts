@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
+import pg from 'pg'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { xofBalance } from './support/ledger.ts'
@@ -166,6 +167,39 @@ describeEachStore('group commit', (target) => {
         assert.ok(own[i]!.initiated_at_us >= own[i - 1]!.initiated_at_us, 'list order and date order agree')
     }
     await assertStoreConsistent(app)
+  })
+
+  test('PostgreSQL: in a merchant’s group, each opening after the first is one round trip', async (t) => {
+    if (app.context.store.name !== 'postgres') return t.skip('SQLite sends no statement over a network')
+    const client = app.client(merchant.sandbox)
+    // Credentials and fee rules read once, before the count.
+    await client.post('/api/v1/collect', collect('round-trips-warm'))
+    const query = pg.Client.prototype.query
+    let statements = 0
+    ;(pg.Client.prototype as any).query = function (this: pg.Client, ...args: any[]) {
+      statements++
+      return (query as any).apply(this, args)
+    }
+    const before = app.context.merchantGroupCommit.statistics()
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 32 }, (_, i) => client.post('/api/v1/collect', collect(`round-trips-${i}`))),
+      )
+      assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]))
+    } finally {
+      pg.Client.prototype.query = query
+    }
+    const grouped = app.context.merchantGroupCommit.statistics()
+    const transactions = grouped.transactions - before.transactions
+    const writes = grouped.writes - before.writes
+    assert.ok(transactions < writes, `32 collects in ${transactions} transactions: none were grouped`)
+    // A transaction alone is 6 (begin, the position, the operation, the balance, the held writes,
+    // commit); each later opening adds its operation's insert, which carries its other writes.
+    assert.equal(
+      statements,
+      6 * transactions + (writes - transactions),
+      `${statements} statements for ${writes} collects in ${transactions} transactions`,
+    )
   })
 
   test('one merchant’s collects and withdrawals at once: every balance after follows from the one before, refusals write nothing', async () => {

@@ -80,22 +80,23 @@ describeEachStore('sequences', (target) => {
       tx.sequences.reserve(sandbox.id, 'live', { ledgerEntries: 1, events: 1, positionOf: 'collect' }),
     )
     const taken = await app.context.store.transaction(async (tx) => {
-      const firstPosition = await tx.sequences.takePosition(sandbox.id, 'live', 'collect')
-      const first = await tx.sequences.reserve(sandbox.id, 'live', { ledgerEntries: 1, events: 2 })
-      const secondPosition = await tx.sequences.takePosition(sandbox.id, 'live', 'disbursement')
-      const second = await tx.sequences.reserve(sandbox.id, 'live', { ledgerEntries: 2, events: 1 })
-      return { firstPosition, first, secondPosition, second }
+      const first = await tx.sequences.takePosition(sandbox.id, 'live', 'collect')
+      const firstNumbers = await first.reserve({ ledgerEntries: 1, events: 2 })
+      const second = await tx.sequences.takePosition(sandbox.id, 'live', 'disbursement')
+      const secondNumbers = await second.reserve({ ledgerEntries: 2, events: 1 })
+      const third = await tx.sequences.takePosition(sandbox.id, 'live', 'collect')
+      const thirdNumbers = await third.reserve({ ledgerEntries: 0, events: 1 })
+      return [firstNumbers, secondNumbers, thirdNumbers]
     })
-    assert.deepEqual(taken, {
-      firstPosition: start.position + 1,
-      first: { ledgerEntries: start.ledgerEntries + 1, events: start.events + 1, position: 0 },
-      secondPosition: 1,
-      second: { ledgerEntries: start.ledgerEntries + 2, events: start.events + 3, position: 0 },
-    })
+    assert.deepEqual(taken, [
+      { ledgerEntries: start.ledgerEntries + 1, events: start.events + 1, position: start.position + 1 },
+      { ledgerEntries: start.ledgerEntries + 2, events: start.events + 3, position: 1 },
+      { ledgerEntries: 0, events: start.events + 4, position: start.position + 2 },
+    ])
     assert.deepEqual(await countersOf(), {
       ledger: start.ledgerEntries + 3,
-      event: start.events + 3,
-      collect: start.position + 1,
+      event: start.events + 4,
+      collect: start.position + 2,
       disbursement: 1,
     })
     await assert.rejects(

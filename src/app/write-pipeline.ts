@@ -123,11 +123,16 @@ async function open(
   const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
   // Read after the counters' lock, so list order and date order agree.
   const clock = transitionClock(context)
-  const numbered = { ...draft, position, initiatedAtUs: clock.nowUs, updatedAtUs: clock.nowUs }
+  const numbered = {
+    ...draft,
+    position: position.position,
+    initiatedAtUs: clock.nowUs,
+    updatedAtUs: clock.nowUs,
+  }
   const transition = decideSynchronously(context, openOperation(numbered, clock), clock)
   // What an answer given at once changed of the claim (a refund failed at once gives it back).
   await claimRefunds(tx, transition.refundClaims.slice(claims.length))
-  const numbers = await tx.sequences.reserve(draft.merchantId, draft.mode, numbersWanted(transition))
+  const numbers = await position.reserve(numbersWanted(transition))
   const id = await tx.operations.insertIfNew(transition.operation)
   if (id === undefined) {
     const existing = await findBySameReference(tx, draft)
@@ -199,9 +204,14 @@ async function openWithin(
   taken: Operation[],
 ): Promise<Operation> {
   const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
-  const numbered = { ...draft, position, initiatedAtUs: clock.nowUs, updatedAtUs: clock.nowUs }
+  const numbered = {
+    ...draft,
+    position: position.position,
+    initiatedAtUs: clock.nowUs,
+    updatedAtUs: clock.nowUs,
+  }
   let transition = openOperation(numbered, clock)
-  const numbers = await tx.sequences.reserve(draft.merchantId, draft.mode, numbersWanted(transition))
+  const numbers = await position.reserve(numbersWanted(transition))
   let id = await tx.operations.insertIfNew(transition.operation)
   if (id === undefined) {
     transition = openOperation({ ...numbered, merchantReference: `${draft.token}-refund` }, clock)

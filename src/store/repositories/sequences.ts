@@ -17,6 +17,17 @@ export interface ReservedNumbers {
   position: number
 }
 
+/** An opening's list position, and then the other numbers its decision wants. */
+export interface TakenPosition {
+  readonly position: number
+  /**
+   * The ledger sequences and event positions of the decided opening, counted from the counters
+   * locked with its position; one statement advances them (and the position, when it was counted
+   * here too), held to ride with the next. Called once, before the opening is written.
+   */
+  reserve(wanted: { ledgerEntries: number; events: number }): Promise<ReservedNumbers>
+}
+
 /**
  * A write's numbers (dense per merchant and mode: their lists seek on them), reserved together in
  * one statement before anything is written with them: one round trip instead of three while the
@@ -29,10 +40,9 @@ export interface SequencesRepository {
   /**
    * An opening's list position, taken with the locks of the merchant's ledger and event counters
    * (in one statement, or none when this transaction holds them already), so that the opening is
-   * decided once, after the lock, and the numbers its decision wants are then counted here by
-   * `reserve`, whose advance rides with the next statement. Only inside a transaction.
+   * decided once, after the lock. Only inside a transaction.
    */
-  takePosition(merchantId: string, mode: Mode, kind: OperationKind): Promise<number>
+  takePosition(merchantId: string, mode: Mode, kind: OperationKind): Promise<TakenPosition>
 }
 
 /**
@@ -75,15 +85,35 @@ export function sequencesRepository({ db }: RepositoryScope, inTransaction = fal
       if (kind in counts) throw new Error(`a kind named ${kind} would share a counter`)
       counts[kind] = 1
       const keyOf = (name: string) => `${merchantId}/${mode}/${name}`
-      if (Object.keys(counts).every((name) => lastTaken.has(keyOf(name)))) {
-        const position = lastTaken.get(keyOf(kind))! + 1
-        lastTaken.set(keyOf(kind), position)
-        await advanceLockedCounters(db, merchantId, mode, { [kind]: 1 })
-        return position
+      // Counted here when this transaction holds the counters already: the position's advance then
+      // goes with the other numbers', one statement for the table (the driver holds one a table).
+      const counted = Object.keys(counts).every((name) => lastTaken.has(keyOf(name)))
+      if (!counted) {
+        const first = await reserveCounterValues(db, merchantId, mode, counts, { lockUnchanged: true })
+        for (const name of Object.keys(counts)) lastTaken.set(keyOf(name), first[name]! + counts[name]! - 1)
+      } else lastTaken.set(keyOf(kind), lastTaken.get(keyOf(kind))! + 1)
+      const position = lastTaken.get(keyOf(kind))!
+      const nextOf = (name: string, count: number) => {
+        const first = lastTaken.get(keyOf(name))! + 1
+        lastTaken.set(keyOf(name), first + count - 1)
+        return count > 0 ? first : 0
       }
-      const first = await reserveCounterValues(db, merchantId, mode, counts, { lockUnchanged: true })
-      for (const name of Object.keys(counts)) lastTaken.set(keyOf(name), first[name]! + counts[name]! - 1)
-      return first[kind]!
+      return {
+        position,
+        reserve: async (wanted) => {
+          const numbers = {
+            ledgerEntries: nextOf('ledger', wanted.ledgerEntries),
+            events: nextOf('event', wanted.events),
+            position,
+          }
+          await advanceLockedCounters(db, merchantId, mode, {
+            ledger: wanted.ledgerEntries,
+            event: wanted.events,
+            [kind]: counted ? 1 : 0,
+          })
+          return numbers
+        },
+      }
     },
   }
 }
