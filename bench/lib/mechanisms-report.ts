@@ -35,8 +35,13 @@ export function mechanismLines(stores: readonly { store: string; mechanisms?: Me
 function rateCell(sides: readonly SideFigures[]): string {
   const perSecond = mean(sides.map((side) => side.perSecond))
   const p99 = mean(sides.map((side) => side.p99Ms))
+  const loop = mean(sides.map((side) => side.loopDelayP99Ms ?? Number.NaN))
   const each = sides.map((side) => n(side.perSecond)).join(', ')
-  return `${n(perSecond)}/s${Number.isFinite(p99) ? ` (p99 ${n(p99, 1)} ms)` : ''} [${each}]`
+  const latency = [
+    Number.isFinite(p99) ? `p99 ${n(p99, 1)} ms` : '',
+    Number.isFinite(loop) ? `loop delay p99 ${n(loop, 1)} ms` : '',
+  ].filter(Boolean)
+  return `${n(perSecond)}/s${latency.length > 0 ? ` (${latency.join(', ')})` : ''} [${each}]`
 }
 
 function overloadCell(sides: readonly SideFigures[]): string {

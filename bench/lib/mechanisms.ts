@@ -1,7 +1,7 @@
 import { drainOnce, type Receiver } from './callbacks.ts'
 import { type Keys, type LoadResult, runOpenLoop, runWrk, writeRequests } from './load.ts'
 import { scenarioRequests } from './scenarios.ts'
-import { type Sika, startSika } from './sika.ts'
+import { eventLoopP99Ms, type Sika, startSika } from './sika.ts'
 
 /**
  * Each speed mechanism on and off, on the scenario it is for, in one run: the instance is started
@@ -15,7 +15,12 @@ export interface Mechanism {
   readonly store: 'sqlite' | 'postgres'
   /** What switches it off, as the instance's environment. */
   readonly off: Record<string, string>
-  readonly scenario: 'POST collect' | 'details' | 'callbacks drain' | 'mix at 2x its saturating rate'
+  readonly scenario:
+    | 'POST collect'
+    | 'details'
+    | 'mix 80/20'
+    | 'callbacks drain'
+    | 'mix at 2x its saturating rate'
 }
 
 export const mechanisms: readonly Mechanism[] = [
@@ -43,11 +48,13 @@ export const mechanisms: readonly Mechanism[] = [
     off: { MAX_IN_FLIGHT: '0' },
     scenario: 'mix at 2x its saturating rate',
   },
+  // What it is for: a turn of the event loop that starts requests for a bounded time leaves the
+  // rest of the loop (acknowledgements, reads) its turn: the mix's loop delay and p99.
   {
     name: 'request time per turn',
     store: 'sqlite',
     off: { REQUEST_TIME_PER_TURN_MS: '0' },
-    scenario: 'mix at 2x its saturating rate',
+    scenario: 'mix 80/20',
   },
   {
     name: 'held writes',
@@ -85,6 +92,8 @@ export const mechanisms: readonly Mechanism[] = [
 export interface SideFigures {
   perSecond: number
   p99Ms: number
+  /** Closed-loop scenarios: the event loop's delay p99 during the load (less the monitor's interval). */
+  loopDelayP99Ms?: number
   /** Overload only: answers 503, other 5xx, and requests never answered, as shares of those sent. */
   shed?: number
   otherErrors?: number
@@ -172,8 +181,12 @@ async function measureSide(
       nonce: context.nonce(),
     })
   if (context.warmupSeconds > 0) await closedLoop(context.warmupSeconds, sika.keys)
-  if (mechanism.scenario !== 'mix at 2x its saturating rate')
-    return { sika, figures: figuresOf(await closedLoop(context.seconds, sika.keys)) }
+  if (mechanism.scenario !== 'mix at 2x its saturating rate') {
+    // Read once before, so the reading after covers the measured load alone.
+    await eventLoopP99Ms(sika)
+    const load = await closedLoop(context.seconds, sika.keys)
+    return { sika, figures: { ...figuresOf(load), loopDelayP99Ms: await eventLoopP99Ms(sika) } }
+  }
   // The saturating rate is the mix's closed-loop rate on this instance, as the main overload row.
   const saturating = await closedLoop(context.seconds, sika.keys)
   const overloaded = await runOpenLoop({
