@@ -73,6 +73,7 @@ test('npm run bench refuses bad options at once, saying what it takes', () => {
     [['--scales', '10000,lots'], /--scales takes a whole number of at least 1; got "lots"/],
     [['--soak=-5'], /--soak takes a whole number of at least 0; got "-5"/],
     [['--warmup', 'soon'], /--warmup takes a whole number of at least 0; got "soon"/],
+    [['--mechanisms', 'sometimes'], /--mechanisms takes with, only or none; got "sometimes"/],
     [['--bogus'], /Unknown option '--bogus'/],
   ] as const) {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
-import pg from 'pg'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { xofBalance } from './support/ledger.ts'
+import { recordPostgresStatements } from './support/postgres-statements.ts'
 import { describeEachStore } from './support/stores.ts'
 import { assertStoreConsistent } from './support/verify.ts'
 
@@ -174,12 +174,7 @@ describeEachStore('group commit', (target) => {
     const client = app.client(merchant.sandbox)
     // Credentials and fee rules read once, before the count.
     await client.post('/api/v1/collect', collect('round-trips-warm'))
-    const query = pg.Client.prototype.query
-    let statements = 0
-    ;(pg.Client.prototype as any).query = function (this: pg.Client, ...args: any[]) {
-      statements++
-      return (query as any).apply(this, args)
-    }
+    const sent = recordPostgresStatements()
     const before = app.context.merchantGroupCommit.statistics()
     try {
       const answers = await Promise.all(
@@ -187,8 +182,9 @@ describeEachStore('group commit', (target) => {
       )
       assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]))
     } finally {
-      pg.Client.prototype.query = query
+      sent.stop()
     }
+    const statements = sent.texts.length
     const grouped = app.context.merchantGroupCommit.statistics()
     const transactions = grouped.transactions - before.transactions
     const writes = grouped.writes - before.writes

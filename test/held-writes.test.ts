@@ -26,7 +26,7 @@ describeEachStore('writes held for a later statement', (target) => {
   })
   after(() => store.close())
 
-  const held = (sql: string, table: string) => markWriteOnly(CompiledQuery.raw(sql), table)
+  const held = (sql: string, table: string) => markWriteOnly(CompiledQuery.raw(sql), { table })
   const countOf = async (table: string) =>
     Number(
       (await db.executeQuery<{ n: number }>(CompiledQuery.raw(`select count(*) as n from ${table}`))).rows[0]!

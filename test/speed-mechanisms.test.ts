@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import pg from 'pg'
 import { speedMechanisms } from '../src/config.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { availableOf, xofBalance } from './support/ledger.ts'
+import { recordPostgresStatements, type SentStatements } from './support/postgres-statements.ts'
 import { type Receiver, startReceiver } from './support/receiver.ts'
 import { describeEachStore } from './support/stores.ts'
 import { assertStoreConsistent } from './support/verify.ts'
@@ -18,13 +18,9 @@ import { assertStoreConsistent } from './support/verify.ts'
 describeEachStore('every speed mechanism switched off', (store) => {
   let app: TestApp
   let receiver: Receiver
-  let sent: string[] = []
-  const query = pg.Client.prototype.query
+  let sent: SentStatements
   before(async () => {
-    ;(pg.Client.prototype as any).query = function (this: pg.Client, ...args: any[]) {
-      sent.push(typeof args[0] === 'string' ? args[0] : args[0].text)
-      return (query as any).apply(this, args)
-    }
+    sent = recordPostgresStatements()
     receiver = await startReceiver()
     app = await startApp(store(), {
       workers: 'background',
@@ -32,7 +28,7 @@ describeEachStore('every speed mechanism switched off', (store) => {
     })
   })
   after(async () => {
-    pg.Client.prototype.query = query
+    sent.stop()
     await app.close()
     await receiver.close()
   })
@@ -40,7 +36,7 @@ describeEachStore('every speed mechanism switched off', (store) => {
   test('concurrent collects, a refund and a refused payout answer as they would with them on', async () => {
     const merchant = await app.createMerchant()
     const client = app.client(merchant.sandbox)
-    sent = []
+    sent.texts.length = 0
     const commitsBefore = app.context.store.commitStatistics()
     const collects = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
@@ -96,13 +92,17 @@ describeEachStore('every speed mechanism switched off', (store) => {
       assert.equal(commits.syncs, 0, 'no WAL sync of its own: each COMMIT synced inside SQLite')
     } else {
       assert.equal(app.context.merchantGroupCommit.statistics().transactions, 0, 'no merchant group commit')
-      assert.ok(sent.length > 0)
+      assert.ok(sent.texts.length > 0)
       assert.equal(
-        sent.filter((text) => /^with w0 as/.test(text)).length,
+        sent.texts.filter((text) => /^with w0 as/.test(text)).length,
         0,
         'no write held for a later statement',
       )
-      assert.equal(sent.filter((text) => /"token" in \(/.test(text)).length, 0, 'no reads batched by token')
+      assert.equal(
+        sent.texts.filter((text) => /"token" in \(/.test(text)).length,
+        0,
+        'no reads batched by token',
+      )
     }
   })
 })

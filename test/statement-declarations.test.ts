@@ -8,6 +8,7 @@ import { GuardedPostgresDialect } from '../src/store/postgres-driver.ts'
 import type { Executor } from '../src/store/repositories/executor.ts'
 import { statementTemplate } from '../src/store/repositories/statement-template.ts'
 import { openStore, rawDatabase, type Store } from '../src/store/store.ts'
+import { recordPostgresStatements } from './support/postgres-statements.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
@@ -60,32 +61,25 @@ test('a statement compiled at an offset numbers its parameters after it, in the 
 describeEachStore('statements declared write-only or carriers', (target) => {
   let store: Store
   let db: Kysely<any>
-  let sent: string[] | undefined
-  const query = pg.Client.prototype.query
   before(async () => {
     store = openStore(parseDatabaseLocation(target().databaseUrl))
     db = rawDatabase(store) as unknown as Kysely<any>
     await db.executeQuery(CompiledQuery.raw('create table declared_c (id integer primary key)'))
     await db.executeQuery(CompiledQuery.raw('create table declared_d (id integer primary key)'))
     await db.executeQuery(CompiledQuery.raw('insert into declared_d (id) values (1), (2)'))
-    ;(pg.Client.prototype as any).query = function (this: pg.Client, ...args: any[]) {
-      sent?.push(typeof args[0] === 'string' ? args[0] : args[0].text)
-      return (query as any).apply(this, args)
-    }
   })
-  after(async () => {
-    pg.Client.prototype.query = query
-    await store.close()
-  })
+  after(() => store.close())
 
   test('a held write rides with a carrier of another table: one statement, the read answers, the write commits', async () => {
-    sent = []
-    const read = await db.transaction().execute(async (trx) => {
-      await insertIntoC(trx, { id: 10 })
-      return (await readD(trx, { from: 2 })).rows
-    })
-    const statements = sent
-    sent = undefined
+    const sent = recordPostgresStatements()
+    const read = await db
+      .transaction()
+      .execute(async (trx) => {
+        await insertIntoC(trx, { id: 10 })
+        return (await readD(trx, { from: 2 })).rows
+      })
+      .finally(sent.stop)
+    const statements = sent.texts
     assert.deepEqual(
       read.map((row) => Number(row.id)),
       [2],

@@ -30,8 +30,8 @@ export interface Carrier {
 const writeOnly = new WeakMap<CompiledQuery, WriteOnly>()
 const carriers = new WeakMap<CompiledQuery, Carrier>()
 
-export function markWriteOnly(query: CompiledQuery, table: string, node?: RootOperationNode): CompiledQuery {
-  writeOnly.set(query, node ? { table, node } : { table })
+export function markWriteOnly(query: CompiledQuery, writes: WriteOnly): CompiledQuery {
+  writeOnly.set(query, writes)
   return query
 }
 

@@ -6,7 +6,7 @@ import {
   type RootOperationNode,
 } from 'kysely'
 import { shapeOfOperation } from '../operation-tables.ts'
-import { markCarrier, markWriteOnly } from '../write-only.ts'
+import { type Carrier, markCarrier, markWriteOnly, type WriteOnly } from '../write-only.ts'
 import type { Executor } from './executor.ts'
 
 /** Where a value goes in a template: the argument it stands for, and within a list, the row and field. */
@@ -22,6 +22,9 @@ interface CompiledTemplate {
   parameters: ParameterSource[]
   /** Kysely's operation node, from which a driver may compile it again at a parameter offset. */
   node: RootOperationNode
+  /** What it declares to a driver that holds writes, made once and given to every execution. */
+  writeOnly: WriteOnly | undefined
+  carrier: Carrier | undefined
 }
 
 /**
@@ -60,16 +63,15 @@ export function statementTemplate<Arguments extends Record<string, unknown>, Row
     const shape = shapeOf(values)
     let template = ofDialect.get(shape)
     if (!template) {
-      template = compileWithStandIns(db, build, values)
-      if (options.carries) checkCarrier(template.node, options.carries.tables)
+      template = compileWithStandIns(db, build, values, options)
       ofDialect.set(shape, template)
     }
     const parameters = template.parameters.map((source) =>
       'fixed' in source ? source.fixed : (valueAt(values, source.path) ?? null),
     )
     const query = CompiledQuery.raw(template.sql, parameters)
-    if (options.writeOnly) markWriteOnly(query, options.writeOnly, template.node)
-    if (options.carries) markCarrier(query, { tables: options.carries.tables, node: template.node })
+    if (template.writeOnly) markWriteOnly(query, template.writeOnly)
+    if (template.carrier) markCarrier(query, template.carrier)
     return db.executeQuery<Row>(query)
   }
 }
@@ -94,6 +96,7 @@ function compileWithStandIns<Arguments extends Record<string, unknown>>(
   db: Executor,
   build: (db: Executor, values: Arguments) => Compilable<unknown> | RawBuilder<unknown>,
   values: Arguments,
+  options: TemplateOptions,
 ): CompiledTemplate {
   const standIns = Object.fromEntries(
     Object.entries(values).map(([name, value]) => [
@@ -107,12 +110,16 @@ function compileWithStandIns<Arguments extends Record<string, unknown>>(
   ) as Arguments
   const built = build(db, standIns)
   const compiled = 'isRawBuilder' in built ? built.compile(db) : built.compile()
+  const node = compiled.query
+  if (options.carries) checkCarrier(node, options.carries.tables)
   return {
     sql: compiled.sql,
     parameters: compiled.parameters.map((value) =>
       value instanceof StandIn ? { path: value.path } : { fixed: value },
     ),
-    node: compiled.query,
+    node,
+    writeOnly: options.writeOnly === undefined ? undefined : { table: options.writeOnly, node },
+    carrier: options.carries && { tables: options.carries.tables, node },
   }
 }
 
