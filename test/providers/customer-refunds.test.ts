@@ -7,7 +7,13 @@ import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts'
 import type { ApiClient, TestApp } from '../support/app.ts'
 import { entriesOfOperation } from '../support/ledger.ts'
-import { type LiveApp, operatorReferenceOf, settledRecord, startLiveApp } from '../support/live.ts'
+import {
+  controlSimulator,
+  type LiveApp,
+  operatorReferenceOf,
+  settledRecord,
+  startLiveApp,
+} from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { pollUntilDefined } from '../support/wait.ts'
 
@@ -102,11 +108,7 @@ describeEachStore(
       )
 
     const control = (operator: Operator, path: string, body: unknown) =>
-      fetch(`${simulators[operator].url}/_simulator/${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }).then(async (answer) => assert.ok(answer.ok, await answer.text()))
+      controlSimulator(simulators[operator], path, body)
 
     /** The `to` side's operator declines its payout (the recipient has no wallet), and calls back. */
     async function failPayout(operator: Operator, reference: string) {

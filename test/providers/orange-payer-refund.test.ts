@@ -5,7 +5,7 @@ import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-si
 import { startOrangeMoneySimulator } from '../../src/simulators/orange-money/orange-money-simulator.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import { entriesOfOperation } from '../support/ledger.ts'
-import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
+import { controlSimulator, type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { pollUntilDefined } from '../support/wait.ts'
 
@@ -15,13 +15,6 @@ import { pollUntilDefined } from '../support/wait.ts'
  * customer; Orange cannot make it, so the refund ends `error` at once, Orange is asked nothing,
  * the transfer says the refund could not be made and what is owed, and `sika verify` names it.
  */
-
-const control = (simulator: RunningSimulator, path: string, body: unknown) =>
-  fetch(`${simulator.url}/_simulator/${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then(async (answer) => assert.ok(answer.ok, await answer.text()))
 
 describeEachStore('live mode: a failed transfer whose payer paid through Orange Money', (store) => {
   let orange: RunningSimulator
@@ -67,7 +60,7 @@ describeEachStore('live mode: a failed transfer whose payer paid through Orange 
     })
     assert.equal(opened.status, 200, opened.text)
     const { token } = opened.body.data.transfer
-    await control(orange, `payments/${token}/pay`, { msisdn: '0700000123' })
+    await controlSimulator(orange, `payments/${token}/pay`, { msisdn: '0700000123' })
     const toReference = await pollUntilDefined(async () => {
       await app.workers.runDue()
       const now = (await live.get(`/api/v1/transfer/${token}`)).body.data.transfer
@@ -76,7 +69,7 @@ describeEachStore('live mode: a failed transfer whose payer paid through Orange 
         : undefined
     }, 'the from side to succeed and the to side to be submitted')
     const orangeCallsBefore = orange.requests.length
-    await control(mtn, `transactions/${toReference}/status`, {
+    await controlSimulator(mtn, `transactions/${toReference}/status`, {
       status: 'FAILED',
       reason: 'PAYEE_NOT_FOUND',
       callback: true,

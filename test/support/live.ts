@@ -75,3 +75,29 @@ export async function operatorReferenceOf(app: TestApp, token: string, role?: st
   if (!side) throw new Error(`operation ${token} has no ${role ?? ''} side`)
   return side.operatorReference
 }
+
+/**
+ * Posts to a simulator's control path. Sika keeps an operator reference before its request reaches
+ * the operator, so a reference read from Sika may be one the simulator does not know yet: a 404 is
+ * asked again until it knows it, within `withinMs`.
+ */
+export async function controlSimulator(
+  simulator: RunningSimulator,
+  path: string,
+  body: unknown,
+  withinMs = 3000,
+): Promise<void> {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const answer = await fetch(`${simulator.url}/_simulator/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    const text = await answer.text()
+    if (answer.ok) return
+    if (answer.status !== 404 || Date.now() > deadline)
+      throw new Error(`${simulator.name} refused ${path}: ${answer.status} ${text}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
