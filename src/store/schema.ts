@@ -21,6 +21,12 @@ export interface Database {
   event_attempts: EventAttemptsTable
   scheduled_work: ScheduledWorkTable
   operator_references: OperatorReferencesTable
+  members: MembersTable
+  member_recovery_codes: MemberRecoveryCodesTable
+  invitations: InvitationsTable
+  dashboard_sessions: DashboardSessionsTable
+  audit_log: AuditLogTable
+  sign_in_failures: SignInFailuresTable
 }
 
 export interface MerchantsTable {
@@ -224,4 +230,91 @@ export interface OperatorReferencesTable {
   reference: string
   operation_id: number
   role: string
+}
+
+/** People who sign in to a merchant's dashboard. */
+export interface MembersTable {
+  id: string
+  merchant_id: string
+  /** Lowercased; unique among members not removed. */
+  email: string
+  name: string
+  role: string
+  /** Argon2id; null until the invitation is accepted. */
+  password_hash: string | null
+  /** The TOTP secret sealed by the secret box; null until enrolled. */
+  totp_sealed: string | null
+  /** The last TOTP time step accepted: a code of a step at or below it is a replay. */
+  totp_last_step: number
+  failed_sign_ins: number
+  locked_until_us: number | null
+  time_zone: string
+  created_at_us: number
+  updated_at_us: number
+  removed_at_us: number | null
+}
+
+export interface MemberRecoveryCodesTable {
+  member_id: string
+  /** SHA-256 of the code, hex. */
+  code_hash: string
+  created_at_us: number
+  used_at_us: number | null
+}
+
+export interface InvitationsTable {
+  id: string
+  merchant_id: string
+  email: string
+  role: string
+  /** SHA-256 of the invitation's token, hex: the token itself is only in the link sent. */
+  token_hash: string
+  /** 'cli' or the inviting member's id. */
+  invited_by: string
+  created_at_us: number
+  expires_at_us: number
+  accepted_at_us: number | null
+  revoked_at_us: number | null
+  /** The member the acceptance made. */
+  member_id: string | null
+}
+
+export interface DashboardSessionsTable {
+  id: string
+  /** SHA-256 of the cookie's token, hex. */
+  token_hash: string
+  member_id: string
+  merchant_id: string
+  stage: 'second-factor' | 'enrolment' | 'signed-in'
+  created_at_us: number
+  last_seen_at_us: number
+  absolute_ends_at_us: number
+  ended_at_us: number | null
+  ended_reason: string | null
+  address: string
+  user_agent: string
+}
+
+/** Who did what to which merchant's account, from the dashboard, the CLI or the API. */
+export interface AuditLogTable {
+  id: string
+  merchant_id: string
+  mode: 'sandbox' | 'live' | null
+  actor_kind: 'member' | 'cli' | 'api'
+  actor_id: string | null
+  actor_label: string
+  action: string
+  target: string
+  /** JSON text, never a secret. */
+  before_json: string | null
+  after_json: string | null
+  address: string | null
+  at_us: number
+}
+
+/** Failed sign-ins from one address in its current window, shared by every instance. */
+export interface SignInFailuresTable {
+  address: string
+  window_start_us: number
+  count: number
 }

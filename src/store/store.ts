@@ -10,6 +10,7 @@ import * as refundsAndStatements from './migrations/0005-refunds-and-statements.
 import * as operatorReferences from './migrations/0006-operator-references.ts'
 import * as statusBuckets from './migrations/0007-status-buckets.ts'
 import * as eventsDueByMerchant from './migrations/0008-events-due-by-merchant.ts'
+import * as dashboard from './migrations/0009-dashboard.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
 import type { RepositoryScope } from './repositories/executor.ts'
@@ -187,6 +188,7 @@ const migrations: Record<string, MigrationModule> = {
   '0006-operator-references': operatorReferences,
   '0007-status-buckets': statusBuckets,
   '0008-events-due-by-merchant': eventsDueByMerchant,
+  '0009-dashboard': dashboard,
 }
 
 /**
