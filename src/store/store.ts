@@ -12,9 +12,15 @@ import * as statusBuckets from './migrations/0007-status-buckets.ts'
 import * as eventsDueByMerchant from './migrations/0008-events-due-by-merchant.ts'
 import * as dashboard from './migrations/0009-dashboard.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
+import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
+import {
+  type DashboardSessionsRepository,
+  dashboardSessionsRepository,
+} from './repositories/dashboard-sessions.ts'
 import type { RepositoryScope } from './repositories/executor.ts'
 import { type LedgerRepository, ledgerRepository } from './repositories/ledger.ts'
+import { type MembersRepository, membersRepository } from './repositories/members.ts'
 import { type MerchantsRepository, merchantsRepository } from './repositories/merchants.ts'
 import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
@@ -38,6 +44,9 @@ export interface Repositories {
   readonly webhookSecrets: WebhookSecretsRepository
   /** What /metrics reads: the backlogs and the connections in use. */
   readonly monitoring: MonitoringRepository
+  readonly members: MembersRepository
+  readonly dashboardSessions: DashboardSessionsRepository
+  readonly auditLog: AuditLogRepository
 }
 
 /**
@@ -82,6 +91,9 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     apiKeys: apiKeysRepository(scope),
     webhookSecrets: webhookSecretsRepository(scope),
     monitoring: monitoringRepository(scope),
+    members: membersRepository(scope),
+    dashboardSessions: dashboardSessionsRepository(scope),
+    auditLog: auditLogRepository(scope),
   }
 }
 
