@@ -23,6 +23,7 @@ import { type LedgerRepository, ledgerRepository } from './repositories/ledger.t
 import { type MembersRepository, membersRepository } from './repositories/members.ts'
 import { type MerchantsRepository, merchantsRepository } from './repositories/merchants.ts'
 import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
+import { type OperationSearchRepository, operationSearchRepository } from './repositories/operation-search.ts'
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
@@ -47,6 +48,8 @@ export interface Repositories {
   readonly members: MembersRepository
   readonly dashboardSessions: DashboardSessionsRepository
   readonly auditLog: AuditLogRepository
+  /** The dashboard's search, cross-kind list and home page figures. */
+  readonly operationSearch: OperationSearchRepository
 }
 
 /**
@@ -94,6 +97,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     members: membersRepository(scope),
     dashboardSessions: dashboardSessionsRepository(scope),
     auditLog: auditLogRepository(scope),
+    operationSearch: operationSearchRepository(scope),
   }
 }
 

@@ -374,7 +374,8 @@ function sideColumns(sides: readonly Side[]) {
   }
 }
 
-function toOperation(row: Selectable<OperationsTable>): Operation {
+/** A row as the domain's operation: every read of operations returns this shape. */
+export function toOperation(row: Selectable<OperationsTable>): Operation {
   return {
     id: row.id,
     token: row.token,

@@ -1,0 +1,232 @@
+import { type SelectQueryBuilder, sql } from 'kysely'
+import { type Mode, type OperationKind, operationKindNames } from '../../domain/kinds.ts'
+import type { Currency } from '../../domain/money.ts'
+import type { Operation } from '../../domain/operation.ts'
+import type { Status } from '../../domain/status.ts'
+import type { Database } from '../schema.ts'
+import type { Executor, RepositoryScope } from './executor.ts'
+import { toOperation } from './operations.ts'
+
+/**
+ * The dashboard's reads of operations across kinds: a search box that takes any identifier, a
+ * list of every kind newest first, and the home page's figures. Each reads through an index
+ * (0009-dashboard.ts adds operations_by_to_phone and operations_by_merchant_date for them).
+ */
+
+/** Where a page of `list` ends: the next page starts below it. */
+export interface OperationCursor {
+  initiatedAtUs: number
+  id: number
+}
+
+export interface OperationListFilter {
+  /** An empty or absent list filters nothing. */
+  kinds?: string[]
+  statuses?: string[]
+  /** Either side's channel (a transfer has two). */
+  channel?: string
+  /** Either side's country. */
+  country?: string
+  /** Initiated at or after. */
+  fromUs?: number
+  /** Initiated before. */
+  toUs?: number
+  after?: OperationCursor
+  limit: number
+}
+
+export interface OperationListPage {
+  items: Operation[]
+  /** The cursor of the next page; undefined when this page is the last. */
+  next: OperationCursor | undefined
+}
+
+export interface StatusCount {
+  kind: OperationKind
+  status: Status
+  count: number
+}
+
+/** Succeeded ledger entries, by the kind of their operation, their type and currency. */
+export interface PostedTotal {
+  kind: OperationKind
+  type: 'cash-in' | 'cash-out' | 'reversal'
+  currency: Currency
+  entries: number
+  amountMinor: number
+}
+
+export interface OperationCounts {
+  /** Operations initiated since, by kind and current status. */
+  byStatus: StatusCount[]
+  /** What moved: succeeded ledger entries created since. */
+  posted: PostedTotal[]
+}
+
+export interface OperationSearchRepository {
+  /** Operations where either side's customer has this number, newest first. */
+  findByPhone(merchantId: string, mode: Mode, e164: string, limit: number): Promise<Operation[]>
+  /** Operations whose merchantReference (any kind), token or an operator reference is `text`, newest first. */
+  findByReference(merchantId: string, mode: Mode, text: string, limit: number): Promise<Operation[]>
+  /** Every kind, newest first by (initiatedAtUs, id), a keyset page after `filter.after`. */
+  list(merchantId: string, mode: Mode, filter: OperationListFilter): Promise<OperationListPage>
+  /**
+   * Counts per kind and status of operations initiated since `sinceUs`, and the sums of succeeded
+   * ledger entries created since. An operation's amount lives only in its sides' JSON, which no
+   * index holds; the ledger has it as a column, by currency, and its date index serves the range.
+   * A cash-out's entry is created with its hold at initiation, so it counts from then.
+   */
+  countsSince(merchantId: string, mode: Mode, sinceUs: number): Promise<OperationCounts>
+}
+
+export function operationSearchRepository({ db }: RepositoryScope): OperationSearchRepository {
+  return {
+    findByPhone: (merchantId, mode, e164, limit) => findByPhone(db, merchantId, mode, e164, limit),
+    findByReference: (merchantId, mode, text, limit) => findByReference(db, merchantId, mode, text, limit),
+    list: (merchantId, mode, filter) => listOperations(db, merchantId, mode, filter),
+    countsSince: (merchantId, mode, sinceUs) => countsSince(db, merchantId, mode, sinceUs),
+  }
+}
+
+/** Two probes, one per index (operations_by_phone, operations_by_to_phone), in one UNION. */
+async function findByPhone(db: Executor, merchantId: string, mode: Mode, e164: string, limit: number) {
+  const ofMerchant = () =>
+    db.selectFrom('operations').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode)
+  const rows = await ofMerchant()
+    .where('phone_number', '=', e164)
+    .union(ofMerchant().where('to_phone_number', '=', e164))
+    .orderBy('initiated_at_us', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
+  return rows.map(toOperation)
+}
+
+/**
+ * Three probes in one UNION: the merchantReference through the unique (merchant, mode, kind,
+ * reference) index, one kind after another; the token, unique; an operator reference, the
+ * primary key of operator_references. Another merchant's or mode's operation is not found.
+ */
+async function findByReference(db: Executor, merchantId: string, mode: Mode, text: string, limit: number) {
+  const ofMerchant = () =>
+    db.selectFrom('operations').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode)
+  const byOperatorReference = db
+    .selectFrom('operator_references')
+    .innerJoin('operations', 'operations.id', 'operator_references.operation_id')
+    .selectAll('operations')
+    .where('operator_references.reference', '=', text)
+    .where('operations.merchant_id', '=', merchantId)
+    .where('operations.mode', '=', mode)
+  const rows = await ofMerchant()
+    .where('kind', 'in', operationKindNames)
+    .where('merchant_reference', '=', text)
+    .union(ofMerchant().where('token', '=', text))
+    .union(byOperatorReference)
+    .orderBy('initiated_at_us', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
+  return rows.map(toOperation)
+}
+
+/**
+ * Reads operations_by_merchant_date backwards from the cursor; the other filters are checked on
+ * the rows it reaches. One row beyond the page says whether another follows.
+ */
+async function listOperations(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  filter: OperationListFilter,
+): Promise<OperationListPage> {
+  const { after, limit } = filter
+  let query = applyListFilters(
+    db.selectFrom('operations').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode),
+    filter,
+  )
+  if (after)
+    query = query.where((eb) =>
+      eb(eb.refTuple('initiated_at_us', 'id'), '<', eb.tuple(after.initiatedAtUs, after.id)),
+    )
+  const rows = await query
+    .orderBy('initiated_at_us', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute()
+  const items = rows.slice(0, limit).map(toOperation)
+  const last = items.at(-1)
+  return {
+    items,
+    next: rows.length > limit && last ? { initiatedAtUs: last.initiatedAtUs, id: last.id } : undefined,
+  }
+}
+
+function applyListFilters<O>(
+  query: SelectQueryBuilder<Database, 'operations', O>,
+  filter: OperationListFilter,
+): SelectQueryBuilder<Database, 'operations', O> {
+  let filtered = query
+  const { kinds, statuses, channel, country, fromUs, toUs } = filter
+  if (kinds && kinds.length > 0) filtered = filtered.where('kind', 'in', kinds)
+  if (statuses && statuses.length > 0) filtered = filtered.where('status', 'in', statuses)
+  if (channel !== undefined)
+    filtered = filtered.where((eb) => eb.or([eb('channel', '=', channel), eb('to_channel', '=', channel)]))
+  if (country !== undefined)
+    filtered = filtered.where((eb) => eb.or([eb('country', '=', country), eb('to_country', '=', country)]))
+  if (fromUs !== undefined) filtered = filtered.where('initiated_at_us', '>=', fromUs)
+  if (toUs !== undefined) filtered = filtered.where('initiated_at_us', '<', toUs)
+  return filtered
+}
+
+async function countsSince(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  sinceUs: number,
+): Promise<OperationCounts> {
+  const [statusRows, postedRows] = await Promise.all([
+    db
+      .selectFrom('operations')
+      .select(['kind', 'status', (eb) => eb.fn.countAll<number>().as('count')])
+      .where('merchant_id', '=', merchantId)
+      .where('mode', '=', mode)
+      .where('initiated_at_us', '>=', sinceUs)
+      .groupBy(['kind', 'status'])
+      .orderBy('kind')
+      .orderBy('status')
+      .execute(),
+    db
+      .selectFrom('ledger_entries')
+      .select([
+        'operation_kind',
+        'type',
+        'currency',
+        (eb) => eb.fn.countAll<number>().as('entries'),
+        sql<number>`sum(amount_minor)`.as('amount_minor'),
+      ])
+      .where('merchant_id', '=', merchantId)
+      .where('mode', '=', mode)
+      .where('created_at_us', '>=', sinceUs)
+      .where('status', '=', 'succeeded')
+      .groupBy(['operation_kind', 'type', 'currency'])
+      .orderBy('operation_kind')
+      .orderBy('type')
+      .orderBy('currency')
+      .execute(),
+  ])
+  return {
+    byStatus: statusRows.map((row) => ({
+      kind: row.kind as OperationKind,
+      status: row.status as Status,
+      count: Number(row.count),
+    })),
+    // PostgreSQL's sum of bigint is numeric, which pg gives as text.
+    posted: postedRows.map((row) => ({
+      kind: row.operation_kind as OperationKind,
+      type: row.type as PostedTotal['type'],
+      currency: row.currency as Currency,
+      entries: Number(row.entries),
+      amountMinor: Number(row.amount_minor),
+    })),
+  }
+}
