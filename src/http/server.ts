@@ -10,6 +10,7 @@ import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
 import { acceptedRequestId, atCapacity, createRequestAdmission, type RequestAdmission } from './admission.ts'
 import { requireCredentials } from './authentication.ts'
+import { dashboardRoutes } from './dashboard/dashboard-routes.tsx'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
 import { refuseHostileInput } from './hostile-input.ts'
 import { documentApiRoutes, registerOpenApi } from './openapi.ts'
@@ -93,6 +94,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   )
   // Each in its own scope: their body parsers (form posts, raw text) must not reach the API.
   await app.register(async (scope) => checkoutRoutes(scope, context))
+  await app.register(async (scope) => dashboardRoutes(scope, context))
   await app.register(async (scope) => providerNotificationRoutes(scope, context))
   return app
 }

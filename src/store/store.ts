@@ -66,6 +66,8 @@ export interface Store extends Repositories {
   commitStatistics(): CommitStatistics | undefined
   /** True when the failure means the database cannot answer now (503), rather than a bug. */
   isUnavailable(error: unknown): boolean
+  /** True when the failure is a unique index refusing a second row with the same key. */
+  isUniqueViolation(error: unknown): boolean
   /** Resolves when the database answers a query within `withinMs`; rejects otherwise. */
   ping(withinMs: number): Promise<void>
   close(): Promise<void>
@@ -134,6 +136,7 @@ export function openStore(location: DatabaseLocation, options: StoreOptions = { 
     },
     commitStatistics: () => dialect.commitStatistics(),
     isUnavailable: (error) => dialect.isUnavailable(error),
+    isUniqueViolation: (error) => dialect.isUniqueViolation(error),
     ping: (withinMs) => answerWithin(sql`select 1`.execute(db), withinMs),
     close: async () => {
       if (closed) return

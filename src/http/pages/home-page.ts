@@ -3,6 +3,11 @@ import { escapeHtml, styleHashOf } from './html.ts'
 /** What GET / points a person or a program to: one list, rendered as HTML or as JSON. */
 export const homeLinks = [
   { name: 'docs', path: '/docs', text: 'the interactive API reference: try requests with your sandbox keys' },
+  {
+    name: 'dashboard',
+    path: '/dashboard',
+    text: "the merchants' dashboard: your team's operations, refunds, keys and audit log",
+  },
   { name: 'openapi', path: '/openapi.json', text: 'the OpenAPI 3.1 document of every endpoint' },
   { name: 'health', path: '/health', text: 'liveness: answers while the process runs' },
   { name: 'ready', path: '/ready', text: 'readiness: answers 200 only while the database answers' },

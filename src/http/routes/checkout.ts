@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import {
   type CheckoutView,
@@ -9,6 +9,7 @@ import {
 } from '../../app/checkout.ts'
 import type { AppContext } from '../../app/context.ts'
 import { checkoutStyleHash, renderCheckoutMessage, renderCheckoutPage } from '../checkout/checkout-page.ts'
+import { readCookie, sameText } from '../pages/cookies.ts'
 import { pageHeaders } from '../pages/html.ts'
 
 const csrfCookie = 'sika_checkout'
@@ -115,18 +116,4 @@ function sendPage(reply: FastifyReply, status: number, formTargets: string[], ht
 
 function sendNotFound(reply: FastifyReply): FastifyReply {
   return sendPage(reply, 404, [], renderCheckoutMessage('Not found', 'There is no payment at this address.'))
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of header?.split(';') ?? []) {
-    const [key, ...value] = part.trim().split('=')
-    if (key === name) return value.join('=')
-  }
-  return undefined
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
 }

@@ -15,6 +15,8 @@ export interface MerchantSummary {
 export interface MerchantsRepository {
   insert(merchant: { id: string; name: string; createdAtUs: number }): Promise<void>
   exists(merchantId: string): Promise<boolean>
+  /** The merchant's name, when it exists. */
+  nameOf(merchantId: string): Promise<string | undefined>
   any(): Promise<boolean>
   list(): Promise<MerchantSummary[]>
   /** False when no merchant has this id. */
@@ -43,6 +45,14 @@ export function merchantsRepository({ db }: RepositoryScope): MerchantsRepositor
         .where('id', '=', merchantId)
         .executeTakeFirst()
       return row !== undefined
+    },
+    async nameOf(merchantId) {
+      const row = await db
+        .selectFrom('merchants')
+        .select('name')
+        .where('id', '=', merchantId)
+        .executeTakeFirst()
+      return row?.name
     },
     async any() {
       return (await db.selectFrom('merchants').select('id').limit(1).executeTakeFirst()) !== undefined

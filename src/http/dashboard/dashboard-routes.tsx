@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '../../app/context.ts'
+import { createGuard, type Guard, languageCookie } from './guard.tsx'
+import { plainPage } from './layout.tsx'
+import { redirect, sendPage } from './respond.ts'
+import { homeRoutes } from './routes/home.tsx'
+import { signInRoutes } from './routes/sign-in.tsx'
+import { dashboardCss } from './stylesheet.ts'
+
+/** Each area of the dashboard registers its pages here, with the guard that checks its members. */
+const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)[] = [
+  signInRoutes,
+  homeRoutes,
+]
+
+/**
+ * The merchants' dashboard (CONTRACT.md, Dashboard): server-rendered pages under /dashboard that
+ * call the application layer directly, in their own scope, so the form parser and the HTML error
+ * pages never reach the API.
+ */
+export async function dashboardRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const guard = createGuard(context)
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 64 * 1024 },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  )
+  app.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500
+    if (status >= 500) request.log.error({ err: error }, 'dashboard page failed')
+    const page = guard.pageOf(request)
+    const [title, text] =
+      status === 404
+        ? [page.t.errors.notFoundTitle, page.t.errors.notFound]
+        : [page.t.errors.failedTitle, page.t.errors.failed]
+    return sendPage(reply, status >= 400 ? status : 500, plainPage(page, title, <p class="error">{text}</p>))
+  })
+  app.get('/dashboard/assets/dashboard.css', async (_request, reply) =>
+    reply
+      .header('content-type', 'text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .header('x-content-type-options', 'nosniff')
+      .send(dashboardCss),
+  )
+  app.get('/dashboard', async (_request, reply) => redirect(reply, '/dashboard/sandbox'))
+  app.get('/dashboard/language', async (request, reply) => {
+    const { lang, back } = request.query as { lang?: string; back?: string }
+    const locale = lang === 'fr' ? 'fr' : 'en'
+    reply.header('set-cookie', `${languageCookie}=${locale}; Path=/dashboard; SameSite=Lax; Max-Age=31536000`)
+    return redirect(reply, back?.startsWith('/dashboard') && !back.startsWith('//') ? back : '/dashboard')
+  })
+  for (const area of areas) area(app, context, guard)
+  // Declared last: any other path under /dashboard is a page that says nothing is there.
+  app.all('/dashboard/*', async (request, reply) => {
+    const page = guard.pageOf(request)
+    return sendPage(
+      reply,
+      404,
+      plainPage(page, page.t.errors.notFoundTitle, <p class="error">{page.t.errors.notFound}</p>),
+    )
+  })
+}

@@ -1,0 +1,132 @@
+import { createHmac, randomBytes } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AppContext } from '../../app/context.ts'
+import { type LiveSession, resolveSession, type SessionClient } from '../../app/dashboard/sessions.ts'
+import type { Mode } from '../../domain/kinds.ts'
+import { may, type Permission } from '../../domain/roles.ts'
+import { readCookie, sameText } from '../pages/cookies.ts'
+import { type PageContext, plainPage } from './layout.tsx'
+import { localeOf, messagesOf } from './messages/catalogue.ts'
+import { sendPage } from './respond.ts'
+
+export const sessionCookie = 'sika_session'
+export const languageCookie = 'sika_lang'
+/** The nonce behind the forms shown before a session exists (sign-in, an invitation). */
+const formCookie = 'sika_form'
+
+/** What a guarded route has: the live session, and the page context built from it. */
+export interface SignedIn {
+  live: LiveSession
+  page: PageContext
+}
+
+export interface Guard {
+  /** The signed-in member allowed `permission`, or undefined once the reply is sent (sign-in page, 403). */
+  member(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    permission: Permission,
+    mode?: Mode,
+  ): Promise<SignedIn | undefined>
+  /** A session part way through signing in (the code step, the enrolment). */
+  partial(request: FastifyRequest, stage: 'second-factor' | 'enrolment'): Promise<LiveSession | undefined>
+  /** True when a POST carries this session's CSRF token and comes from this origin; sends the 403 otherwise. */
+  checkForm(request: FastifyRequest, reply: FastifyReply, sessionId: string): boolean
+  /** A form shown with no session: its token, with the cookie it is checked against. */
+  anonymousForm(reply: FastifyReply): string
+  checkAnonymousForm(request: FastifyRequest, reply: FastifyReply): boolean
+  csrfOf(sessionId: string): string
+  setSession(reply: FastifyReply, token: string): void
+  clearSession(reply: FastifyReply): void
+  pageOf(request: FastifyRequest, extra?: Partial<PageContext>): PageContext
+  clientOf(request: FastifyRequest): SessionClient
+}
+
+export function createGuard(context: AppContext): Guard {
+  const csrfKey = context.secrets.derive('dashboard-csrf')
+  const secure = context.config.publicBaseUrl.startsWith('https:')
+  const ownOrigin = new URL(context.config.publicBaseUrl).origin
+  const cookie = (name: string, value: string, maxAgeSeconds: number, path = '/dashboard') =>
+    `${name}=${value}; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`
+  const csrfOf = (sessionId: string) => createHmac('sha256', csrfKey).update(sessionId).digest('base64url')
+
+  const pageOf = (request: FastifyRequest, extra: Partial<PageContext> = {}): PageContext => {
+    const locale = localeOf(
+      readCookie(request.headers.cookie, languageCookie),
+      request.headers['accept-language'],
+    )
+    return { locale, t: messagesOf(locale), path: request.url, ...extra }
+  }
+
+  const fromThisOrigin = (request: FastifyRequest) => {
+    const origin = request.headers.origin
+    if (origin === undefined) return true
+    return origin === ownOrigin || origin === `${request.protocol}://${request.headers.host}`
+  }
+
+  const refuseForm = (request: FastifyRequest, reply: FastifyReply) => {
+    const page = pageOf(request)
+    sendPage(reply, 403, plainPage(page, page.t.errors.csrfTitle, <p class="error">{page.t.errors.csrf}</p>))
+    return false
+  }
+
+  const sessionToken = (request: FastifyRequest) => readCookie(request.headers.cookie, sessionCookie) ?? ''
+
+  return {
+    async member(request, reply, permission, mode) {
+      const live = await resolveSession(context, sessionToken(request))
+      if (live?.session.stage !== 'signed-in' || !live) {
+        const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
+        reply.code(303).header('location', `/dashboard/login${next}`).send()
+        return undefined
+      }
+      const { member } = live
+      const page = pageOf(request, {
+        member: { name: member.name, email: member.email, role: member.role, timeZone: member.timeZone },
+        csrf: csrfOf(live.session.id),
+        ...(mode ? { mode } : {}),
+      })
+      if (!may(member.role, permission)) {
+        sendPage(
+          reply,
+          403,
+          plainPage(page, page.t.errors.forbiddenTitle, <p class="error">{page.t.errors.forbidden}</p>),
+        )
+        return undefined
+      }
+      if (request.method === 'POST' && !this.checkForm(request, reply, live.session.id)) return undefined
+      return { live, page }
+    },
+    async partial(request, stage) {
+      const live = await resolveSession(context, sessionToken(request))
+      return live?.session.stage === stage ? live : undefined
+    },
+    checkForm(request, reply, sessionId) {
+      const given = (request.body as Record<string, string> | undefined)?.csrf ?? ''
+      if (fromThisOrigin(request) && sameText(given, csrfOf(sessionId))) return true
+      return refuseForm(request, reply)
+    },
+    anonymousForm(reply) {
+      const nonce = randomBytes(16).toString('base64url')
+      reply.header('set-cookie', cookie(formCookie, nonce, 3600))
+      return csrfOf(`form:${nonce}`)
+    },
+    checkAnonymousForm(request, reply) {
+      const nonce = readCookie(request.headers.cookie, formCookie)
+      const given = (request.body as Record<string, string> | undefined)?.csrf ?? ''
+      if (nonce && fromThisOrigin(request) && sameText(given, csrfOf(`form:${nonce}`))) return true
+      return refuseForm(request, reply)
+    },
+    csrfOf,
+    setSession(reply, token) {
+      reply.header('set-cookie', cookie(sessionCookie, token, 12 * 3600))
+    },
+    clearSession(reply) {
+      reply.header('set-cookie', cookie(sessionCookie, '', 0))
+    },
+    pageOf,
+    clientOf(request) {
+      return { address: request.ip, userAgent: String(request.headers['user-agent'] ?? '') }
+    },
+  }
+}
