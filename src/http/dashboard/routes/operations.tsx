@@ -22,6 +22,7 @@ import { memberPage, type PageContext } from '../layout.tsx'
 import { OperationsTable } from '../operations-table.tsx'
 import { sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
+import { operationRoutes } from './operation.tsx'
 
 /** The query string of the list and its CSV, as sent (kept to rebuild the next page's link). */
 type ListParameters = Partial<
@@ -54,6 +55,7 @@ export function operationsRoutes(app: FastifyInstance, context: AppContext, guar
         .send(Readable.from(csvText(batches)))
     })
   }
+  operationRoutes(app, context, guard)
 }
 
 /** What the query string asks, each value checked: an unknown kind, status or country filters nothing. */
