@@ -1,5 +1,5 @@
 import type { Mode } from '../../domain/kinds.ts'
-import type { RepositoryScope } from './executor.ts'
+import type { Executor, RepositoryScope } from './executor.ts'
 import type { MerchantStatus } from './merchants.ts'
 
 /** Merchants' key pairs: the api-key in clear, the secret-key as a hash. */
@@ -41,22 +41,7 @@ export interface ApiKeysRepository {
 
 export function apiKeysRepository({ db }: RepositoryScope): ApiKeysRepository {
   return {
-    async listKeys(merchantId, mode) {
-      const rows = await db
-        .selectFrom('api_keys')
-        .select(['api_key', 'mode', 'created_at_us', 'revoked_at_us'])
-        .where('merchant_id', '=', merchantId)
-        .where('mode', '=', mode)
-        .orderBy('created_at_us', 'desc')
-        .orderBy('api_key')
-        .execute()
-      return rows.map((row) => ({
-        apiKey: row.api_key,
-        mode: row.mode,
-        createdAtUs: row.created_at_us,
-        revokedAtUs: row.revoked_at_us,
-      }))
-    },
+    listKeys: (merchantId, mode) => listKeys(db, merchantId, mode),
     async insertKeyPair(merchantId, pair, nowUs) {
       await db
         .insertInto('api_keys')
@@ -114,4 +99,21 @@ export function apiKeysRepository({ db }: RepositoryScope): ApiKeysRepository {
       )
     },
   }
+}
+
+async function listKeys(db: Executor, merchantId: string, mode: Mode): Promise<ApiKeyRow[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['api_key', 'mode', 'created_at_us', 'revoked_at_us'])
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .orderBy('created_at_us', 'desc')
+    .orderBy('api_key')
+    .execute()
+  return rows.map((row) => ({
+    apiKey: row.api_key,
+    mode: row.mode,
+    createdAtUs: row.created_at_us,
+    revokedAtUs: row.revoked_at_us,
+  }))
 }
