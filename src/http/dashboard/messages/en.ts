@@ -168,7 +168,7 @@ export const en = {
     apiKey: 'api-key',
     created: 'Created',
     lastUsed: 'Last used',
-    notTracked: '—',
+    notTracked: 'Last use is not recorded yet: the column shows —.',
     state: 'State',
     active: 'Active',
     revokedAt: (when: string) => `Revoked ${when}`,

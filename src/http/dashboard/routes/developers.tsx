@@ -205,42 +205,47 @@ function KeysTable({ page, keys }: { page: PageContext; keys: ApiKeyView[] }) {
   if (keys.length === 0) return <p class="muted">{t.developers.noKeys}</p>
   const when = (us: number) => formatInstant(us, page.locale, page.member?.timeZone ?? 'UTC')
   return (
-    <table id="api-keys">
-      <thead>
-        <tr>
-          <th scope="col">{t.developers.apiKey}</th>
-          <th scope="col">{t.developers.created}</th>
-          <th scope="col">{t.developers.lastUsed}</th>
-          <th scope="col">{t.developers.state}</th>
-          <th scope="col">{t.common.actions}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {keys.map((key) => (
-          <tr key={key.id}>
-            <th scope="row">
-              <code>{key.masked}</code>
-            </th>
-            <td>{when(key.createdAtUs)}</td>
-            <td>{t.developers.notTracked}</td>
-            <td>
-              {key.revokedAtUs === null ? t.developers.active : t.developers.revokedAt(when(key.revokedAtUs))}
-            </td>
-            <td>
-              {key.revokedAtUs === null && (
-                <form method="post" action={`/dashboard/${page.mode}/developers/keys/revoke`}>
-                  <CsrfField page={page} />
-                  <input type="hidden" name="key" value={key.id} />
-                  <button type="submit" aria-label={t.developers.revokeLabel(key.masked)}>
-                    {t.developers.revoke}
-                  </button>
-                </form>
-              )}
-            </td>
+    <>
+      <p class="muted">{t.developers.notTracked}</p>
+      <table id="api-keys">
+        <thead>
+          <tr>
+            <th scope="col">{t.developers.apiKey}</th>
+            <th scope="col">{t.developers.created}</th>
+            <th scope="col">{t.developers.lastUsed}</th>
+            <th scope="col">{t.developers.state}</th>
+            <th scope="col">{t.common.actions}</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <th scope="row">
+                <code>{key.masked}</code>
+              </th>
+              <td>{when(key.createdAtUs)}</td>
+              <td>—</td>
+              <td>
+                {key.revokedAtUs === null
+                  ? t.developers.active
+                  : t.developers.revokedAt(when(key.revokedAtUs))}
+              </td>
+              <td>
+                {key.revokedAtUs === null && (
+                  <form method="post" action={`/dashboard/${page.mode}/developers/keys/revoke`}>
+                    <CsrfField page={page} />
+                    <input type="hidden" name="key" value={key.id} />
+                    <button type="submit" aria-label={t.developers.revokeLabel(key.masked)}>
+                      {t.developers.revoke}
+                    </button>
+                  </form>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   )
 }
 
