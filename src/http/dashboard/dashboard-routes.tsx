@@ -5,12 +5,14 @@ import { plainPage } from './layout.tsx'
 import { redirect, sendPage } from './respond.ts'
 import { homeRoutes } from './routes/home.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
+import { teamRoutes } from './routes/team.tsx'
 import { dashboardCss } from './stylesheet.ts'
 
 /** Each area of the dashboard registers its pages here, with the guard that checks its members. */
 const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)[] = [
   signInRoutes,
   homeRoutes,
+  teamRoutes,
 ]
 
 /**
