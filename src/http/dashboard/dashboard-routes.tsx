@@ -3,6 +3,7 @@ import type { AppContext } from '../../app/context.ts'
 import { createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
 import { redirect, sendPage } from './respond.ts'
+import { auditRoutes } from './routes/audit.tsx'
 import { homeRoutes } from './routes/home.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
 import { teamRoutes } from './routes/team.tsx'
@@ -13,6 +14,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)
   signInRoutes,
   homeRoutes,
   teamRoutes,
+  auditRoutes,
 ]
 
 /**
