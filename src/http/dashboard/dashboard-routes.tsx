@@ -3,6 +3,7 @@ import type { AppContext } from '../../app/context.ts'
 import { createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
 import { redirect, sendPage } from './respond.ts'
+import { accountRoutes } from './routes/account.tsx'
 import { auditRoutes } from './routes/audit.tsx'
 import { homeRoutes } from './routes/home.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
@@ -15,6 +16,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)
   homeRoutes,
   teamRoutes,
   auditRoutes,
+  accountRoutes,
 ]
 
 /**
