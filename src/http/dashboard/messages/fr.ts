@@ -201,7 +201,7 @@ export const fr: Messages = {
     intro:
       "Chaque modification faite par un membre, la ligne de commande ou un client de l'API gérant ses clés. Personne ne peut modifier ce journal.",
     filters: 'Filtrer',
-    action: 'Action',
+    action: 'Opération effectuée',
     actor: 'Qui (e-mail, cli ou préfixe de clé)',
     who: 'Qui',
     what: 'Quoi',
