@@ -153,6 +153,11 @@ describeEachStore('sika member', (store) => {
     assert.match(unknown.stderr, /no merchant has id mer_nothing/)
     const nobody = await sika('member', 'reset-totp', merchant.id, '--email', 'nobody@y.example')
     assert.equal(nobody.code, 1)
+    for (const words of [['member'], ['member', 'list'], ['member', 'remove'], ['member', 'reset-totp']]) {
+      const shown = await sika(...words, '-h')
+      assert.equal(shown.code, 0, shown.stderr)
+      assert.match(shown.stdout, new RegExp(`^Usage: sika ${words.join(' ')}`))
+    }
     const help = await sika('member', 'invite', '--help')
     assert.equal(help.code, 0)
     assert.match(help.stdout, /^Usage: sika member invite MERCHANT_ID --email EMAIL --role ROLE/)

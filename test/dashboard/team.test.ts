@@ -49,6 +49,15 @@ describeEachStore('dashboard: team, account and audit', (store) => {
     assert.match(again.text, /newcomer@shop\.example/)
     const invitationPage = await new DashboardBrowser(app).get(new URL(url).pathname)
     assert.equal(invitationPage.status, 200)
+    const invitationId = /name="invitationId" value="(inv_[^"]+)"/.exec(again.text)?.[1] ?? ''
+    const revoked = await admin.browser.post('/dashboard/team/invitations/revoke', {
+      csrf: admin.csrf,
+      invitationId,
+    })
+    assert.equal(revoked.status, 200, revoked.text)
+    assert.doesNotMatch(revoked.text, /newcomer@shop\.example/)
+    const unusable = await new DashboardBrowser(app).get(new URL(url).pathname)
+    assert.doesNotMatch(unusable.text, /name="password"/)
 
     const ownerRole = await admin.browser.post('/dashboard/team/role', {
       csrf: admin.csrf,
@@ -78,7 +87,7 @@ describeEachStore('dashboard: team, account and audit', (store) => {
 
     const audit = await owner.browser.get('/dashboard/audit')
     assert.equal(audit.status, 200)
-    for (const action of ['member.invited', 'member.role_changed', 'member.removed'])
+    for (const action of ['member.invited', 'invitation.revoked', 'member.role_changed', 'member.removed'])
       assert.match(audit.text, new RegExp(`data-audit="${action.replace('.', '\\.')}"`))
     assert.match(audit.text, new RegExp(admin.email.replaceAll('.', '\\.')))
     assert.match(audit.text, /{&quot;role&quot;:&quot;support&quot;}/)
