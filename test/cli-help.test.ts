@@ -33,6 +33,11 @@ const commands: { args: string[]; shows: RegExp }[] = [
   { args: ['fees', 'set'], shows: /^Usage: sika fees set MERCHANT_ID[\s\S]*--bearer merchant/ },
   { args: ['webhook-secret'], shows: /^Usage: sika webhook-secret rotate MERCHANT_ID --mode/ },
   { args: ['webhook-secret', 'rotate'], shows: /^Usage: sika webhook-secret rotate/ },
+  { args: ['member'], shows: /^Usage: sika member invite\|list\|remove\|reset-totp/ },
+  { args: ['member', 'invite'], shows: /^Usage: sika member invite MERCHANT_ID --email EMAIL --role ROLE/ },
+  { args: ['member', 'list'], shows: /^Usage: sika member list MERCHANT_ID/ },
+  { args: ['member', 'remove'], shows: /^Usage: sika member remove MERCHANT_ID --email EMAIL/ },
+  { args: ['member', 'reset-totp'], shows: /^Usage: sika member reset-totp MERCHANT_ID --email EMAIL/ },
   { args: ['balance'], shows: /^Usage: sika balance MERCHANT_ID/ },
   { args: ['verify'], shows: /^Usage: sika verify/ },
   {

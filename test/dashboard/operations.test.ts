@@ -223,6 +223,28 @@ describeEachStore('dashboard: operations', (store) => {
     assert.deepEqual(audited, new Set(mine.map((each) => each.token)))
   })
 
+  test('the same refund form sent twice is one refund', async () => {
+    const made = await collect('0700000334')
+    const shown = await finance.browser.get(page(made.token))
+    const reference = /name="reference" value="([^"]+)"/.exec(shown.text)?.[1] ?? ''
+    const form = {
+      csrf: csrfIn(shown.text, `${page(made.token)}/refund`),
+      reference,
+      amount: '1000',
+      reason: 'twice',
+    }
+    const first = await finance.browser.post(`${page(made.token)}/refund`, form)
+    const second = await finance.browser.post(`${page(made.token)}/refund`, form)
+    assert.equal(first.status, 303, first.text)
+    assert.equal(second.location, first.location, 'the same refund answered again')
+    const refunds = await app.db
+      .selectFrom('operations')
+      .select('token')
+      .where('refund_of_token', '=', made.token)
+      .execute()
+    assert.equal(refunds.length, 1)
+  })
+
   test('a support member resends a callback, is refused a refund, and sees no refund button', async () => {
     const made = await collect('0700000444')
     await app.workers.runDue()
