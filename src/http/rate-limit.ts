@@ -17,7 +17,7 @@ import { connectRedis, type RedisLink } from './redis-link.ts'
  * - failed authentications, per (api-key, address): AUTH_FAILURE_LIMIT in 10 s, and per address:
  *   five times that, after which that pair or that address is refused before its credentials are
  *   even looked up. The merchant presenting the right secret from any other address is served;
- * - the checkout pages, operators' notifications (/providers/*), /docs and /openapi.json, per
+ * - the checkout pages, the dashboard, operators' notifications (/providers/*), /docs and /openapi.json, per
  *   address, one count for all of them: a generous ten times the API limit (anyone may call them;
  *   an operator calls from a few addresses).
  * /health, /ready and /metrics are never limited. RATE_LIMIT_PER_SECOND=0 turns all of it off. An
@@ -69,7 +69,7 @@ export function rateLimitsOf(app: FastifyInstance): RateLimits {
 const failureWindowMs = 10_000
 const counterCacheSize = 10_000
 const redisNamespace = 'sika-rate-limit:'
-const pagePaths = /^\/(checkout|docs|providers)(\/|$)|^\/openapi\.json$/
+const pagePaths = /^\/(checkout|dashboard|docs|providers)(\/|$)|^\/openapi\.json$/
 
 /** Registers the limits on the root instance, before any route they cover is declared. */
 export async function registerRateLimits(app: FastifyInstance, context: AppContext): Promise<void> {

@@ -60,7 +60,7 @@ export function describeEachStore(title: string, suite: (target: () => StoreTarg
   }
 }
 
-function createSqliteTarget() {
+export function createSqliteTarget() {
   const folder = mkdtempSync(join(tmpdir(), 'sika-test-'))
   return {
     target: { name: 'sqlite' as const, databaseUrl: join(folder, 'sika.db') },
@@ -68,7 +68,7 @@ function createSqliteTarget() {
   }
 }
 
-async function createPostgresTarget() {
+export async function createPostgresTarget() {
   const database = `sika_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: postgresAdminUrl })
   await admin.connect()

@@ -63,6 +63,16 @@ export async function inviteMember(
   return { id: invitation.id, email, role: input.role, expiresAtUs: invitation.expiresAtUs, invitationUrl }
 }
 
+/** What the invitation's page shows: the invitation, and the name of the merchant it is to. */
+export async function invitationPageOf(
+  context: AppContext,
+  token: string,
+): Promise<{ invitation: InvitationRow; merchantName: string } | undefined> {
+  const invitation = await openInvitation(context, token)
+  if (!invitation) return undefined
+  return { invitation, merchantName: (await context.store.merchants.nameOf(invitation.merchantId)) ?? '' }
+}
+
 /** The invitation a token opens, while it may still be accepted. */
 export async function openInvitation(context: AppContext, token: string): Promise<InvitationRow | undefined> {
   const invitation = await context.store.members.findInvitationByTokenHash(tokenHashOf(token))

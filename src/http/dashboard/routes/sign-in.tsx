@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import type { AppContext } from '../../../app/context.ts'
-import { acceptInvitation, openInvitation } from '../../../app/dashboard/invitations.ts'
+import { acceptInvitation, invitationPageOf } from '../../../app/dashboard/invitations.ts'
 import { minimumPasswordLength } from '../../../app/dashboard/passwords.ts'
 import { type DashboardRefusal, isRefusal } from '../../../app/dashboard/refusals.ts'
 import { endSession, resolveSession } from '../../../app/dashboard/sessions.ts'
@@ -116,15 +116,15 @@ function invitationRoutes(app: FastifyInstance, context: AppContext, guard: Guar
   app.get('/dashboard/invitations/:token', async (request, reply) => {
     const { token } = request.params as { token: string }
     const page = guard.pageOf(request)
-    const invitation = await openInvitation(context, token)
-    if (!invitation)
+    const shown = await invitationPageOf(context, token)
+    if (!shown)
       return sendPage(
         reply,
         404,
         plainPage(page, page.t.invitation.title, <p class="error">{page.t.invitation.unusable}</p>),
       )
-    const merchant = (await context.store.merchants.nameOf(invitation.merchantId)) ?? ''
-    const intro = page.t.invitation.intro(merchant, invitation.email, page.t.roles[invitation.role])
+    const { invitation, merchantName } = shown
+    const intro = page.t.invitation.intro(merchantName, invitation.email, page.t.roles[invitation.role])
     return sendPage(reply, 200, invitationPage(page, guard.anonymousForm(reply), token, intro))
   })
 
