@@ -150,10 +150,13 @@ describeEachStore('the dashboard in a real browser', (store) => {
    * fresh browser: quicker where the sign-in itself is not what is tested. Its codes are of the
    * real time, so no test calls it after the clock moved.
    */
-  async function signedInPage(role: Role) {
+  async function signedInPage(
+    role: Role,
+    options: { merchantId?: string; bypassCSP?: boolean; lang?: 'en' | 'fr' } = {},
+  ) {
     assert.equal(clock.nowMs() - Date.now() < 1000, true, 'the clock has not moved yet')
-    const member = await signedInMember(app, { role, merchantId: merchant.id })
-    const page = await openPage()
+    const member = await signedInMember(app, { role, merchantId: options.merchantId ?? merchant.id })
+    const page = await openPage(options)
     const session = member.browser.cookies.get('sika_session') ?? ''
     await page
       .context()
@@ -163,12 +166,17 @@ describeEachStore('the dashboard in a real browser', (store) => {
     return { page, member }
   }
 
-  async function collect(mode: 'sandbox' | 'live', reference: string, fullName = 'Awa Kone') {
-    const response = await app.client(merchant[mode]).post('/api/v1/collect', {
-      amount: 15000,
+  async function collect(
+    mode: 'sandbox' | 'live',
+    reference: string,
+    fullName = 'Awa Kone',
+    options: { of?: IssuedMerchant; phoneNumber?: string; amount?: number } = {},
+  ) {
+    const response = await app.client((options.of ?? merchant)[mode]).post('/api/v1/collect', {
+      amount: options.amount ?? 15000,
       channel: 'mtn-momo',
       country: 'CI',
-      customer: { phoneNumber: '2250500000101', fullName },
+      customer: { phoneNumber: options.phoneNumber ?? '2250500000101', fullName },
       merchantReference: reference,
       metadata: { note: hostileMetadata },
       callbackUrl: 'https://merchant.example/sika/callback',
@@ -397,16 +405,37 @@ describeEachStore('the dashboard in a real browser', (store) => {
     assert.match((await page.textContent('.banner-sandbox')) ?? '', /Sandbox: test data only/)
     assert.ok((await latest()).includes(sandboxReference))
     assert.ok(!(await latest()).includes(liveReference))
-    if (screenshots) {
-      mkdirSync(screenshots, { recursive: true })
-      await page.screenshot({ path: `${screenshots}/dashboard-home.png`, fullPage: true })
-    }
 
     await page.goto(`${app.url}/dashboard/live`)
     assert.equal(await page.locator('.banner-live').count(), 1)
     assert.equal(await page.locator('.banner-sandbox').count(), 0)
     assert.ok((await latest()).includes(liveReference))
     assert.ok(!(await latest()).includes(sandboxReference), 'a sandbox operation is not on the live home')
+  })
+
+  test('the README images: the home of a merchant with a few operations (written with DASHBOARD_SCREENSHOTS=1)', {
+    skip: chromiumMissing,
+  }, async (t) => {
+    if (store().name === 'postgres') return t.skip('one set of images: taken on SQLite')
+    const shop = await app.createMerchant('Boutique Awa')
+    const made = [
+      ['order-1041', '2250500000101', 15000, 'Awa Kone'],
+      ['order-1042', '2250500000901', 4500, 'Koffi Yao'],
+      ['order-1043', '2250500000906', 27000, 'Mariam Traore'],
+      ['order-1044', '2250500000904', 8000, 'Jean Kouassi'],
+      ['order-1045', '2250500000222', 120000, 'Fatou Diallo'],
+    ] as const
+    for (const [reference, phoneNumber, amount, name] of made)
+      await collect('sandbox', reference, name, { of: shop, phoneNumber, amount })
+    const { page } = await signedInPage('owner', { merchantId: shop.id })
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.reload()
+    const latest = (await page.locator('section[aria-labelledby=latest]').textContent()) ?? ''
+    for (const [reference] of made) assert.ok(latest.includes(reference))
+    if (screenshots) {
+      mkdirSync(screenshots, { recursive: true })
+      await page.screenshot({ path: `${screenshots}/dashboard-home.png`, fullPage: true })
+    }
   })
 
   // Last: it moves the clock 31 minutes, and every session of the tests before ends with it.
