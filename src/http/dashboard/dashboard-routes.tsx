@@ -4,6 +4,7 @@ import { createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
 import { redirect, sendPage } from './respond.ts'
 import { homeRoutes } from './routes/home.tsx'
+import { operationsRoutes } from './routes/operations.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
 import { dashboardCss } from './stylesheet.ts'
 
@@ -11,6 +12,7 @@ import { dashboardCss } from './stylesheet.ts'
 const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)[] = [
   signInRoutes,
   homeRoutes,
+  operationsRoutes,
 ]
 
 /**

@@ -145,12 +145,21 @@ async function createAuditLog(db: Kysely<any>, dialect: StoreDialect): Promise<v
 }
 
 async function createOperationsIndexes(db: Kysely<any>): Promise<void> {
-  // A search by phone finds the receiving side of transfers too (operations_by_phone holds the
-  // first side's); only multi-sided operations have one, so the index leaves the others out.
+  // A search by phone reads a customer's operations newest first, however many they have: the
+  // date follows the number in the index, so a page is a range read, never a sort of them all.
+  // operations_by_phone (0003) becomes this one; the API's lists by phone use its prefix as before.
+  await db.schema.dropIndex('operations_by_phone').execute()
+  await db.schema
+    .createIndex('operations_by_phone')
+    .on('operations')
+    .columns(['merchant_id', 'mode', 'phone_number', 'initiated_at_us', 'id'])
+    .execute()
+  // The receiving side of transfers too; only multi-sided operations have one, so the index
+  // leaves the others out.
   await db.schema
     .createIndex('operations_by_to_phone')
     .on('operations')
-    .columns(['merchant_id', 'mode', 'to_phone_number'])
+    .columns(['merchant_id', 'mode', 'to_phone_number', 'initiated_at_us', 'id'])
     .where(sql.ref('to_phone_number'), 'is not', null)
     .execute()
   // The dashboard lists every kind together, newest first: operations_by_date has the kind

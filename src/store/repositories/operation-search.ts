@@ -1,9 +1,9 @@
-import { type SelectQueryBuilder, sql } from 'kysely'
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely'
 import { type Mode, type OperationKind, operationKindNames } from '../../domain/kinds.ts'
 import type { Currency } from '../../domain/money.ts'
 import type { Operation } from '../../domain/operation.ts'
 import type { Status } from '../../domain/status.ts'
-import type { Database } from '../schema.ts'
+import type { Database, OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { toOperation } from './operations.ts'
 
@@ -88,45 +88,58 @@ export function operationSearchRepository({ db }: RepositoryScope): OperationSea
   }
 }
 
-/** Two probes, one per index (operations_by_phone, operations_by_to_phone), in one UNION. */
+/**
+ * A probe per index (operations_by_phone, operations_by_to_phone), each a range read of the
+ * customer's newest `limit` operations in index order; the two pages merge here. A customer with a
+ * million operations costs what one with fifty does.
+ */
 async function findByPhone(db: Executor, merchantId: string, mode: Mode, e164: string, limit: number) {
-  const ofMerchant = () =>
-    db.selectFrom('operations').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode)
-  const rows = await ofMerchant()
-    .where('phone_number', '=', e164)
-    .union(ofMerchant().where('to_phone_number', '=', e164))
-    .orderBy('initiated_at_us', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
-  return rows.map(toOperation)
+  const newest = (column: 'phone_number' | 'to_phone_number') =>
+    db
+      .selectFrom('operations')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('mode', '=', mode)
+      .where(column, '=', e164)
+      .orderBy('initiated_at_us', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute()
+  const [first, second] = [await newest('phone_number'), await newest('to_phone_number')]
+  return newestFirst([...first, ...second], limit)
 }
 
 /**
- * Three probes in one UNION: the merchantReference through the unique (merchant, mode, kind,
- * reference) index, one kind after another; the token, unique; an operator reference, the
- * primary key of operator_references. Another merchant's or mode's operation is not found.
+ * Probes that each find at most a row a kind: the merchantReference through the unique (merchant,
+ * mode, kind, reference) index, one kind after another; the token, unique; an operator reference,
+ * the primary key of operator_references. Another merchant's or mode's operation is not found.
  */
 async function findByReference(db: Executor, merchantId: string, mode: Mode, text: string, limit: number) {
   const ofMerchant = () =>
     db.selectFrom('operations').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode)
-  const byOperatorReference = db
+  const byReference = await ofMerchant()
+    .where('kind', 'in', operationKindNames)
+    .where('merchant_reference', '=', text)
+    .execute()
+  const byToken = await ofMerchant().where('token', '=', text).execute()
+  const byOperatorReference = await db
     .selectFrom('operator_references')
     .innerJoin('operations', 'operations.id', 'operator_references.operation_id')
     .selectAll('operations')
     .where('operator_references.reference', '=', text)
     .where('operations.merchant_id', '=', merchantId)
     .where('operations.mode', '=', mode)
-  const rows = await ofMerchant()
-    .where('kind', 'in', operationKindNames)
-    .where('merchant_reference', '=', text)
-    .union(ofMerchant().where('token', '=', text))
-    .union(byOperatorReference)
-    .orderBy('initiated_at_us', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
     .execute()
-  return rows.map(toOperation)
+  return newestFirst([...byReference, ...byToken, ...byOperatorReference], limit)
+}
+
+/** Rows of several probes as operations, each once, newest first. */
+function newestFirst(rows: Selectable<OperationsTable>[], limit: number): Operation[] {
+  const unique = new Map(rows.map((row) => [Number(row.id), row]))
+  return [...unique.values()]
+    .sort((a, b) => Number(b.initiated_at_us) - Number(a.initiated_at_us) || Number(b.id) - Number(a.id))
+    .slice(0, limit)
+    .map(toOperation)
 }
 
 /**

@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto'
+import { type Mode, operationKinds, refundKindFor, type SideRole } from '../../domain/kinds.ts'
+import { type Currency, toMajorUnits } from '../../domain/money.ts'
+import type { Operation } from '../../domain/operation.ts'
+import { leftToRefundMinor } from '../../domain/refunds.ts'
+import type { Status } from '../../domain/status.ts'
+import { ApiError } from '../../errors.ts'
+import type { AppContext } from '../context.ts'
+import {
+  type AttemptView,
+  type EventView,
+  eventAttempts,
+  findEvent,
+  listEvents,
+  redeliverEvent,
+} from '../events.ts'
+import type { Principal } from '../principal.ts'
+import { refundOperation } from '../refunds.ts'
+import type { LedgerEntry } from '../transactions.ts'
+import { type Actor, audit } from './audit.ts'
+
+/** One line of an operation's timeline. */
+export type TimelineEntry =
+  | { what: 'initiated'; atUs: number }
+  | {
+      what: 'submitted'
+      atUs: number
+      role: SideRole
+      operatorReference?: string
+      providerReference?: string
+    }
+  | { what: 'status'; atUs: number; status: Status; reason?: string }
+
+export interface CallbackView {
+  event: EventView
+  attempts: AttemptView[]
+}
+
+export interface OperationView {
+  operation: Operation
+  timeline: TimelineEntry[]
+  movements: LedgerEntry[]
+  callbacks: CallbackView[]
+  /** What is left to refund, when the operation's kind can be refunded and it succeeded. */
+  leftToRefundMinor: number | undefined
+}
+
+/** Events of one operation read at most: one per status it takes, a handful. */
+const eventsRead = 50
+/** Ledger entries looked through for an operation's own (at most this many batches of 250). */
+const movementBatches = 20
+const marginUs = 1_000_000
+
+/** An operation's page: its record, what happened to it and when, what it moved, its callbacks. */
+export async function operationView(
+  context: AppContext,
+  merchantId: string,
+  mode: Mode,
+  token: string,
+): Promise<OperationView | undefined> {
+  const operation = await context.store.operations.findByToken(merchantId, mode, token)
+  if (!operation) return undefined
+  const principal: Principal = { merchantId, merchantName: '', mode }
+  const [events, movements] = await Promise.all([
+    listEvents(context, principal, { token }, { page: 1, perPage: eventsRead }),
+    movementsOf(context, operation),
+  ])
+  const ordered = [...events.items].sort((a, b) => a.position - b.position)
+  const callbacks = await Promise.all(
+    ordered.map(async (event) => ({ event, attempts: await eventAttempts(context, event.id) })),
+  )
+  return {
+    operation,
+    timeline: timelineOf(operation, ordered),
+    movements,
+    callbacks,
+    leftToRefundMinor: refundable(operation) ? leftToRefundMinor(operation) : undefined,
+  }
+}
+
+function refundable(operation: Operation): boolean {
+  return refundKindFor(operation.kind) !== undefined && operation.status === 'succeeded'
+}
+
+/**
+ * The operation's ledger entries. The ledger has no read by operation: its entries are made at
+ * initiation (a hold) and when the operation ends (a credit, a post or a release), so the scan
+ * reads the entries of the operation's kind created in that window, newest first, and keeps its
+ * own, looking through at most `movementBatches` batches.
+ */
+async function movementsOf(context: AppContext, operation: Operation): Promise<LedgerEntry[]> {
+  const endUs = operation.completedAtUs ?? context.clock.nowUs()
+  const filters = {
+    operation: operation.kind,
+    fromUs: operation.initiatedAtUs - marginUs,
+    toUs: endUs + marginUs,
+  }
+  const own: LedgerEntry[] = []
+  let batches = 0
+  for await (const batch of context.store.ledger.scan(operation.merchantId, operation.mode, filters, 250)) {
+    own.push(...batch.filter((entry) => entry.token === operation.token))
+    batches += 1
+    if (batches >= movementBatches) break
+  }
+  return own.reverse()
+}
+
+function timelineOf(operation: Operation, events: readonly EventView[]): TimelineEntry[] {
+  const entries: TimelineEntry[] = [{ what: 'initiated', atUs: operation.initiatedAtUs }]
+  for (const side of operation.sides) {
+    if (side.submittedAtUs === undefined) continue
+    const submitted: TimelineEntry = { what: 'submitted', atUs: side.submittedAtUs, role: side.role }
+    if (side.operatorReference) submitted.operatorReference = side.operatorReference
+    if (side.providerReference) submitted.providerReference = side.providerReference
+    entries.push(submitted)
+  }
+  for (const event of events) {
+    const status = event.type.slice(event.type.lastIndexOf('.') + 1) as Status
+    const reason = reasonIn(event.payload, operation)
+    entries.push({ what: 'status', atUs: event.createdAtUs, status, ...(reason ? { reason } : {}) })
+  }
+  const ended =
+    operation.status !== 'pending' && !events.some((event) => event.type.endsWith(`.${operation.status}`))
+  if (ended && operation.completedAtUs !== null) {
+    const reason = operation.failure?.message
+    entries.push({
+      what: 'status',
+      atUs: operation.completedAtUs,
+      status: operation.status,
+      ...(reason ? { reason } : {}),
+    })
+  }
+  return entries.sort((a, b) => a.atUs - b.atUs)
+}
+
+/** The failure reason the event's record carries, if any. */
+function reasonIn(payload: string, operation: Operation): string | undefined {
+  try {
+    const parsed = JSON.parse(payload) as { data?: Record<string, { failureReason?: { message?: string } }> }
+    const record = parsed.data?.[operationKinds[operation.kind].dataKey.details]
+    return record?.failureReason?.message
+  } catch {
+    return undefined
+  }
+}
+
+/** A member's action, as the audit log names who did it. */
+export interface MemberActor {
+  memberId: string
+  email: string
+  address: string
+}
+
+export type RefundOutcome =
+  | { refund: Operation }
+  | { refused: 'amount_invalid' }
+  | { refused: 'api'; message: string; code: string; leftMinor?: number; currency?: string }
+
+/**
+ * A refund asked in the dashboard: the same use case as POST /api/v1/collect/{token}/refund, with
+ * a reference of its own (`dashboard-…`) and the reason in its metadata; the refund's callbacks
+ * go to the refunded operation's callbackUrl, as the API does when none is given.
+ */
+export async function refundFromDashboard(
+  context: AppContext,
+  member: MemberActor,
+  target: { merchantId: string; mode: Mode; token: string },
+  form: { amount?: string; reason?: string },
+): Promise<RefundOutcome> {
+  const amountText = form.amount?.trim().replace(',', '.') ?? ''
+  const amount = amountText === '' ? undefined : Number(amountText)
+  if (amount !== undefined && !(Number.isFinite(amount) && amount > 0)) return { refused: 'amount_invalid' }
+  const reason = form.reason?.trim().slice(0, 500) ?? ''
+  const principal = await principalOf(context, target.merchantId, target.mode)
+  const operation = await context.store.operations.findByToken(target.merchantId, target.mode, target.token)
+  if (!operation) throw new ApiError('not_found', `No operation has token ${target.token}.`)
+  try {
+    const refund = await refundOperation(context, principal, operation.kind, operation.token, {
+      merchantReference: `dashboard-${randomBytes(9).toString('base64url')}`,
+      ...(amount === undefined ? {} : { amount }),
+      ...(reason ? { metadata: { reason } } : {}),
+    })
+    const refundedMinor = refund.sides[0]?.amountMinor ?? 0
+    await audit(context, memberActor(member), {
+      merchantId: target.merchantId,
+      mode: target.mode,
+      action: 'refund.created',
+      target: operation.token,
+      after: {
+        refund: refund.token,
+        amount: toMajorUnits(refundedMinor, refund.currency as Currency),
+        currency: refund.currency,
+        reason,
+      },
+    })
+    return { refund }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    return refusalOf(context, target, error)
+  }
+}
+
+async function refusalOf(
+  context: AppContext,
+  target: { merchantId: string; mode: Mode; token: string },
+  error: ApiError,
+): Promise<RefundOutcome> {
+  const refused = { refused: 'api' as const, message: error.message, code: error.code }
+  if (error.code !== 'refund_exceeds_collected') return refused
+  const now = await context.store.operations.findByToken(target.merchantId, target.mode, target.token)
+  if (!now?.refunds) return refused
+  return {
+    ...refused,
+    leftMinor: now.refunds.refundableMinor - now.refunds.refundedMinor,
+    currency: now.currency,
+  }
+}
+
+/** Queues one of the operation's callbacks again (the API's redeliver), and audits it. */
+export async function resendFromDashboard(
+  context: AppContext,
+  member: MemberActor,
+  target: { merchantId: string; mode: Mode; token: string; eventId: string },
+): Promise<EventView> {
+  const principal = await principalOf(context, target.merchantId, target.mode)
+  const event = await findEvent(context, principal, target.eventId)
+  if (event.token !== target.token) throw new ApiError('not_found', `No event has id ${target.eventId}.`)
+  const resent = await redeliverEvent(context, principal, event.id)
+  await audit(context, memberActor(member), {
+    merchantId: target.merchantId,
+    mode: target.mode,
+    action: 'callback.resent',
+    target: target.token,
+    after: { eventId: event.id, type: event.type },
+  })
+  return resent
+}
+
+async function principalOf(context: AppContext, merchantId: string, mode: Mode): Promise<Principal> {
+  return { merchantId, merchantName: (await context.store.merchants.nameOf(merchantId)) ?? '', mode }
+}
+
+function memberActor(member: MemberActor): Actor {
+  return { kind: 'member', ...member }
+}
