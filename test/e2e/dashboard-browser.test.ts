@@ -237,15 +237,24 @@ describeEachStore('the dashboard in a real browser', (store) => {
   test('a customer name, metadata and reference holding markup are shown as text, and no script runs', {
     skip: chromiumMissing,
   }, async () => {
-    await collect('sandbox', hostileReference, hostileName)
+    const { token } = await collect('sandbox', hostileReference, hostileName)
     const { page } = await signedInPage('viewer')
     await page.reload()
     const latest = page.locator('section[aria-labelledby=latest]')
     assert.ok(((await latest.textContent()) ?? '').includes(hostileReference))
-    assert.equal(await page.locator('main img, main svg, main script').count(), 0)
-    const html = await page.content()
-    assert.ok(!html.includes('<svg onload'), 'the reference is escaped')
-    assert.ok(!html.includes(hostileName) && !html.includes(hostileMetadata))
+    const noMarkup = async () => {
+      assert.equal(await page.locator('main img, main svg, main script').count(), 0)
+      const html = await page.content()
+      assert.ok(!html.includes('<svg onload'), 'the reference is escaped')
+      assert.ok(!html.includes(hostileName) && !html.includes(hostileMetadata))
+    }
+    await noMarkup()
+    await page.goto(`${app.url}/dashboard/sandbox/operations/${token}`)
+    assert.equal((await page.textContent('.customer-name'))?.trim(), hostileName)
+    const metadata = (await page.textContent('section[aria-labelledby=metadata]')) ?? ''
+    assert.ok(metadata.includes(hostileMetadata), 'the metadata is shown as text')
+    assert.ok(((await page.textContent('main')) ?? '').includes(hostileReference))
+    await noMarkup()
     // A dialog would have failed the test through page.on('dialog').
     await page.waitForTimeout(100)
   })
@@ -277,6 +286,7 @@ describeEachStore('the dashboard in a real browser', (store) => {
   /** Pages of other areas, checked when they are there. */
   const areaPages = (token: string) => [
     ['operations', '/dashboard/sandbox/operations'],
+    ['search results', '/dashboard/sandbox/operations?q=%2B225%2005%2000%2000%2001%2001'],
     ['operation', `/dashboard/sandbox/operations/${token}`],
     ['balance', '/dashboard/sandbox/balance'],
     ['developers', '/dashboard/sandbox/developers'],
@@ -387,6 +397,11 @@ describeEachStore('the dashboard in a real browser', (store) => {
       page.waitForURL(`**/dashboard/sandbox/operations/${token}`),
       page.keyboard.press('Enter'),
     ])
+    assert.ok(((await page.textContent('section[aria-labelledby=record]')) ?? '').includes(reference))
+    // Back home through the navigation, by keyboard too.
+    await tabTo(page, (focus) => focus.href === '/dashboard/sandbox' && focus.text === 'Home')
+    await Promise.all([page.waitForURL('**/dashboard/sandbox'), page.keyboard.press('Enter')])
+    assert.ok((await bodyText(page)).includes(reference))
   })
 
   test('sandbox pages carry the sandbox banner; the live home shows live operations only', {
@@ -411,6 +426,99 @@ describeEachStore('the dashboard in a real browser', (store) => {
     assert.equal(await page.locator('.banner-sandbox').count(), 0)
     assert.ok((await latest()).includes(liveReference))
     assert.ok(!(await latest()).includes(sandboxReference), 'a sandbox operation is not on the live home')
+  })
+
+  /** A form POST from the page's own browser (its cookies), with no Origin unless given. */
+  async function postFrom(page: Page, path: string, form: Record<string, string>, origin?: string) {
+    const answer = await page
+      .context()
+      .request.post(`${app.url}${path}`, { form, headers: origin ? { origin } : {}, maxRedirects: 0 })
+    return answer.status()
+  }
+  const csrfOf = (page: Page) => page.inputValue('header form input[name=csrf]')
+
+  test('search by a phone number in three written forms, by reference and by token', {
+    skip: chromiumMissing,
+  }, async () => {
+    const shop = await app.createMerchant('Boutique Search')
+    const phoneNumber = '2250700000321'
+    const first = await collect('sandbox', 'search-first', 'Awa Kone', { of: shop, phoneNumber })
+    await collect('sandbox', 'search-second', 'Awa Kone', { of: shop, phoneNumber, amount: 2500 })
+    await collect('sandbox', 'search-other', 'Koffi Yao', { of: shop, phoneNumber: '2250700000654' })
+    const { page } = await signedInPage('viewer', { merchantId: shop.id })
+    const search = async (text: string) => {
+      await page.goto(`${app.url}/dashboard/sandbox/operations`)
+      await page.fill('#q', text)
+      await Promise.all([page.waitForURL('**/operations?**'), page.press('#q', 'Enter')])
+      const results = (await page.textContent('section[aria-labelledby=results]')) ?? ''
+      return ['search-first', 'search-second', 'search-other'].filter((each) => results.includes(each))
+    }
+    for (const written of ['0700000321', '+225 07 00 00 03 21', '2250700000321'])
+      assert.deepEqual(await search(written), ['search-first', 'search-second'], written)
+    if (screenshots) {
+      await search('+225 07 00 00 03 21')
+      await page.screenshot({ path: `${screenshots}/dashboard-search.png`, fullPage: true })
+    }
+    assert.deepEqual(await search('search-second'), ['search-second'])
+    assert.deepEqual(await search(first.token), ['search-first'])
+    assert.match((await page.textContent('main [role=status]')) ?? '', /1 operation found/)
+  })
+
+  test('a refund in part, then one beyond what is left; a callback resent; a viewer and a support member as their roles allow', {
+    skip: chromiumMissing,
+  }, async () => {
+    const { token } = await collect('sandbox', `refund-${Date.now()}`)
+    const path = `/dashboard/sandbox/operations/${token}`
+    const { page } = await signedInPage('finance')
+    await page.goto(`${app.url}${path}`)
+    await page.fill('#refund-amount', '5000')
+    await page.fill('#refund-reason', 'one item returned')
+    await Promise.all([
+      page.waitForURL('**?refunded=**'),
+      page.click('section[aria-labelledby=refund] button'),
+    ])
+    assert.match((await page.textContent('main [role=status]')) ?? '', /^Refund \S+ created\.$/)
+    await page.fill('#refund-amount', '20000')
+    await Promise.all([page.waitForLoadState(), page.click('section[aria-labelledby=refund] button')])
+    const refused = (await page.textContent('main [role=alert]')) ?? ''
+    assert.match(refused, /Only XOF\s10,000 is left to refund\./, refused)
+    if (screenshots) await page.screenshot({ path: `${screenshots}/dashboard-operation.png`, fullPage: true })
+
+    // CSRF: no token, another session's, a foreign origin: each a 403, and nothing refunded.
+    const other = await signedInPage('finance')
+    const own = await csrfOf(page)
+    assert.equal(await postFrom(page, `${path}/refund`, { amount: '100' }), 403)
+    assert.equal(
+      await postFrom(page, `${path}/refund`, { amount: '100', csrf: await csrfOf(other.page) }),
+      403,
+    )
+    assert.equal(
+      await postFrom(page, `${path}/refund`, { amount: '100', csrf: own }, 'https://evil.example'),
+      403,
+    )
+    await page.goto(`${app.url}${path}`)
+    assert.match((await page.textContent('section[aria-labelledby=record]')) ?? '', /XOF\s10,000/)
+
+    const viewer = await signedInPage('viewer')
+    await viewer.page.goto(`${app.url}${path}`)
+    assert.equal(await viewer.page.locator('#refund-amount').count(), 0, 'a viewer is offered no refund')
+    assert.equal(await viewer.page.locator('button[name=resend]').count(), 0, 'nor a resend')
+    const forged = { amount: '100', csrf: await csrfOf(viewer.page) }
+    assert.equal(await postFrom(viewer.page, `${path}/refund`, forged), 403)
+
+    const support = await signedInPage('support')
+    await support.page.goto(`${app.url}${path}`)
+    assert.equal(await support.page.locator('#refund-amount').count(), 0, 'support is offered no refund')
+    await Promise.all([
+      support.page.waitForURL('**?resent=**'),
+      support.page.locator('button[name=resend]').first().click(),
+    ])
+    assert.equal(
+      (await support.page.textContent('main [role=status]'))?.trim(),
+      'The callback is queued to be sent again.',
+    )
+    const supportForged = { amount: '100', csrf: await csrfOf(support.page) }
+    assert.equal(await postFrom(support.page, `${path}/refund`, supportForged), 403)
   })
 
   test('the README images: the home of a merchant with a few operations (written with DASHBOARD_SCREENSHOTS=1)', {
