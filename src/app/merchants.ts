@@ -5,6 +5,7 @@ import type { MerchantStatus, MerchantSummary } from '../store/repositories/merc
 import type { Repositories } from '../store/store.ts'
 import type { AppContext } from './context.ts'
 import { hashSecret, secretMatchesCredential } from './credentials.ts'
+import { type Actor, audit } from './dashboard/audit.ts'
 import { openSandboxBalances } from './opening-balances.ts'
 import type { Principal } from './principal.ts'
 
@@ -85,25 +86,72 @@ export async function setMerchantStatus(
   return changed
 }
 
-/** Issues a new pair for the mode and revokes the pairs it replaces. Undefined for an unknown merchant. */
+/** The api-key as pages and the audit log name it: its prefix and last four characters, never whole. */
+export function maskedApiKey(apiKey: string): string {
+  const prefix = /^[a-z]+_[a-z]+_/.exec(apiKey)?.[0] ?? ''
+  return `${prefix}…${apiKey.slice(-4)}`
+}
+
+/**
+ * Issues a new pair for the mode and revokes the pairs it replaces. Undefined for an unknown
+ * merchant. With an actor, the change is audited in the same transaction: `api_key.created` when
+ * the mode had no active pair, `api_key.rotated` otherwise (the masked keys, never the secret).
+ */
 export async function rotateKeyPair(
   context: AppContext,
   merchantId: string,
   mode: Mode,
+  actor?: Actor,
 ): Promise<KeyPair | undefined> {
   const now = context.clock.nowUs()
   const issued = await context.store.transaction(async (tx) => {
     if (!(await tx.merchants.exists(merchantId))) return undefined
+    const replaced = actor
+      ? (await tx.apiKeys.listKeys(merchantId, mode)).filter((key) => key.revokedAtUs === null)
+      : []
     await tx.apiKeys.revokeKeyPairs(merchantId, mode, now)
-    return issueKeyPair(tx, merchantId, mode, now)
+    const pair = await issueKeyPair(tx, merchantId, mode, now)
+    if (actor) {
+      await audit(
+        context,
+        actor,
+        {
+          merchantId,
+          mode,
+          action: replaced.length > 0 ? 'api_key.rotated' : 'api_key.created',
+          target: maskedApiKey(pair.apiKey),
+          ...(replaced.length > 0
+            ? { before: { revoked: replaced.map((key) => maskedApiKey(key.apiKey)) } }
+            : {}),
+          after: { apiKey: maskedApiKey(pair.apiKey) },
+        },
+        tx,
+      )
+    }
+    return pair
   })
   context.credentials.forgetAll()
   return issued
 }
 
-/** Returns false when the key is unknown or already revoked. */
-export async function revokeApiKey(context: AppContext, apiKey: string): Promise<boolean> {
-  const revoked = await context.store.apiKeys.revokeKey(apiKey, context.clock.nowUs())
+/** Returns false when the key is unknown or already revoked. With an actor, an `api_key.revoked` audit row. */
+export async function revokeApiKey(context: AppContext, apiKey: string, actor?: Actor): Promise<boolean> {
+  const revoked = await context.store.transaction(async (tx) => {
+    const credential = actor ? await tx.apiKeys.findCredential(apiKey) : undefined
+    if (!(await tx.apiKeys.revokeKey(apiKey, context.clock.nowUs()))) return false
+    if (actor && credential) {
+      const change = {
+        merchantId: credential.merchantId,
+        mode: credential.mode,
+        action: 'api_key.revoked',
+        target: maskedApiKey(apiKey),
+        before: { status: 'active' },
+        after: { status: 'revoked' },
+      }
+      await audit(context, actor, change, tx)
+    }
+    return true
+  })
   context.credentials.forgetAll()
   return revoked
 }

@@ -1,6 +1,7 @@
 import { newWebhookSecret } from '../domain/identifiers.ts'
 import type { Mode } from '../domain/kinds.ts'
 import type { AppContext } from './context.ts'
+import { type Actor, audit } from './dashboard/audit.ts'
 
 /** How long a replaced webhook secret keeps signing, so receivers can switch without losing events. */
 export const rotationOverlapMs = 24 * 3_600_000
@@ -24,11 +25,16 @@ export async function signingSecrets(context: AppContext, merchantId: string, mo
     .map(({ secret }) => secret)
 }
 
-/** Issues a new secret for the mode; its current ones keep signing for 24 hours. Undefined for an unknown merchant. */
+/**
+ * Issues a new secret for the mode; its current ones keep signing for 24 hours. Undefined for an
+ * unknown merchant. With an actor, a `webhook_secret.rotated` audit row in the same transaction
+ * (naming the mode, never the secret).
+ */
 export async function rotateWebhookSecret(
   context: AppContext,
   merchantId: string,
   mode: Mode,
+  actor?: Actor,
 ): Promise<string | undefined> {
   const now = context.clock.nowUs()
   const secret = newWebhookSecret()
@@ -37,6 +43,16 @@ export async function rotateWebhookSecret(
       if (!(await tx.merchants.exists(merchantId))) return undefined
       await tx.webhookSecrets.retire(merchantId, mode, now + rotationOverlapMs * 1000)
       await tx.webhookSecrets.insert(merchantId, mode, context.secrets.seal(secret), now)
+      if (actor) {
+        const retiresAt = new Date((now + rotationOverlapMs * 1000) / 1000).toISOString()
+        const change = {
+          merchantId,
+          mode,
+          action: 'webhook_secret.rotated',
+          target: `${mode} webhook secret`,
+        }
+        await audit(context, actor, { ...change, after: { previousSignsUntil: retiresAt } }, tx)
+      }
       return secret
     })
     .finally(() => context.signingSecrets.forget(keptAs(merchantId, mode)))

@@ -87,7 +87,7 @@ export function parseKeyRotate(args: string[]) {
 }
 
 export async function keyRotate(context: AppContext, args: ReturnType<typeof parseKeyRotate>, print: Print) {
-  const pair = await rotateKeyPair(context, args.merchantId, args.mode)
+  const pair = await rotateKeyPair(context, args.merchantId, args.mode, { kind: 'cli' })
   if (!pair) throw new CommandError(`no merchant has id ${args.merchantId}`)
   if (args.json) return print(JSON.stringify(pair))
   print(`New ${args.mode} key pair for ${args.merchantId} (the previous one is revoked); the secret is shown once:
@@ -96,7 +96,7 @@ export async function keyRotate(context: AppContext, args: ReturnType<typeof par
 }
 
 export async function keyRevoke(context: AppContext, apiKey: string, print: Print) {
-  if (!(await revokeApiKey(context, apiKey)))
+  if (!(await revokeApiKey(context, apiKey, { kind: 'cli' })))
     throw new CommandError(`no active key pair has api-key ${apiKey}`)
   print(`${apiKey} is revoked`)
 }

@@ -26,7 +26,7 @@ export async function webhookSecretRotate(
   print: (text: string) => void,
 ) {
   const { merchantId, mode } = args
-  const secret = await rotateWebhookSecret(context, merchantId, mode)
+  const secret = await rotateWebhookSecret(context, merchantId, mode, { kind: 'cli' })
   if (!secret) throw new CommandError(`no merchant has id ${merchantId}`)
   if (args.json) return print(JSON.stringify({ mode, webhookSecret: secret }))
   print(`New ${mode} webhook secret for ${merchantId}, shown once:

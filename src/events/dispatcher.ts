@@ -209,7 +209,7 @@ function logCircuitChange(logger: Logger, destination: Destination, change: Circ
     )
 }
 
-interface AttemptResult {
+export interface AttemptResult {
   statusCode: number | null
   error: string | null
   /** What the attempt says of the endpoint, for its circuit. */
@@ -264,7 +264,8 @@ async function deliver(
   return recordAttempt(dependencies, event, owner, startedAtUs, durationMs, result)
 }
 
-async function post(
+/** One signed POST, as a delivery sends it: live ones reach public addresses only; no redirect followed. */
+export async function post(
   url: string,
   body: string,
   headers: Record<string, string>,

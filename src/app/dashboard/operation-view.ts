@@ -47,9 +47,6 @@ export interface OperationView {
 
 /** Events of one operation read at most: one per status it takes, a handful. */
 const eventsRead = 50
-/** Ledger entries looked through for an operation's own (at most this many batches of 250). */
-const movementBatches = 20
-const marginUs = 1_000_000
 
 /** An operation's page: its record, what happened to it and when, what it moved, its callbacks. */
 export async function operationView(
@@ -82,27 +79,9 @@ function refundable(operation: Operation): boolean {
   return refundKindFor(operation.kind) !== undefined && operation.status === 'succeeded'
 }
 
-/**
- * The operation's ledger entries. The ledger has no read by operation: its entries are made at
- * initiation (a hold) and when the operation ends (a credit, a post or a release), so the scan
- * reads the entries of the operation's kind created in that window, newest first, and keeps its
- * own, looking through at most `movementBatches` batches.
- */
-async function movementsOf(context: AppContext, operation: Operation): Promise<LedgerEntry[]> {
-  const endUs = operation.completedAtUs ?? context.clock.nowUs()
-  const filters = {
-    operation: operation.kind,
-    fromUs: operation.initiatedAtUs - marginUs,
-    toUs: endUs + marginUs,
-  }
-  const own: LedgerEntry[] = []
-  let batches = 0
-  for await (const batch of context.store.ledger.scan(operation.merchantId, operation.mode, filters, 250)) {
-    own.push(...batch.filter((entry) => entry.token === operation.token))
-    batches += 1
-    if (batches >= movementBatches) break
-  }
-  return own.reverse()
+/** The operation's ledger entries, oldest first. */
+function movementsOf(context: AppContext, operation: Operation): Promise<LedgerEntry[]> {
+  return context.store.ledger.entriesOfOperation(operation.id)
 }
 
 function timelineOf(operation: Operation, events: readonly EventView[]): TimelineEntry[] {

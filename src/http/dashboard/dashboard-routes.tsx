@@ -3,6 +3,8 @@ import type { AppContext } from '../../app/context.ts'
 import { createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
 import { redirect, sendPage } from './respond.ts'
+import { balanceRoutes } from './routes/balance.tsx'
+import { developersRoutes } from './routes/developers.tsx'
 import { homeRoutes } from './routes/home.tsx'
 import { operationsRoutes } from './routes/operations.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
@@ -13,6 +15,8 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)
   signInRoutes,
   homeRoutes,
   operationsRoutes,
+  developersRoutes,
+  balanceRoutes,
 ]
 
 /**

@@ -1,5 +1,5 @@
 import type { Mode } from '../../domain/kinds.ts'
-import type { RepositoryScope } from './executor.ts'
+import type { Executor, RepositoryScope } from './executor.ts'
 import type { MerchantStatus } from './merchants.ts'
 
 /** Merchants' key pairs: the api-key in clear, the secret-key as a hash. */
@@ -20,7 +20,17 @@ export interface Credential {
   merchantStatus: MerchantStatus
 }
 
+/** A key pair as its merchant's developers see it listed: never its secret (only its hash is kept). */
+export interface ApiKeyRow {
+  apiKey: string
+  mode: Mode
+  createdAtUs: number
+  revokedAtUs: number | null
+}
+
 export interface ApiKeysRepository {
+  /** The merchant's key pairs of the mode, newest first, revoked ones included. */
+  listKeys(merchantId: string, mode: Mode): Promise<ApiKeyRow[]>
   insertKeyPair(merchantId: string, pair: NewKeyPair, nowUs: number): Promise<void>
   /** Revokes every active pair of the merchant in the mode. */
   revokeKeyPairs(merchantId: string, mode: Mode, nowUs: number): Promise<void>
@@ -31,6 +41,7 @@ export interface ApiKeysRepository {
 
 export function apiKeysRepository({ db }: RepositoryScope): ApiKeysRepository {
   return {
+    listKeys: (merchantId, mode) => listKeys(db, merchantId, mode),
     async insertKeyPair(merchantId, pair, nowUs) {
       await db
         .insertInto('api_keys')
@@ -88,4 +99,21 @@ export function apiKeysRepository({ db }: RepositoryScope): ApiKeysRepository {
       )
     },
   }
+}
+
+async function listKeys(db: Executor, merchantId: string, mode: Mode): Promise<ApiKeyRow[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['api_key', 'mode', 'created_at_us', 'revoked_at_us'])
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .orderBy('created_at_us', 'desc')
+    .orderBy('api_key')
+    .execute()
+  return rows.map((row) => ({
+    apiKey: row.api_key,
+    mode: row.mode,
+    createdAtUs: row.created_at_us,
+    revokedAtUs: row.revoked_at_us,
+  }))
 }

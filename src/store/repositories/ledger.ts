@@ -84,6 +84,8 @@ export interface LedgerRepository {
     filters: TransactionFilters,
     batchSize: number,
   ): AsyncIterable<LedgerEntry[]>
+  /** One operation's entries, oldest first, through ledger_entries_by_operation. */
+  entriesOfOperation(operationId: number): Promise<LedgerEntry[]>
 }
 
 /**
@@ -124,6 +126,16 @@ export function ledgerRepository(scope: RepositoryScope, inTransaction = false):
     balances: (merchantId, mode) => readBalances(scope, merchantId, mode),
     list: (merchantId, mode, filters, page) => listEntries(scope, merchantId, mode, filters, page),
     scan: (merchantId, mode, filters, batchSize) => scanEntries(scope, merchantId, mode, filters, batchSize),
+    entriesOfOperation: async (operationId) =>
+      (
+        await scope.db
+          .selectFrom('ledger_entries')
+          .innerJoin('operations', 'operations.id', 'ledger_entries.operation_id')
+          .select(entryColumns)
+          .where('ledger_entries.operation_id', '=', operationId)
+          .orderBy('ledger_entries.sequence')
+          .execute()
+      ).map(toEntry),
   }
 }
 

@@ -56,6 +56,12 @@ export interface AttemptView {
   outcome: string
 }
 
+/** An event whose last delivery attempt failed, with that attempt. */
+export interface FailedEvent {
+  event: EventView
+  lastAttempt: AttemptView | undefined
+}
+
 /** An event a dispatcher has claimed, to send now. */
 export type ClaimedEvent = Omit<EventView, 'token' | 'kind'>
 
@@ -181,6 +187,11 @@ export interface OutboxRepository {
   park(target: ParkTarget, nowUs: number, turn: ParkTurns, limit: number): Promise<number>
   list(merchantId: string, mode: Mode, filters: EventFilters, page: PageRequest): Promise<Page<EventView>>
   find(merchantId: string, mode: Mode, id: string): Promise<EventView | undefined>
+  /**
+   * The merchant's latest events of the mode whose last delivery attempt failed (retrying,
+   * stopped or given up), newest first, at most `limit`, with that attempt.
+   */
+  recentFailures(merchantId: string, mode: Mode, limit: number): Promise<FailedEvent[]>
   attempts(eventId: string): Promise<AttemptView[]>
   /** Due again now, whatever its delivery status; its attempt count goes on from where it was. */
   requeue(id: string, nowUs: number): Promise<void>
@@ -210,6 +221,27 @@ export function outboxRepository(scope: RepositoryScope): OutboxRepository {
     async find(merchantId, mode, id) {
       const row = await eventsOf(db, merchantId, mode).where('events.id', '=', id).executeTakeFirst()
       return row && toView(row)
+    },
+    async recentFailures(merchantId, mode, limit) {
+      // Newest first through the per-merchant position; the few failed ones are kept as they pass.
+      const rows = await eventsOf(db, merchantId, mode)
+        .where('events.attempts', '>', 0)
+        .where('events.delivery_status', 'in', ['pending', 'stopped', 'given_up'])
+        .orderBy('events.position', 'desc')
+        .limit(limit)
+        .execute()
+      return Promise.all(
+        rows.map(async (row) => {
+          const last = await db
+            .selectFrom('event_attempts')
+            .selectAll()
+            .where('event_id', '=', row.id)
+            .orderBy('number', 'desc')
+            .limit(1)
+            .executeTakeFirst()
+          return { event: toView(row), lastAttempt: last && toAttempt(last) }
+        }),
+      )
     },
     async attempts(eventId) {
       const rows = await db
