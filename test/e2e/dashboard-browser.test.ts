@@ -316,14 +316,14 @@ describeEachStore('the dashboard in a real browser', (store) => {
       }
       assert.equal((await page.goto(`${app.url}/dashboard/no-such-page`))?.status(), 404)
       await axeCheck(page, '404', lang)
-      // A form whose token is not the session's: the 403 page.
+      // A form whose token is not the session's: the 403 of CSRF.
       await page.goto(`${app.url}/dashboard/sandbox`)
       await page.locator('header form input[name=csrf]').evaluate((input: HTMLInputElement) => {
         input.value = 'forged'
       })
       await Promise.all([page.waitForLoadState(), page.click('header form button')])
       assert.ok((await bodyText(page)).length > 0)
-      await axeCheck(page, '403', lang)
+      await axeCheck(page, '403 csrf', lang)
       await page.goto(`${app.url}/dashboard/sandbox`)
       await signOut(page)
       await axeCheck(page, 'sign-in', lang)
@@ -331,6 +331,10 @@ describeEachStore('the dashboard in a real browser', (store) => {
       await axeCheck(page, 'code step', lang)
       assert.equal(await codeStep(page, 'wrong-code'), 401)
       await axeCheck(page, 'code step refused', lang)
+      // A page the role may not see: the 403 of a permission.
+      const viewer = await signedInPage('viewer', { bypassCSP: true, lang })
+      assert.equal((await viewer.page.goto(`${app.url}/dashboard/sandbox/developers`))?.status(), 403)
+      await axeCheck(viewer.page, '403 forbidden', lang)
     }
     assert.deepEqual(axeFailures, [])
   })
@@ -519,6 +523,26 @@ describeEachStore('the dashboard in a real browser', (store) => {
     )
     const supportForged = { amount: '100', csrf: await csrfOf(support.page) }
     assert.equal(await postFrom(support.page, `${path}/refund`, supportForged), 403)
+  })
+
+  test('a developer rotates the key pair and sees its secret once; a viewer is refused the page', {
+    skip: chromiumMissing,
+  }, async () => {
+    // A merchant of its own: the suite's merchant keeps its keys.
+    const shop = await app.createMerchant('Boutique Keys')
+    const { page } = await signedInPage('developer', { merchantId: shop.id })
+    await page.goto(`${app.url}/dashboard/sandbox/developers`)
+    await Promise.all([page.waitForLoadState(), page.click('#rotate-keys')])
+    const secret = (await page.textContent('#new-secret-key'))?.trim() ?? ''
+    assert.ok(secret.length >= 20, 'the new secret key is on the answer')
+    await page.goto(`${app.url}/dashboard/sandbox/developers`)
+    assert.equal(await page.locator('#new-secret-key').count(), 0)
+    assert.ok(!(await page.content()).includes(secret), 'the secret is shown once')
+
+    const viewer = await signedInPage('viewer', { merchantId: shop.id })
+    assert.equal(await viewer.page.locator('nav.main a[href$="/developers"]').count(), 0)
+    const refused = await viewer.page.goto(`${app.url}/dashboard/sandbox/developers`)
+    assert.equal(refused?.status(), 403)
   })
 
   test('the README images: the home of a merchant with a few operations (written with DASHBOARD_SCREENSHOTS=1)', {
