@@ -136,15 +136,18 @@ async function findByReference(db: Executor, merchantId: string, mode: Mode, tex
 /** Rows of several probes as operations, each once, newest first. */
 function newestFirst(rows: Selectable<OperationsTable>[], limit: number): Operation[] {
   const unique = new Map(rows.map((row) => [Number(row.id), row]))
-  return [...unique.values()]
-    .sort((a, b) => Number(b.initiated_at_us) - Number(a.initiated_at_us) || Number(b.id) - Number(a.id))
+  return newestRows([...unique.values()])
     .slice(0, limit)
     .map(toOperation)
 }
 
 /**
- * Reads operations_by_merchant_date backwards from the cursor; the other filters are checked on
- * the rows it reaches. One row beyond the page says whether another follows.
+ * A page newest first, one row beyond it saying whether another follows. Unfiltered by status or
+ * kind, it reads operations_by_merchant_date backwards from the cursor. Filtered by status, it
+ * reads each (kind, status) of operations_by_status from its newest position (a kind's positions
+ * follow its dates) and by kind alone each kind of operations_by_date, a page from each, merged
+ * here: a rare status among a million operations is found without reading the million. Channel and
+ * country are checked on the rows these reads reach.
  */
 async function listOperations(
   db: Executor,
@@ -152,26 +155,57 @@ async function listOperations(
   mode: Mode,
   filter: OperationListFilter,
 ): Promise<OperationListPage> {
+  const { limit } = filter
+  const kinds = filter.kinds && filter.kinds.length > 0 ? filter.kinds : undefined
+  const statuses = filter.statuses && filter.statuses.length > 0 ? filter.statuses : undefined
+  const partitions: { kind?: string; status?: string }[] = statuses
+    ? (kinds ?? operationKindNames).flatMap((kind) => statuses.map((status) => ({ kind, status })))
+    : kinds
+      ? kinds.map((kind) => ({ kind }))
+      : [{}]
+  const rows: Selectable<OperationsTable>[] = []
+  for (const partition of partitions)
+    rows.push(...(await listPartition(db, merchantId, mode, filter, partition)))
+  const merged = partitions.length === 1 ? rows : newestRows(rows)
+  const items = merged.slice(0, limit).map(toOperation)
+  const last = items.at(-1)
+  return {
+    items,
+    next: merged.length > limit && last ? { initiatedAtUs: last.initiatedAtUs, id: last.id } : undefined,
+  }
+}
+
+/** The newest `limit + 1` rows of one kind and status (or of every kind), below the cursor. */
+function listPartition(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  filter: OperationListFilter,
+  partition: { kind?: string; status?: string },
+) {
   const { after, limit } = filter
   let query = applyListFilters(
     db.selectFrom('operations').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode),
-    filter,
+    {
+      ...filter,
+      kinds: partition.kind ? [partition.kind] : [],
+      statuses: partition.status ? [partition.status] : [],
+    },
   )
   if (after)
     query = query.where((eb) =>
       eb(eb.refTuple('initiated_at_us', 'id'), '<', eb.tuple(after.initiatedAtUs, after.id)),
     )
-  const rows = await query
-    .orderBy('initiated_at_us', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute()
-  const items = rows.slice(0, limit).map(toOperation)
-  const last = items.at(-1)
-  return {
-    items,
-    next: rows.length > limit && last ? { initiatedAtUs: last.initiatedAtUs, id: last.id } : undefined,
-  }
+  const ordered = partition.status
+    ? query.orderBy('position', 'desc')
+    : query.orderBy('initiated_at_us', 'desc').orderBy('id', 'desc')
+  return ordered.limit(limit + 1).execute()
+}
+
+function newestRows(rows: Selectable<OperationsTable>[]): Selectable<OperationsTable>[] {
+  return rows.sort(
+    (a, b) => Number(b.initiated_at_us) - Number(a.initiated_at_us) || Number(b.id) - Number(a.id),
+  )
 }
 
 function applyListFilters<O>(
