@@ -3,6 +3,7 @@ import type { AppContext } from '../app/context.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { createLogger } from '../logger.ts'
 import { balance, feesList, feesSet, parseFeesSet } from './ledger-commands.ts'
+import { memberCommand, parseMemberCommand } from './member-commands.ts'
 import {
   keyRevoke,
   keyRotate,
@@ -105,6 +106,10 @@ function commandFor(
       return merchantCommand(action, rest)
     case 'key':
       return keyCommand(action, rest)
+    case 'member': {
+      const parsed = parseMemberCommand(action, rest)
+      return (context) => memberCommand(context, parsed, print)
+    }
     case 'fees':
       return feesCommand(action, rest)
     case 'webhook-secret': {

@@ -73,6 +73,34 @@ The old pair answers 401 from then on; the new secret is shown only now.`,
     summary: ['revoke one key pair'],
   },
   {
+    words: ['member', 'invite'],
+    synopsis: ['member invite MERCHANT_ID --email EMAIL --role ROLE [--json]'],
+    summary: ['invite a dashboard member; prints the', 'invitationUrl (one use, 72 h)'],
+    details: `  --email EMAIL   the person's email: they sign in with it
+  --role ROLE     viewer, support, finance, developer, admin or owner
+  --json          print one JSON object: invitationUrl, email, role, expiresAt (ISO 8601)
+Give the invitationUrl to the person: it is shown only now. Opening it, they choose a name and
+a password, then enrol an authenticator app.`,
+  },
+  {
+    words: ['member', 'list'],
+    synopsis: ['member list MERCHANT_ID [--json]'],
+    summary: ["the merchant's dashboard members: email, role,", 'enrolled, created, name'],
+  },
+  {
+    words: ['member', 'remove'],
+    synopsis: ['member remove MERCHANT_ID --email EMAIL'],
+    summary: ['remove a member and end their sessions (never the last owner)'],
+  },
+  {
+    words: ['member', 'reset-totp'],
+    synopsis: ['member reset-totp MERCHANT_ID --email EMAIL'],
+    summary: [
+      "clear a member's authenticator and recovery codes and end",
+      'their sessions; their next sign-in enrols a new authenticator',
+    ],
+  },
+  {
     words: ['fees', 'list'],
     synopsis: ['fees list [MERCHANT_ID] [--json]'],
     summary: ["the default fee schedule, and the merchant's own rows"],

@@ -130,6 +130,16 @@ export interface MemberActor {
   address: string
 }
 
+/**
+ * The refund form carries the reference its refund will have, made when the page is shown: the
+ * same form sent twice (a double click, a reload) is one refund, answered again as the API answers
+ * a retry.
+ */
+export function newRefundReference(): string {
+  return `dashboard-${randomBytes(9).toString('base64url')}`
+}
+const refundReferencePattern = /^dashboard-[A-Za-z0-9_-]{12}$/
+
 export type RefundOutcome =
   | { refund: Operation }
   | { refused: 'amount_invalid' }
@@ -144,7 +154,7 @@ export async function refundFromDashboard(
   context: AppContext,
   member: MemberActor,
   target: { merchantId: string; mode: Mode; token: string },
-  form: { amount?: string; reason?: string },
+  form: { amount?: string; reason?: string; reference?: string },
 ): Promise<RefundOutcome> {
   const amountText = form.amount?.trim().replace(',', '.') ?? ''
   const amount = amountText === '' ? undefined : Number(amountText)
@@ -155,7 +165,9 @@ export async function refundFromDashboard(
   if (!operation) throw new ApiError('not_found', `No operation has token ${target.token}.`)
   try {
     const refund = await refundOperation(context, principal, operation.kind, operation.token, {
-      merchantReference: `dashboard-${randomBytes(9).toString('base64url')}`,
+      merchantReference: refundReferencePattern.test(form.reference ?? '')
+        ? (form.reference as string)
+        : newRefundReference(),
       ...(amount === undefined ? {} : { amount }),
       ...(reason ? { metadata: { reason } } : {}),
     })

@@ -10,7 +10,7 @@ import type {
 } from '../../store/repositories/operation-search.ts'
 import type { AppContext } from '../context.ts'
 
-export type { OperationCursor }
+export type { OperationCursor, OperationListPage }
 
 /** The operations page's question: a search box, filters, and where the page starts. */
 export interface OperationQuery {

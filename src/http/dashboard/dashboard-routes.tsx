@@ -3,11 +3,14 @@ import type { AppContext } from '../../app/context.ts'
 import { createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
 import { redirect, sendPage } from './respond.ts'
+import { accountRoutes } from './routes/account.tsx'
+import { auditRoutes } from './routes/audit.tsx'
 import { balanceRoutes } from './routes/balance.tsx'
 import { developersRoutes } from './routes/developers.tsx'
 import { homeRoutes } from './routes/home.tsx'
 import { operationsRoutes } from './routes/operations.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
+import { teamRoutes } from './routes/team.tsx'
 import { dashboardCss } from './stylesheet.ts'
 
 /** Each area of the dashboard registers its pages here, with the guard that checks its members. */
@@ -17,6 +20,9 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)
   operationsRoutes,
   developersRoutes,
   balanceRoutes,
+  teamRoutes,
+  auditRoutes,
+  accountRoutes,
 ]
 
 /**

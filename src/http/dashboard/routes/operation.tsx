@@ -3,6 +3,7 @@ import type { AppContext } from '../../../app/context.ts'
 import {
   type CallbackView,
   type MemberActor,
+  newRefundReference,
   type OperationView,
   operationView,
   type RefundOutcome,
@@ -57,7 +58,7 @@ export function operationRoutes(app: FastifyInstance, context: AppContext, guard
       if (!signedIn) return reply
       const { token } = request.params as { token: string }
       if (!tokenPattern.test(token)) throw notFound()
-      const body = request.body as { amount?: string; reason?: string }
+      const body = request.body as { amount?: string; reason?: string; reference?: string }
       const target = { merchantId: signedIn.live.member.merchantId, mode, token }
       const outcome = await refundFromDashboard(context, memberOf(signedIn, request), target, body)
       if ('refund' in outcome) {
@@ -435,6 +436,7 @@ function RefundSection({ page, view }: { page: PageContext; view: OperationView 
     <section aria-labelledby="refund">
       <h2 id="refund">{t.operations.refundTitle}</h2>
       <form method="post" action={`/dashboard/${operation.mode}/operations/${operation.token}/refund`}>
+        <input type="hidden" name="reference" value={newRefundReference()} />
         <CsrfField page={page} />
         <p>
           <label for="refund-amount">{t.operations.refundAmount(operation.currency)}</label>

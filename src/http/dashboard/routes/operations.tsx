@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../../app/context.ts'
+import type { OperationListPage } from '../../../app/dashboard/search.ts'
 import {
   csvRowLimit,
   cursorText,
@@ -14,7 +15,6 @@ import { type Mode, operationKindNames } from '../../../domain/kinds.ts'
 import { type Currency, countries, isCountry, toMajorUnits } from '../../../domain/money.ts'
 import type { Operation } from '../../../domain/operation.ts'
 import { statuses } from '../../../domain/status.ts'
-import type { OperationListPage } from '../../../store/repositories/operation-search.ts'
 import { csvLine } from '../../csv.ts'
 import { instantFromInput } from '../format.ts'
 import type { Guard } from '../guard.tsx'

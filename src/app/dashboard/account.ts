@@ -1,0 +1,166 @@
+import type { SessionRow } from '../../store/repositories/dashboard-sessions.ts'
+import type { AppContext } from '../context.ts'
+import { type Actor, audit } from './audit.ts'
+import { hashPassword, minimumPasswordLength, passwordMatches } from './passwords.ts'
+import { type DashboardRefusal, refusal } from './refusals.ts'
+import { newRecoveryCodes, recoveryCodeHash } from './second-factor.ts'
+import type { LiveSession } from './sessions.ts'
+import { claimTotpCode } from './sign-in.ts'
+import { liveSessionsOf } from './team.ts'
+
+/** The zones a member may show times in: UTC and the places Sika's merchants and their teams are. */
+export const timeZones = [
+  'UTC',
+  'Africa/Abidjan',
+  'Africa/Accra',
+  'Africa/Bamako',
+  'Africa/Conakry',
+  'Africa/Dakar',
+  'Africa/Douala',
+  'Africa/Kampala',
+  'Africa/Kigali',
+  'Africa/Kinshasa',
+  'Africa/Lagos',
+  'Africa/Lome',
+  'Africa/Lubumbashi',
+  'Africa/Nairobi',
+  'Africa/Ouagadougou',
+  'Africa/Porto-Novo',
+  'Africa/Dar_es_Salaam',
+  'Africa/Johannesburg',
+  'Africa/Casablanca',
+  'Africa/Cairo',
+  'Europe/London',
+  'Europe/Paris',
+  'America/New_York',
+  'Asia/Dubai',
+] as const
+
+export interface AccountView {
+  sessions: SessionRow[]
+  unusedRecoveryCodes: number
+}
+
+export async function accountOf(context: AppContext, live: LiveSession): Promise<AccountView> {
+  const { member } = live
+  const [sessions, unusedRecoveryCodes] = await Promise.all([
+    liveSessionsOf(context, member.merchantId, member.id),
+    context.store.members.countUnusedRecoveryCodes(member.id),
+  ])
+  return { sessions, unusedRecoveryCodes }
+}
+
+const actorOf = (live: LiveSession, address: string): Actor => ({
+  kind: 'member',
+  memberId: live.member.id,
+  email: live.member.email,
+  address,
+})
+
+/** A new password ends every other session of the member: whoever knew the old one is signed out. */
+export async function changePassword(
+  context: AppContext,
+  live: LiveSession,
+  address: string,
+  input: { current: string; next: string },
+): Promise<true | DashboardRefusal> {
+  const member = await context.store.members.findMember(live.member.id)
+  if (!member || !(await passwordMatches(member.passwordHash, input.current)))
+    return refusal('password_wrong')
+  if (input.next.length < minimumPasswordLength)
+    return refusal('password_too_short', { minimum: minimumPasswordLength })
+  const passwordHash = await hashPassword(input.next)
+  const nowUs = context.clock.nowUs()
+  await context.store.transaction(async (tx) => {
+    await tx.members.updateMember(member.id, { passwordHash }, nowUs)
+    await tx.dashboardSessions.endSessionsOfMember(member.id, 'password changed', nowUs, live.session.id)
+    await audit(
+      context,
+      actorOf(live, address),
+      { merchantId: member.merchantId, action: 'password.changed', target: member.email },
+      tx,
+    )
+  })
+  return true
+}
+
+/** Ten new recovery codes, the old ones void, once a fresh code from the authenticator proves the phone is at hand. */
+export async function regenerateRecoveryCodes(
+  context: AppContext,
+  live: LiveSession,
+  address: string,
+  code: string,
+): Promise<string[] | DashboardRefusal> {
+  const member = await context.store.members.findMember(live.member.id)
+  if (!member || !(await claimTotpCode(context, member, code))) return refusal('code_wrong')
+  const codes = newRecoveryCodes()
+  const nowUs = context.clock.nowUs()
+  await context.store.transaction(async (tx) => {
+    await tx.members.replaceRecoveryCodes(member.id, codes.map(recoveryCodeHash), nowUs)
+    await audit(
+      context,
+      actorOf(live, address),
+      { merchantId: member.merchantId, action: 'recovery_codes.regenerated', target: member.email },
+      tx,
+    )
+  })
+  return codes
+}
+
+export async function setTimeZone(
+  context: AppContext,
+  live: LiveSession,
+  address: string,
+  zone: string,
+): Promise<true | 'invalid'> {
+  if (!(timeZones as readonly string[]).includes(zone)) return 'invalid'
+  const { member } = live
+  if (member.timeZone === zone) return true
+  const nowUs = context.clock.nowUs()
+  await context.store.transaction(async (tx) => {
+    await tx.members.updateMember(member.id, { timeZone: zone }, nowUs)
+    await audit(
+      context,
+      actorOf(live, address),
+      {
+        merchantId: member.merchantId,
+        action: 'time_zone.changed',
+        target: member.email,
+        before: { timeZone: member.timeZone },
+        after: { timeZone: zone },
+      },
+      tx,
+    )
+  })
+  member.timeZone = zone
+  return true
+}
+
+/** A member ends one of their own sessions (a browser left signed in elsewhere). */
+export async function endOwnSession(
+  context: AppContext,
+  live: LiveSession,
+  address: string,
+  sessionId: string,
+): Promise<true | DashboardRefusal> {
+  const { member } = live
+  const sessions = await context.store.dashboardSessions.listLiveSessions(member.merchantId, member.id)
+  const session = sessions.find((row) => row.id === sessionId)
+  if (!session) return refusal('member_unknown')
+  const nowUs = context.clock.nowUs()
+  await context.store.transaction(async (tx) => {
+    await tx.dashboardSessions.endSession(session.id, 'ended by its member', nowUs)
+    await audit(
+      context,
+      actorOf(live, address),
+      {
+        merchantId: member.merchantId,
+        action: 'session.ended',
+        target: member.email,
+        before: { session: session.id, address: session.address },
+      },
+      tx,
+    )
+  })
+  return true
+}
