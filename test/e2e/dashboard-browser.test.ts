@@ -178,7 +178,7 @@ describeEachStore('the dashboard in a real browser', (store) => {
       country: 'CI',
       customer: { phoneNumber: options.phoneNumber ?? '2250500000101', fullName },
       merchantReference: reference,
-      metadata: { note: hostileMetadata },
+      metadata: { note: fullName === hostileName ? hostileMetadata : 'Two bags of rice' },
       callbackUrl: 'https://merchant.example/sika/callback',
     })
     assert.equal(response.status, 200, response.text)
