@@ -92,6 +92,7 @@ export interface MembersRepository {
   useRecoveryCode(memberId: string, codeHash: string, nowUs: number): Promise<boolean>
   countUnusedRecoveryCodes(memberId: string): Promise<number>
   /** Active owners. */
+  /** The merchant's owners; in a transaction on PostgreSQL their rows stay locked until it ends. */
   countOwners(merchantId: string): Promise<number>
   /**
    * Per-address sign-in throttling across instances: increments the address's failures in the
@@ -101,7 +102,7 @@ export interface MembersRepository {
   addressFailures(address: string, windowStartUs: number): Promise<number>
 }
 
-export function membersRepository({ db }: RepositoryScope): MembersRepository {
+export function membersRepository({ db, dialect }: RepositoryScope): MembersRepository {
   const selectMembers = () => db.selectFrom('members').selectAll()
   return {
     ...invitationMethods(db),
@@ -148,14 +149,15 @@ export function membersRepository({ db }: RepositoryScope): MembersRepository {
     recordFailedSignIn: (memberId, lockAt, lockUntilUs, nowUs) =>
       recordFailedSignIn(db, memberId, lockAt, lockUntilUs, nowUs),
     async countOwners(merchantId) {
-      const row = await db
+      const owners = db
         .selectFrom('members')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .select('id')
         .where('merchant_id', '=', merchantId)
         .where('role', '=', 'owner')
         .where('removed_at_us', 'is', null)
-        .executeTakeFirstOrThrow()
-      return Number(row.count)
+      // The owners' rows stay locked until the transaction ends: two owners demoting each other at
+      // once are counted one after the other, and the second finds one owner left.
+      return (await (dialect.supportsRowLocks ? owners.forUpdate() : owners).execute()).length
     },
   }
 }
