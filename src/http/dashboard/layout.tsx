@@ -118,15 +118,20 @@ function TopBar({ page }: { page: PageContext }) {
   )
 }
 
+/** In a landmark of its own, so a screen reader's list of regions reaches it (axe's "region" rule). */
 function ModeBanner({ page, mode }: { page: PageContext; mode: Mode }) {
-  return mode === 'sandbox' ? (
-    <p class="banner banner-sandbox" role="note">
-      {page.t.common.sandboxBanner}
-    </p>
-  ) : (
-    <p class="banner banner-live" role="note">
-      {page.t.common.liveBanner}
-    </p>
+  return (
+    <aside aria-label={page.t.common.mode}>
+      {mode === 'sandbox' ? (
+        <p class="banner banner-sandbox" role="note">
+          {page.t.common.sandboxBanner}
+        </p>
+      ) : (
+        <p class="banner banner-live" role="note">
+          {page.t.common.liveBanner}
+        </p>
+      )}
+    </aside>
   )
 }
 

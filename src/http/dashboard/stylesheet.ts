@@ -10,7 +10,7 @@ header.top form{margin:0}header.top .who{font-size:.85rem;color:#d1d5db}
 header.top button{background:transparent;color:#f9fafb;border:1px solid #9ca3af;border-radius:.4rem;padding:.2rem .7rem;font:inherit;cursor:pointer}
 nav.main ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 nav.main a[aria-current=page]{font-weight:700;text-decoration:underline}
-.banner{padding:.5rem 1.25rem;font-weight:600}
+.banner{margin:0;padding:.5rem 1.25rem;font-weight:600}
 .banner-sandbox{background:#fef3c7;color:#78350f;border-bottom:2px solid #d97706}
 .banner-live{background:#dcfce7;color:#14532d;border-bottom:2px solid #16a34a}
 main{max-width:72rem;margin:0 auto;padding:1.25rem}
