@@ -32,12 +32,12 @@ const securityHeaders = [
   'cache-control',
 ]
 
-test('a browser gets a small page naming /docs and /health, as links, with no script', async () => {
+test('a browser gets a small page naming /docs, /dashboard and /health, as links, with no script', async () => {
   const response = await fetch(`${app.url}/`, { headers: { accept: browserAccept } })
   assert.equal(response.status, 200)
   assert.equal(response.headers.get('content-type'), 'text/html; charset=utf-8')
   const html = await response.text()
-  for (const path of ['/docs', '/health', '/openapi.json', '/ready'])
+  for (const path of ['/docs', '/dashboard', '/health', '/openapi.json', '/ready'])
     assert.match(html, new RegExp(`<a href="${path}">`), `links to ${path}`)
   assert.doesNotMatch(html, /<script/i)
   assert.match(html, /<title>Sika<\/title>/)
@@ -70,6 +70,7 @@ test('Accept: application/json answers the same pointers as JSON', async () => {
   assert.match(body.description, /\/api\/v1/)
   assert.deepEqual(body.links, {
     docs: '/docs',
+    dashboard: '/dashboard',
     openapi: '/openapi.json',
     health: '/health',
     ready: '/ready',
