@@ -73,29 +73,8 @@ export function createGuard(context: AppContext): Guard {
   const sessionToken = (request: FastifyRequest) => readCookie(request.headers.cookie, sessionCookie) ?? ''
 
   return {
-    async member(request, reply, permission, mode) {
-      const live = await resolveSession(context, sessionToken(request))
-      if (live?.session.stage !== 'signed-in' || !live) {
-        const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
-        reply.code(303).header('location', `/dashboard/login${next}`).send()
-        return undefined
-      }
-      const { member } = live
-      const page = pageOf(request, {
-        member: { name: member.name, email: member.email, role: member.role, timeZone: member.timeZone },
-        csrf: csrfOf(live.session.id),
-        ...(mode ? { mode } : {}),
-      })
-      if (!may(member.role, permission)) {
-        sendPage(
-          reply,
-          403,
-          plainPage(page, page.t.errors.forbiddenTitle, <p class="error">{page.t.errors.forbidden}</p>),
-        )
-        return undefined
-      }
-      if (request.method === 'POST' && !this.checkForm(request, reply, live.session.id)) return undefined
-      return { live, page }
+    member(request, reply, permission, mode) {
+      return signedInMember(this, { context, request, reply, permission, mode })
     },
     async partial(request, stage) {
       const live = await resolveSession(context, sessionToken(request))
@@ -129,4 +108,37 @@ export function createGuard(context: AppContext): Guard {
       return { address: request.ip, userAgent: String(request.headers['user-agent'] ?? '') }
     },
   }
+}
+
+/** The member a guarded route serves, or the reply that says why not (sign-in page, 403). */
+async function signedInMember(
+  guard: Guard,
+  asked: {
+    context: AppContext
+    request: FastifyRequest
+    reply: FastifyReply
+    permission: Permission
+    mode: Mode | undefined
+  },
+): Promise<SignedIn | undefined> {
+  const { context, request, reply, permission, mode } = asked
+  const live = await resolveSession(context, readCookie(request.headers.cookie, sessionCookie) ?? '')
+  if (live?.session.stage !== 'signed-in' || !live) {
+    const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
+    reply.code(303).header('location', `/dashboard/login${next}`).send()
+    return undefined
+  }
+  const { member } = live
+  const page = guard.pageOf(request, {
+    member: { name: member.name, email: member.email, role: member.role, timeZone: member.timeZone },
+    csrf: guard.csrfOf(live.session.id),
+    ...(mode ? { mode } : {}),
+  })
+  if (!may(member.role, permission)) {
+    const { t } = page
+    sendPage(reply, 403, plainPage(page, t.errors.forbiddenTitle, <p class="error">{t.errors.forbidden}</p>))
+    return undefined
+  }
+  if (request.method === 'POST' && !guard.checkForm(request, reply, live.session.id)) return undefined
+  return { live, page }
 }

@@ -69,6 +69,23 @@ export function signInRoutes(app: FastifyInstance, context: AppContext, guard: G
     return redirect(reply, `${step}?next=${encodeURIComponent(next)}`)
   })
 
+  app.post('/dashboard/logout', async (request, reply) => {
+    const live = await resolveSession(context, readCookie(request.headers.cookie, 'sika_session') ?? '')
+    if (live) {
+      if (!guard.checkForm(request, reply, live.session.id)) return reply
+      await endSession(context, live.session.id, 'signed out')
+    }
+    guard.clearSession(reply)
+    return redirect(reply, '/dashboard/login?out')
+  })
+
+  codeRoutes(app, context, guard)
+  invitationRoutes(app, context, guard)
+  enrolmentRoutes(app, context, guard)
+}
+
+/** The second step: the authenticator's code or a recovery code. */
+function codeRoutes(app: FastifyInstance, context: AppContext, guard: Guard): void {
   app.get('/dashboard/login/code', async (request, reply) => {
     const live = await guard.partial(request, 'second-factor')
     if (!live) return redirect(reply, '/dashboard/login')
@@ -97,19 +114,6 @@ export function signInRoutes(app: FastifyInstance, context: AppContext, guard: G
     guard.setSession(reply, outcome.token)
     return redirect(reply, next)
   })
-
-  app.post('/dashboard/logout', async (request, reply) => {
-    const live = await resolveSession(context, readCookie(request.headers.cookie, 'sika_session') ?? '')
-    if (live) {
-      if (!guard.checkForm(request, reply, live.session.id)) return reply
-      await endSession(context, live.session.id, 'signed out')
-    }
-    guard.clearSession(reply)
-    return redirect(reply, '/dashboard/login?out')
-  })
-
-  invitationRoutes(app, context, guard)
-  enrolmentRoutes(app, context, guard)
 }
 
 function invitationRoutes(app: FastifyInstance, context: AppContext, guard: Guard): void {
