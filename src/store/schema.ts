@@ -27,6 +27,7 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable
   audit_log: AuditLogTable
   sign_in_failures: SignInFailuresTable
+  unknown_email_failures: UnknownEmailFailuresTable
 }
 
 export interface MerchantsTable {
@@ -317,4 +318,11 @@ export interface SignInFailuresTable {
   address: string
   window_start_us: number
   count: number
+}
+
+/** Failed sign-ins with an email no member has, counted as a member's row counts them. */
+export interface UnknownEmailFailuresTable {
+  email_hash: string
+  failed_sign_ins: number
+  locked_until_us: number | null
 }

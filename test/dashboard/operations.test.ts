@@ -243,6 +243,13 @@ describeEachStore('dashboard: operations', (store) => {
       .where('refund_of_token', '=', made.token)
       .execute()
     assert.equal(refunds.length, 1)
+    const audited = await app.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('action', '=', 'refund.created')
+      .where('target', '=', made.token)
+      .execute()
+    assert.equal(audited.length, 1, 'one refund, one audit row')
   })
 
   test('a support member resends a callback, is refused a refund, and sees no refund button', async () => {

@@ -98,9 +98,42 @@ describeEachStore('dashboard: signing in', (store) => {
       await passwordStep(browser, member.email, 'still wrong, again')
     const fifth = await passwordStep(browser, member.email, 'still wrong, again')
     assert.equal(fifth.status, 429)
-    assert.match(fifth.text, /signing in is locked until/)
+    assert.match(fifth.text, /signing in is locked for 15 minutes/)
     const right = await passwordStep(browser, member.email, member.password)
     assert.equal(right.status, 429, 'the right password is refused while locked')
+  })
+
+  test('an unknown email locks after five failures with the very words a member’s account gets', async () => {
+    const member = await signedInMember(app, { role: 'viewer' })
+    const browser = new DashboardBrowser(app)
+    const fifthOf = async (email: string) => {
+      let answer = await passwordStep(browser, email, 'wrong password here')
+      for (let failure = 2; failure <= 5; failure++)
+        answer = await passwordStep(browser, email, 'wrong password here')
+      return answer
+    }
+    const words = (page: string) => /<p class="error" role="alert">([^<]*)</.exec(page)?.[1]
+    const known = await fifthOf(member.email)
+    const unknown = await fifthOf('no.member.here@merchant.example')
+    assert.equal(known.status, 429)
+    assert.equal(unknown.status, 429)
+    assert.equal(words(unknown.text), words(known.text))
+    const again = await passwordStep(browser, 'no.member.here@merchant.example', 'wrong password here')
+    assert.equal(words(again.text), words(known.text), 'still locked, as an account is')
+  })
+
+  test('codes guessed across password steps count toward the lock, which ends the code step', async () => {
+    const member = await signedInMember(app, { role: 'viewer' })
+    const browser = new DashboardBrowser(app)
+    let last = { status: 0, text: '' }
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      if (attempt === 1 || attempt === 3) await passwordStep(browser, member.email, member.password)
+      const codePage = await browser.get('/dashboard/login/code')
+      last = await browser.post('/dashboard/login/code', { csrf: csrfIn(codePage.text), code: '000000' })
+    }
+    assert.equal(last.status, 429)
+    assert.match(last.text, /locked for 15 minutes/)
+    assert.equal((await passwordStep(browser, member.email, member.password)).status, 429)
   })
 
   test('an invitation is used once', async () => {

@@ -163,6 +163,7 @@ export async function refundFromDashboard(
   const principal = await principalOf(context, target.merchantId, target.mode)
   const operation = await context.store.operations.findByToken(target.merchantId, target.mode, target.token)
   if (!operation) throw new ApiError('not_found', `No operation has token ${target.token}.`)
+  const askedAtUs = context.clock.nowUs()
   try {
     const refund = await refundOperation(context, principal, operation.kind, operation.token, {
       merchantReference: refundReferencePattern.test(form.reference ?? '')
@@ -171,6 +172,8 @@ export async function refundFromDashboard(
       ...(amount === undefined ? {} : { amount }),
       ...(reason ? { metadata: { reason } } : {}),
     })
+    // The same form sent again answers the refund it made then: audited once, when it was made.
+    if (refund.initiatedAtUs < askedAtUs) return { refund }
     const refundedMinor = refund.sides[0]?.amountMinor ?? 0
     await audit(context, memberActor(member), {
       merchantId: target.merchantId,

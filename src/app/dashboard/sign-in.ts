@@ -27,8 +27,9 @@ function addressWindowStartUs(nowUs: number): number {
 
 /**
  * The password step. An unknown email and a wrong password get the same refusal, after the same
- * work; an unknown email's failures are counted under its hash, so it locks like an account does
- * and the lock says nothing either.
+ * work; an unknown email's failures are counted as a member's are (under its hash), so it locks
+ * alike and the lock says nothing either. A right password resets no count: only a whole sign-in
+ * does, so the code step cannot be guessed at by signing in with the password again and again.
  */
 export async function signInWithPassword(
   context: AppContext,
@@ -37,73 +38,70 @@ export async function signInWithPassword(
 ): Promise<OpenedSession | DashboardRefusal> {
   const nowUs = context.clock.nowUs()
   const { members } = context.store
-  const windowStartUs = addressWindowStartUs(nowUs)
-  if ((await members.addressFailures(client.address, windowStartUs)) >= addressFailuresPerWindow)
+  if (
+    (await members.addressFailures(client.address, addressWindowStartUs(nowUs))) >= addressFailuresPerWindow
+  )
     return refusal('address_throttled', { minutes: 15 })
   const email = input.email.trim().toLowerCase()
+  const emailHash = tokenHashOf(`email:${email}`)
   const member = await members.findActiveMemberByEmail(email)
-  const lockedUntilUs = member
-    ? member.lockedUntilUs
-    : await unknownEmailLock(context, email, windowStartUs, false)
-  if (lockedUntilUs !== null && lockedUntilUs > nowUs)
-    return refusal('account_locked', { untilUs: lockedUntilUs })
+  const lockedUntilUs = member ? member.lockedUntilUs : await members.unknownEmailLock(emailHash)
+  if (lockedUntilUs !== null && lockedUntilUs > nowUs) return refusal('account_locked')
   if (member && (await passwordMatches(member.passwordHash, input.password))) {
-    if (member.failedSignIns > 0) await members.updateMember(member.id, { failedSignIns: 0 }, nowUs)
     const stage = member.totpSealed === null || member.totpLastStep === 0 ? 'enrolment' : 'second-factor'
     return openSession(context, member, stage, client)
   }
   if (!member) await passwordMatches(null, input.password)
-  await members.countAddressFailure(client.address, windowStartUs)
-  const lock = member
-    ? (await members.recordFailedSignIn(member.id, failuresBeforeLock, nowUs + lockUs, nowUs)).lockedUntilUs
-    : await unknownEmailLock(context, email, windowStartUs, true)
-  return lock !== null && lock > nowUs
-    ? refusal('account_locked', { untilUs: lock })
+  return failedAttempt(context, { member, emailHash }, client)
+}
+
+/** A failed password or code: counted for the account (or the unknown email) and the address. */
+async function failedAttempt(
+  context: AppContext,
+  who: { member: MemberRow | undefined; emailHash?: string },
+  client: SessionClient,
+): Promise<DashboardRefusal> {
+  const nowUs = context.clock.nowUs()
+  const { members } = context.store
+  await members.countAddressFailure(client.address, addressWindowStartUs(nowUs))
+  const { lockedUntilUs } = who.member
+    ? await members.recordFailedSignIn(who.member.id, failuresBeforeLock, nowUs + lockUs, nowUs)
+    : await members.recordUnknownEmailFailure(who.emailHash ?? '', failuresBeforeLock, nowUs + lockUs)
+  return lockedUntilUs !== null && lockedUntilUs > nowUs
+    ? refusal('account_locked')
     : refusal('sign_in_failed')
 }
 
-/** An unknown email's lock, counted per window under the hash of the email. */
-async function unknownEmailLock(
-  context: AppContext,
-  email: string,
-  windowStartUs: number,
-  failed: boolean,
-): Promise<number | null> {
-  const key = `email:${tokenHashOf(email)}`
-  const { members } = context.store
-  const failures = failed
-    ? await members.countAddressFailure(key, windowStartUs)
-    : await members.addressFailures(key, windowStartUs)
-  return failures >= failuresBeforeLock ? windowStartUs + addressWindowUs : null
-}
-
-/** The second step: a 6-digit code from the authenticator, never the same one twice, or a recovery code once. */
+/**
+ * The second step: a 6-digit code from the authenticator, never the same one twice, or a recovery
+ * code once. Its failures count toward the account's lock as the password's do, and a locked
+ * account's code step ends.
+ */
 export async function signInWithCode(
   context: AppContext,
   live: LiveSession,
   code: string,
   client: SessionClient,
 ): Promise<OpenedSession | DashboardRefusal> {
-  const { member, session } = live
-  const accepted = looksLikeRecoveryCode(code)
-    ? await useRecoveryCode(context, member, code, client)
-    : await claimTotpCode(context, member, code)
+  const { session } = live
+  const nowUs = context.clock.nowUs()
+  const member = await context.store.members.findMember(live.member.id)
+  const locked = !member || (member.lockedUntilUs !== null && member.lockedUntilUs > nowUs)
+  const accepted =
+    !locked &&
+    (looksLikeRecoveryCode(code)
+      ? await useRecoveryCode(context, member, code, client)
+      : await claimTotpCode(context, member, code))
   if (!accepted) {
-    const nowUs = context.clock.nowUs()
-    const { lockedUntilUs } = await context.store.members.recordFailedSignIn(
-      member.id,
-      failuresBeforeLock,
-      nowUs + lockUs,
-      nowUs,
-    )
-    if (lockedUntilUs !== null && lockedUntilUs > nowUs) {
-      await context.store.dashboardSessions.endSession(session.id, 'locked', nowUs)
-      return refusal('account_locked', { untilUs: lockedUntilUs })
-    }
-    return refusal('code_wrong')
+    const refused = locked ? refusal('account_locked') : await failedAttempt(context, { member }, client)
+    if (refused.refused !== 'account_locked') return refusal('code_wrong')
+    await context.store.dashboardSessions.endSession(session.id, 'locked', nowUs)
+    return refused
   }
+  if (member.failedSignIns > 0)
+    await context.store.members.updateMember(member.id, { failedSignIns: 0 }, nowUs)
   // A fresh session once both factors are proven: the token the password step handed out ends.
-  await context.store.dashboardSessions.endSession(session.id, 'second factor passed', context.clock.nowUs())
+  await context.store.dashboardSessions.endSession(session.id, 'second factor passed', nowUs)
   return openSession(context, member, 'signed-in', client)
 }
 
@@ -177,14 +175,13 @@ export async function confirmEnrolment(
   if (!fresh || !(await claimTotpCode(context, fresh, code))) return refusal('code_wrong')
   const recoveryCodes = newRecoveryCodes()
   const nowUs = context.clock.nowUs()
-  await context.store.members.replaceRecoveryCodes(fresh.id, recoveryCodes.map(recoveryCodeHash), nowUs)
   const actor: Actor = { kind: 'member', memberId: fresh.id, email: fresh.email, address: client.address }
-  await audit(context, actor, {
-    merchantId: fresh.merchantId,
-    action: 'authenticator.enrolled',
-    target: fresh.email,
+  await context.store.transaction(async (tx) => {
+    await tx.members.replaceRecoveryCodes(fresh.id, recoveryCodes.map(recoveryCodeHash), nowUs)
+    const enrolled = { merchantId: fresh.merchantId, action: 'authenticator.enrolled', target: fresh.email }
+    await audit(context, actor, enrolled, tx)
+    await tx.dashboardSessions.endSession(live.session.id, 'enrolled', nowUs)
   })
-  await context.store.dashboardSessions.endSession(live.session.id, 'enrolled', nowUs)
   const opened = await openSession(context, fresh, 'signed-in', client)
   return { opened, recoveryCodes }
 }

@@ -61,6 +61,15 @@ async function createMembers(db: Kysely<any>, dialect: StoreDialect): Promise<vo
     .addColumn('window_start_us', big, (column) => column.notNull())
     .addColumn('count', 'integer', (column) => column.notNull())
     .execute()
+
+  // An email no member has counts its failures and locks as a member's row does, so the answer
+  // to a sign-in never tells which emails are members'.
+  await db.schema
+    .createTable('unknown_email_failures')
+    .addColumn('email_hash', 'text', (column) => column.primaryKey())
+    .addColumn('failed_sign_ins', 'integer', (column) => column.notNull())
+    .addColumn('locked_until_us', big)
+    .execute()
 }
 
 async function createInvitations(db: Kysely<any>, dialect: StoreDialect): Promise<void> {

@@ -91,7 +91,6 @@ export interface MembersRepository {
   /** Marks the unused code used; false when unknown or already used. */
   useRecoveryCode(memberId: string, codeHash: string, nowUs: number): Promise<boolean>
   countUnusedRecoveryCodes(memberId: string): Promise<number>
-  /** Active owners. */
   /** The merchant's owners; in a transaction on PostgreSQL their rows stay locked until it ends. */
   countOwners(merchantId: string): Promise<number>
   /**
@@ -100,6 +99,14 @@ export interface MembersRepository {
    */
   countAddressFailure(address: string, windowStartUs: number): Promise<number>
   addressFailures(address: string, windowStartUs: number): Promise<number>
+  /** An unknown email's lock, as `lockedUntilUs` is a member's. */
+  unknownEmailLock(emailHash: string): Promise<number | null>
+  /** As recordFailedSignIn, for an email no member has. */
+  recordUnknownEmailFailure(
+    emailHash: string,
+    lockAt: number,
+    lockUntilUs: number,
+  ): Promise<{ failedSignIns: number; lockedUntilUs: number | null }>
 }
 
 export function membersRepository({ db, dialect }: RepositoryScope): MembersRepository {
@@ -296,6 +303,33 @@ function addressFailureMethods(db: Executor) {
         .returning('count')
         .executeTakeFirstOrThrow()
       return Number(row.count)
+    },
+    async unknownEmailLock(emailHash: string) {
+      const row = await db
+        .selectFrom('unknown_email_failures')
+        .select('locked_until_us')
+        .where('email_hash', '=', emailHash)
+        .executeTakeFirst()
+      return nullableNumber(row?.locked_until_us ?? null)
+    },
+    /** One upsert counting as recordFailedSignIn does: the failure that reaches `lockAt` locks and starts again. */
+    async recordUnknownEmailFailure(emailHash: string, lockAt: number, lockUntilUs: number) {
+      const reachesLock = sql<boolean>`unknown_email_failures.failed_sign_ins + 1 >= ${lockAt}`
+      const row = await db
+        .insertInto('unknown_email_failures')
+        .values({ email_hash: emailHash, failed_sign_ins: 1, locked_until_us: null })
+        .onConflict((conflict) =>
+          conflict.column('email_hash').doUpdateSet({
+            failed_sign_ins: sql`case when ${reachesLock} then 0 else unknown_email_failures.failed_sign_ins + 1 end`,
+            locked_until_us: sql`case when ${reachesLock} then ${lockUntilUs} else unknown_email_failures.locked_until_us end`,
+          }),
+        )
+        .returning(['failed_sign_ins', 'locked_until_us'])
+        .executeTakeFirstOrThrow()
+      return {
+        failedSignIns: Number(row.failed_sign_ins),
+        lockedUntilUs: nullableNumber(row.locked_until_us),
+      }
     },
     async addressFailures(address: string, windowStartUs: number) {
       const row = await db

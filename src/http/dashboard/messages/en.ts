@@ -67,6 +67,7 @@ export const en = {
     phone: 'Phone',
     reference: 'Reference',
   },
+  sideRoles: { main: 'Main', from: 'From', to: 'To' },
   movements: { 'cash-in': 'Cash in', 'cash-out': 'Cash out', reversal: 'Reversal' },
   statuses: {
     pending: 'Pending',
@@ -181,6 +182,7 @@ export const en = {
     error: 'Error',
     noAttempts: 'Not attempted yet.',
     milliseconds: (ms: number) => `${ms} ms`,
+    retrying: 'Failed, to be retried',
     resend: 'Resend this callback',
     resent: 'The callback is queued to be sent again.',
     refundTitle: 'Refund',
@@ -380,7 +382,7 @@ export const en = {
   },
   refusals: {
     sign_in_failed: 'The email or the password is not right.',
-    account_locked: (until: string) => `Too many failed attempts: signing in is locked until ${until}.`,
+    account_locked: 'Too many failed attempts: signing in is locked for 15 minutes. Try again later.',
     address_throttled: (minutes: number) =>
       `Too many failed attempts from your network: try again in ${minutes} minutes.`,
     code_wrong: 'This code is not right, or it was used already. Wait for the next code and try again.',

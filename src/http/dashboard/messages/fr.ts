@@ -63,6 +63,7 @@ export const fr: Messages = {
     phone: 'Téléphone',
     reference: 'Référence',
   },
+  sideRoles: { main: 'Principal', from: 'Payeur', to: 'Bénéficiaire' },
   movements: { 'cash-in': 'Entrée', 'cash-out': 'Sortie', reversal: 'Reversement' },
   statuses: {
     pending: 'En attente',
@@ -177,6 +178,7 @@ export const fr: Messages = {
     error: 'Erreur',
     noAttempts: 'Pas encore tentée.',
     milliseconds: (ms: number) => `${ms} ms`,
+    retrying: 'Échec, nouvel essai prévu',
     resend: 'Renvoyer cette notification',
     resent: 'La notification sera renvoyée.',
     refundTitle: 'Rembourser',
@@ -375,7 +377,8 @@ export const fr: Messages = {
   },
   refusals: {
     sign_in_failed: "L'e-mail ou le mot de passe n'est pas correct.",
-    account_locked: (until) => `Trop de tentatives échouées : la connexion est bloquée jusqu'à ${until}.`,
+    account_locked:
+      'Trop de tentatives échouées : la connexion est bloquée pendant 15 minutes. Réessayez plus tard.',
     address_throttled: (minutes) =>
       `Trop de tentatives échouées depuis votre réseau : réessayez dans ${minutes} minutes.`,
     code_wrong: "Ce code n'est pas correct, ou il a déjà servi. Attendez le code suivant et réessayez.",

@@ -284,7 +284,7 @@ function FailuresTable({ page, failures }: { page: PageContext; failures: Failed
             <td class="num">{event.attempts}</td>
             <td>
               {lastAttempt?.statusCode ?? lastAttempt?.error ?? '—'}
-              {lastAttempt && ` (${lastAttempt.durationMs} ms)`}
+              {lastAttempt && ` (${page.t.operations.milliseconds(lastAttempt.durationMs)})`}
             </td>
           </tr>
         ))}

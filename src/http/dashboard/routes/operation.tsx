@@ -207,7 +207,7 @@ function SidesSection({ page, view }: { page: PageContext; view: OperationView }
         <tbody>
           {view.operation.sides.map((side) => (
             <tr key={side.role}>
-              <th scope="row">{side.role}</th>
+              <th scope="row">{t.sideRoles[side.role]}</th>
               <td>{side.channel}</td>
               <td>{side.country}</td>
               <td>{side.customer.phoneNumber}</td>
@@ -261,7 +261,7 @@ function timelineWords(page: PageContext, entry: TimelineEntry): [string, string
   if (entry.what === 'initiated') return [t.operations.initiated, '']
   if (entry.what === 'submitted') {
     const references = [entry.operatorReference, entry.providerReference].filter(Boolean).join(' · ')
-    return [t.operations.submitted(entry.role), references]
+    return [t.operations.submitted(t.sideRoles[entry.role]), references]
   }
   return [t.operations.statusEvent(t.statuses[entry.status] ?? entry.status), entry.reason ?? '']
 }
@@ -374,7 +374,7 @@ function CallbackBlock({
   return (
     <article class="callback" aria-labelledby={headingId}>
       <h3 id={headingId}>
-        {event.type} · {t.operations.delivery}: {event.deliveryStatus}
+        {event.type} · {t.operations.delivery}: {deliveryWords(page, event.deliveryStatus)}
       </h3>
       <p class="muted">
         {when(page, event.createdAtUs)} ·{' '}
@@ -402,8 +402,8 @@ function CallbackBlock({
                 <td>{when(page, attempt.startedAtUs)}</td>
                 <td>
                   {attempt.statusCode === null
-                    ? attempt.outcome
-                    : `${attempt.statusCode} (${attempt.outcome})`}
+                    ? deliveryWords(page, attempt.outcome)
+                    : `${attempt.statusCode} (${deliveryWords(page, attempt.outcome)})`}
                 </td>
                 <td class="num">{t.operations.milliseconds(attempt.durationMs)}</td>
                 <td>{attempt.error ?? ''}</td>
@@ -459,4 +459,13 @@ function RefundSection({ page, view }: { page: PageContext; view: OperationView 
       </form>
     </section>
   )
+}
+
+/** A delivery's status or an attempt's outcome in the member's words. */
+function deliveryWords(page: PageContext, status: string): string {
+  const words: Record<string, string> = {
+    ...page.t.developers.deliveryStatuses,
+    retry: page.t.operations.retrying,
+  }
+  return words[status] ?? status
 }
