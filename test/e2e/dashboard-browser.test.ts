@@ -229,7 +229,10 @@ describeEachStore('the dashboard in a real browser', (store) => {
     for (let failure = 2; failure <= 4; failure++)
       assert.equal(await passwordStep(page, member.email, 'still wrong, again'), 401)
     assert.equal(await passwordStep(page, member.email, 'still wrong, again'), 429)
-    assert.match((await alert()) ?? '', /^Too many failed attempts: signing in is locked for 15 minutes\. Try again later\.$/)
+    assert.match(
+      (await alert()) ?? '',
+      /^Too many failed attempts: signing in is locked for 15 minutes\. Try again later\.$/,
+    )
     assert.equal(await passwordStep(page, member.email), 429, 'the right password is refused while locked')
     assert.match((await alert()) ?? '', /signing in is locked for 15 minutes/)
   })
