@@ -136,6 +136,37 @@ describeEachStore('dashboard: signing in', (store) => {
     assert.equal((await passwordStep(browser, member.email, member.password)).status, 429)
   })
 
+  test('a member sets up a new authenticator from the account page, with a code of the old one', async () => {
+    const member = await signedInMember(app, { role: 'viewer' })
+    const account = await member.browser.get('/dashboard/account')
+    const replaced = await member.browser.post('/dashboard/account/authenticator', {
+      csrf: csrfIn(account.text, '/dashboard/account/authenticator'),
+      code: await nextTotpCode(member.totpSecret),
+    })
+    assert.equal(replaced.status, 303, replaced.text)
+    assert.match(replaced.location ?? '', /^\/dashboard\/enrol/)
+    assert.equal(
+      (await member.browser.get('/dashboard/sandbox')).status,
+      303,
+      'nothing else until it is set up',
+    )
+    const enrolment = await member.browser.get('/dashboard/enrol')
+    const secret = /data-setup-key[^>]*>([A-Z2-7]+)</.exec(enrolment.text)?.[1] ?? ''
+    assert.notEqual(secret, member.totpSecret)
+    const confirmed = await member.browser.post('/dashboard/enrol', {
+      csrf: csrfIn(enrolment.text),
+      code: await totpCode(secret),
+    })
+    assert.equal(confirmed.status, 200)
+    assert.equal((await member.browser.get('/dashboard/sandbox')).status, 200)
+    const audited = await app.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target', '=', member.email)
+      .execute()
+    assert.ok(audited.some((row) => row.action === 'authenticator.replaced'))
+  })
+
   test('an invitation is used once', async () => {
     const merchant = await app.createMerchant('Once')
     const invitation = await inviteMember(app.context, { kind: 'cli' }, merchant.id, {

@@ -107,6 +107,35 @@ export async function regenerateRecoveryCodes(
   return codes
 }
 
+/**
+ * A new authenticator (a new phone), once a fresh code from the current one proves it is at hand:
+ * the old secret and every other session end, and this session goes back to the enrolment, which
+ * shows a new QR code and, once confirmed, new recovery codes.
+ */
+export async function replaceAuthenticator(
+  context: AppContext,
+  live: LiveSession,
+  address: string,
+  code: string,
+): Promise<true | DashboardRefusal> {
+  const member = await context.store.members.findMember(live.member.id)
+  if (!member || !(await claimTotpCode(context, member, code))) return refusal('code_wrong')
+  const nowUs = context.clock.nowUs()
+  await context.store.transaction(async (tx) => {
+    await tx.members.updateMember(member.id, { totpSealed: null, totpLastStep: 0 }, nowUs)
+    await tx.dashboardSessions.endSessionsOfMember(
+      member.id,
+      'authenticator replaced',
+      nowUs,
+      live.session.id,
+    )
+    await tx.dashboardSessions.setStage(live.session.id, 'enrolment')
+    const replaced = { merchantId: member.merchantId, action: 'authenticator.replaced', target: member.email }
+    await audit(context, actorOf(live, address), replaced, tx)
+  })
+  return true
+}
+
 export async function setTimeZone(
   context: AppContext,
   live: LiveSession,

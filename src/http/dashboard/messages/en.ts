@@ -337,6 +337,10 @@ export const en = {
     passwordHint: (minimum: number) => `At least ${minimum} characters. Your other sessions end.`,
     passwordSubmit: 'Change the password',
     passwordChanged: 'Your password is changed; your other sessions are ended.',
+    authenticator: 'Authenticator',
+    authenticatorIntro:
+      'A new phone? Type a code from the current one: its setup ends, your other sessions end, and you set up the new one at once.',
+    authenticatorSubmit: 'Set up a new authenticator',
     recovery: 'Recovery codes',
     recoveryLeft: (count: number) => `${count} unused recovery codes left.`,
     recoveryCode: 'A fresh 6-digit code from your authenticator',

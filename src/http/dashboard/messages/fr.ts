@@ -332,6 +332,10 @@ export const fr: Messages = {
     passwordHint: (minimum) => `Au moins ${minimum} caractères. Vos autres sessions sont fermées.`,
     passwordSubmit: 'Changer le mot de passe',
     passwordChanged: 'Votre mot de passe est changé ; vos autres sessions sont fermées.',
+    authenticator: "Application d'authentification",
+    authenticatorIntro:
+      "Un nouveau téléphone ? Saisissez un code de l'actuel : sa configuration prend fin, vos autres sessions aussi, et vous configurez aussitôt le nouveau.",
+    authenticatorSubmit: 'Configurer une nouvelle application',
     recovery: 'Codes de secours',
     recoveryLeft: (count) => `Il reste ${count} codes de secours inutilisés.`,
     recoveryCode: 'Un nouveau code à 6 chiffres de votre authentificateur',

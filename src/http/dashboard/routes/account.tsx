@@ -6,6 +6,7 @@ import {
   changePassword,
   endOwnSession,
   regenerateRecoveryCodes,
+  replaceAuthenticator,
   setTimeZone,
   timeZones,
 } from '../../../app/dashboard/account.ts'
@@ -61,6 +62,14 @@ export function accountRoutes(app: FastifyInstance, context: AppContext, guard: 
       ((request.body ?? {}) as Form).code ?? '',
     )
     return show(reply, signedIn, isRefusal(codes) ? { refusal: codes } : { recoveryCodes: codes })
+  })
+  app.post('/dashboard/account/authenticator', async (request, reply) => {
+    const signedIn = await guard.member(request, reply, 'read')
+    if (!signedIn) return reply
+    const code = ((request.body ?? {}) as Form).code ?? ''
+    const replaced = await replaceAuthenticator(context, signedIn.live, request.ip, code)
+    if (isRefusal(replaced)) return show(reply, signedIn, { refusal: replaced })
+    return redirect(reply, '/dashboard/enrol?next=%2Fdashboard%2Faccount')
   })
   app.post('/dashboard/account/time-zone', async (request, reply) => {
     const signedIn = await guard.member(request, reply, 'read')
@@ -121,6 +130,7 @@ function accountPage(signedIn: SignedIn, view: AccountView, outcome: Outcome): s
         </dl>
       </section>
       <PasswordForm page={page} />
+      <AuthenticatorForm page={page} />
       <RecoveryForm page={page} left={view.unusedRecoveryCodes} />
       <TimeZoneForm page={page} />
       <OwnSessions page={page} view={view} currentId={live.session.id} />
@@ -170,6 +180,29 @@ function PasswordForm({ page }: { page: PageContext }) {
           {t.account.passwordHint(minimumPasswordLength)}
         </p>
         <button type="submit">{t.account.passwordSubmit}</button>
+      </form>
+    </section>
+  )
+}
+
+function AuthenticatorForm({ page }: { page: PageContext }) {
+  const { t } = page
+  return (
+    <section aria-labelledby="authenticator">
+      <h2 id="authenticator">{t.account.authenticator}</h2>
+      <p>{t.account.authenticatorIntro}</p>
+      <form method="post" action="/dashboard/account/authenticator" class="inline" id="authenticator-form">
+        <CsrfField page={page} />
+        <label for="authenticator-code">{t.account.recoveryCode}</label>
+        <input
+          id="authenticator-code"
+          name="code"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          pattern="[0-9]{6}"
+          required
+        />
+        <button type="submit">{t.account.authenticatorSubmit}</button>
       </form>
     </section>
   )
