@@ -108,5 +108,9 @@ function demoBanner(demo: IssuedMerchant, baseUrl: string): string {
 
     curl -s ${baseUrl}/api/v1/channels -H 'api-key: ${demo.sandbox.apiKey}' -H 'secret-key: ${demo.sandbox.secretKey}'
 
+  Your team's dashboard (${baseUrl}/dashboard): invite yourself, then open the link it prints:
+
+    npx sika member invite ${demo.id} --email you@example.com --role owner
+
 `
 }
