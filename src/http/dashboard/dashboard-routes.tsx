@@ -32,6 +32,10 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)
  */
 export async function dashboardRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const guard = createGuard(context)
+  // Pages for people, not the API: none of them is part of the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+  })
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 64 * 1024 },
