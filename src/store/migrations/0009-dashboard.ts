@@ -156,7 +156,7 @@ async function createAuditLog(db: Kysely<any>, dialect: StoreDialect): Promise<v
 async function createOperationsIndexes(db: Kysely<any>): Promise<void> {
   // A search by phone reads a customer's operations newest first, however many they have: the
   // date follows the number in the index, so a page is a range read, never a sort of them all.
-  // operations_by_phone (0003) becomes this one; the API's lists by phone use its prefix as before.
+  // The API's lists by phone read the same index by its prefix.
   await db.schema.dropIndex('operations_by_phone').execute()
   await db.schema
     .createIndex('operations_by_phone')
