@@ -78,4 +78,26 @@ export interface ProviderAdapter {
    * at once, so the initiation's own transaction can write it.
    */
   answerAtOnce?(request: ProviderRequest, nowUs: number): ProviderOutcome
+  /**
+   * Several cash-outs in one request to the operator (pawaPay's bulk payouts): one outcome per
+   * request, in the order given. Absent when the operator takes payments one at a time.
+   */
+  initiateMany?(requests: readonly ProviderRequest[], nowUs: number): Promise<ProviderOutcome[]>
+  /** The most requests one `initiateMany` call may carry (pawaPay: 20). */
+  readonly largestBulk?: number
+  /**
+   * Asks the operator to stop a cash-out it holds but has not sent on yet (pawaPay's
+   * fail-enqueued). Absent when the operator offers no such thing.
+   */
+  cancelQueued?(request: ProviderRequest, nowUs: number): Promise<QueuedCancelAnswer>
 }
+
+/**
+ * The operator's answer to a cancel: `accepted` means it will end the payment (its status then
+ * says so, and only that settles the side); `refused` means it has gone on already (`reason` says
+ * what the operator said); `unknown` means no answer came (a timeout, a 5xx).
+ */
+export type QueuedCancelAnswer =
+  | { answer: 'accepted' }
+  | { answer: 'refused'; reason: string }
+  | { answer: 'unknown' }
