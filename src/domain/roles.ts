@@ -2,17 +2,30 @@
 export const roles = ['viewer', 'support', 'finance', 'developer', 'admin', 'owner'] as const
 export type Role = (typeof roles)[number]
 
-/** What a member may do; every page and action names the one it needs. */
-export type Permission = 'read' | 'resend' | 'refund' | 'cancel' | 'export' | 'keys' | 'team' | 'settings'
+/**
+ * What a member may do; every page and action names the one it needs. `batches` is creating,
+ * approving and rejecting payout batches; `links` is creating and closing payment links.
+ */
+export type Permission =
+  | 'read'
+  | 'resend'
+  | 'refund'
+  | 'cancel'
+  | 'export'
+  | 'batches'
+  | 'links'
+  | 'keys'
+  | 'team'
+  | 'settings'
 
 /** The contract's table of roles: each row lists what the role may do, inherited rights included. */
 const permissionsOf: Record<Role, readonly Permission[]> = {
   viewer: ['read'],
   support: ['read', 'resend'],
-  finance: ['read', 'resend', 'refund', 'cancel', 'export'],
+  finance: ['read', 'resend', 'refund', 'cancel', 'export', 'batches', 'links'],
   developer: ['read', 'resend', 'keys'],
-  admin: ['read', 'resend', 'refund', 'cancel', 'export', 'keys', 'team'],
-  owner: ['read', 'resend', 'refund', 'cancel', 'export', 'keys', 'team', 'settings'],
+  admin: ['read', 'resend', 'refund', 'cancel', 'export', 'batches', 'links', 'keys', 'team'],
+  owner: ['read', 'resend', 'refund', 'cancel', 'export', 'batches', 'links', 'keys', 'team', 'settings'],
 }
 
 export function may(role: Role, permission: Permission): boolean {
