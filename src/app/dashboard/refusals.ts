@@ -17,6 +17,14 @@ export type DashboardRefusalCode =
   | 'member_unknown'
   | 'last_owner'
   | 'not_allowed'
+  | 'csv_unreadable'
+  | 'csv_columns'
+  | 'csv_empty'
+  | 'csv_too_many_rows'
+  | 'batch_has_errors'
+  | 'batch_mixed_currencies'
+  | 'approver_is_creator'
+  | 'batch_not_awaiting'
 
 export interface DashboardRefusal {
   refused: DashboardRefusalCode

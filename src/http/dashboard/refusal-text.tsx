@@ -10,6 +10,10 @@ export function refusalText(page: PageContext, refusal: DashboardRefusal): strin
       return refusals.address_throttled(Number(details.minutes ?? 15))
     case 'password_too_short':
       return refusals.password_too_short(Number(details.minimum ?? 12))
+    case 'csv_unreadable':
+      return refusals.csv_unreadable(Number(details.line ?? 1))
+    case 'csv_too_many_rows':
+      return refusals.csv_too_many_rows(Number(details.rows ?? 0), Number(details.largest ?? 1000))
     default:
       return refusals[refusal.refused]
   }
