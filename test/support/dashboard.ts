@@ -37,10 +37,23 @@ export class DashboardBrowser {
     })
   }
 
+  /** A multipart form POST, as a form with a file input sends it; `files` maps a field to a file's name and text. */
+  async postMultipart(
+    path: string,
+    fields: Record<string, string>,
+    files: Record<string, { name: string; text: string }> = {},
+  ): Promise<DashboardAnswer> {
+    const form = new FormData()
+    for (const [name, value] of Object.entries(fields)) form.set(name, value)
+    for (const [name, file] of Object.entries(files))
+      form.set(name, new Blob([file.text], { type: 'text/csv' }), file.name)
+    return this.send('POST', path, form, {})
+  }
+
   private async send(
     method: string,
     path: string,
-    body: string | undefined,
+    body: string | FormData | undefined,
     headers: Record<string, string>,
   ) {
     const response = await fetch(`${this.app.url}${path}`, {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../app/context.ts'
 import { createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
+import { readMultipart } from './multipart.ts'
 import { redirect, sendPage } from './respond.ts'
 import { accountRoutes } from './routes/account.tsx'
 import { auditRoutes } from './routes/audit.tsx'
@@ -9,6 +10,7 @@ import { balanceRoutes } from './routes/balance.tsx'
 import { developersRoutes } from './routes/developers.tsx'
 import { homeRoutes } from './routes/home.tsx'
 import { operationsRoutes } from './routes/operations.tsx'
+import { payoutBatchRoutes } from './routes/payout-batches.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
 import { teamRoutes } from './routes/team.tsx'
 import { dashboardCss } from './stylesheet.ts'
@@ -20,6 +22,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)
   operationsRoutes,
   developersRoutes,
   balanceRoutes,
+  payoutBatchRoutes,
   teamRoutes,
   auditRoutes,
   accountRoutes,
@@ -40,6 +43,16 @@ export async function dashboardRoutes(app: FastifyInstance, context: AppContext)
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 64 * 1024 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  )
+  // The batch upload's file (1,000 rows), and its submission that carries the file again.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: 2 * 1024 * 1024 },
+    (request, body, done) => {
+      const fields = readMultipart(body as Buffer, String(request.headers['content-type'] ?? ''))
+      if (fields) done(null, fields)
+      else done(Object.assign(new Error('The form could not be read.'), { statusCode: 400 }), undefined)
+    },
   )
   app.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500

@@ -95,6 +95,7 @@ function TopBar({ page }: { page: PageContext }) {
           {link(`/dashboard/${mode}`, t.nav.home)}
           {link(`/dashboard/${mode}/operations`, t.nav.operations)}
           {link(`/dashboard/${mode}/balance`, t.nav.balance)}
+          {link(`/dashboard/${mode}/payout-batches`, t.nav.payoutBatches)}
           {allows(page, 'keys') && link(`/dashboard/${mode}/developers`, t.nav.developers)}
           {link('/dashboard/team', t.nav.team)}
           {link('/dashboard/audit', t.nav.audit)}
