@@ -72,8 +72,8 @@ export interface BatchPreview {
 }
 
 /** The API's merchantReference: 1 to 64 characters, none a control, format or separator character. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is refused
 const referencePattern =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is refused
   /^[^\u0000-\u001F\u007F-\u009F\u00AD\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF]{1,64}$/u
 
 /**
