@@ -65,15 +65,12 @@ describeEachStore('the payout batch and payment link pages in a real browser', (
   async function axeCheck(page: Page, name: string, lang: string) {
     await page.addScriptTag({ content: axeSource })
     const violations = await page.evaluate(async () => {
-      // biome-ignore lint/suspicious/noExplicitAny: axe's result, read in the page
       const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<any> } })
         .axe
       const result = await axe.run(document, { resultTypes: ['violations'] })
-      // biome-ignore lint/suspicious/noExplicitAny: axe's result, read in the page
       return (result.violations as any[]).map((violation) => ({
         id: violation.id as string,
         impact: violation.impact as string,
-        // biome-ignore lint/suspicious/noExplicitAny: axe's result, read in the page
         targets: (violation.nodes as any[]).slice(0, 3).map((node) => node.target.join(' ')),
       }))
     })
