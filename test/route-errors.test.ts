@@ -32,6 +32,7 @@ const initiates = (route: ApiOperation) =>
   Boolean(route.operation.requestBody?.content?.['application/json']?.schema?.properties?.merchantReference)
 const refunds = (route: ApiOperation) => initiates(route) && hasParameters(route)
 const everyRoute = () => true
+const cancels = (route: ApiOperation) => route.path.endsWith('/cancel')
 
 /**
  * Which /api/v1 routes can answer each code of the registry: a new code fails to compile until it
@@ -49,6 +50,7 @@ const answeredBy = {
   request_timeout: everyRoute,
   duplicate_merchant_reference: initiates,
   refund_exceeds_collected: refunds,
+  not_cancelable: cancels,
   payload_too_large: takesBody,
   unsupported_media_type: takesBody,
   validation_failed: (route: ApiOperation) => takesBody(route) || hasQuery(route),

@@ -6,7 +6,10 @@ import { isFinal } from '../domain/status.ts'
 import {
   applySideOutcome,
   chainTransitions,
+  dispatchFromBatch,
+  noteCancelRequest,
   noteCustomerRefund,
+  openInBatch,
   type OutcomeSource,
   openingClaims,
   openOperation,
@@ -176,6 +179,17 @@ async function settle(
   if (!before) throw new Error(`operation ${command.operationId} does not exist`)
   const clock = transitionClock(context)
   const transition = applySideOutcome(before, command.role, command.outcome, command.source, clock)
+  return writeTransition(tx, before, transition, clock, taken)
+}
+
+/** Writes a decided transition of an existing, locked operation, and opens what it opened. */
+async function writeTransition(
+  tx: Repositories,
+  before: Operation,
+  transition: Transition,
+  clock: TransitionClock,
+  taken: Operation[],
+): Promise<Settled> {
   if (!transition.changed) return { operation: before, opened: [] }
   // The claim first: the refunded row is locked before this write's held statements (the
   // operation's new state, its status counts) could be sent, as an opening takes it before them.
@@ -318,4 +332,88 @@ async function redeliver(
   }
   await tx.outbox.requeue(eventId, context.clock.nowUs())
   return (await tx.outbox.find(principal.merchantId, principal.mode, eventId)) ?? event
+}
+
+/**
+ * Several writes in one transaction, all or nothing: a payout batch's acceptance (every item
+ * opened), its dispatch (items taken for their operators), its reject or cancel (every queued
+ * item canceled). Each step is the pipeline's own: the domain decides, the repositories apply.
+ */
+export interface WriteSteps {
+  readonly tx: Repositories
+  readonly nowUs: number
+  /** Opens an item of a payout batch, queued (`openInBatch`); a refusal is thrown as a `WriteRefusal`. */
+  openQueued(draft: Operation): Promise<Operation>
+  /**
+   * Takes a queued item for its operator (`dispatchFromBatch`); a provider that answers without
+   * I/O (the sandbox) is asked here and its answer written in the same write. Undefined when the
+   * item is no longer queued (canceled meanwhile).
+   */
+  dispatch(operationId: number): Promise<Operation | undefined>
+  settle(command: Omit<SideOutcomeCommand, 'type'>): Promise<Settled>
+  noteCancelRequest(operationId: number, role: SideRole, requested: boolean): Promise<Operation | undefined>
+}
+
+export async function executeWrites<T>(
+  context: AppContext,
+  run: (steps: WriteSteps) => Promise<T>,
+): Promise<T> {
+  const taken: Operation[] = []
+  const written = await context.store.transaction((tx) => {
+    taken.length = 0
+    const clock = transitionClock(context)
+    const locked = async (operationId: number) => {
+      const before = await tx.operations.lockById(operationId)
+      if (!before) throw new Error(`operation ${operationId} does not exist`)
+      return before
+    }
+    return run({
+      tx,
+      nowUs: clock.nowUs,
+      openQueued: (draft) => openQueuedWithin(tx, draft, clock, taken),
+      dispatch: async (operationId) => {
+        const before = await locked(operationId)
+        const dispatched = dispatchFromBatch(before, clock)
+        if (!dispatched.changed) return undefined
+        const transition = decideSynchronously(context, dispatched, clock)
+        return (await writeTransition(tx, before, transition, clock, taken)).operation
+      },
+      settle: (command) => settle(context, tx, { type: 'side-outcome', ...command }, taken),
+      noteCancelRequest: async (operationId, role, requested) => {
+        const before = await locked(operationId)
+        const noted = noteCancelRequest(before, role, requested, clock)
+        if (!noted.changed) return undefined
+        return (await writeTransition(tx, before, noted, clock, taken)).operation
+      },
+    })
+  })
+  context.metrics.countStatuses(taken)
+  return written
+}
+
+async function openQueuedWithin(
+  tx: Repositories,
+  draft: Operation,
+  clock: TransitionClock,
+  taken: Operation[],
+): Promise<Operation> {
+  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
+  const numbered = {
+    ...draft,
+    position: position.position,
+    initiatedAtUs: clock.nowUs,
+    updatedAtUs: clock.nowUs,
+  }
+  const transition = openInBatch(numbered, clock)
+  const numbers = await position.reserve(numbersWanted(transition))
+  const id = await tx.operations.insertIfNew(transition.operation)
+  if (id === undefined) {
+    const existing = await findBySameReference(tx, draft)
+    if (!existing)
+      throw new Error(`merchantReference ${draft.merchantReference} conflicted, yet is not found`)
+    throw new DuplicateReference(existing)
+  }
+  for (const state of [transition.operation, ...transition.statusesTaken]) state.id = id
+  await writeEffects(tx, transition, numbers, clock.nowUs, taken)
+  return transition.operation
 }

@@ -55,6 +55,15 @@ export interface Side {
   customerRefund?: CustomerRefund
   /** A refund side: the payment it gives back, as its operator knows it. */
   refundedPayment?: RefundedPayment
+  /** An item of a payout batch: the batch it belongs to. */
+  batch?: { id: number; token: string }
+  /**
+   * Set while the side waits in its payout batch (for approval, or for the batch worker): no
+   * operator has it, nothing submits it, and it expires only once dispatched.
+   */
+  queuedInBatch?: boolean
+  /** The merchant asked the operator to stop it (pawaPay's fail-enqueued): a failure it then reports is a cancel. */
+  cancelRequested?: boolean
 }
 
 /** The refund a live multi-sided operation opened for one of its customers. */
@@ -142,6 +151,7 @@ function cloneSide(side: Side): Side {
   if (side.failure) copy.failure = { ...side.failure }
   if (side.customerRefund) copy.customerRefund = { ...side.customerRefund }
   if (side.refundedPayment) copy.refundedPayment = { ...side.refundedPayment }
+  if (side.batch) copy.batch = { ...side.batch }
   return copy
 }
 
@@ -215,6 +225,8 @@ function customerRefundNote(side: Side): string {
 /** The side to hand to its provider next: one at a time, each only after the ones before it succeeded. */
 export function sideAwaitingSubmission(sides: readonly Side[]): Side | undefined {
   for (const side of sides) {
+    // A side queued in a payout batch goes to its operator only once the batch worker dispatches it.
+    if (side.queuedInBatch) return undefined
     if (side.status === 'pending' && side.submittedAtUs === undefined) return side
     if (side.status !== 'succeeded') return undefined
   }

@@ -90,8 +90,11 @@ export type SideOutcome =
       pollAfterMs?: number
     }
 
-/** Who reports an outcome: the provider answering a submission, the provider later (poll, notification), the checkout page, or expiry. */
-export type OutcomeSource = 'submission' | 'provider' | 'checkout' | 'expiry'
+/**
+ * Who reports an outcome: the provider answering a submission, the provider later (poll,
+ * notification), the checkout page, expiry, or the merchant canceling a side no operator has yet.
+ */
+export type OutcomeSource = 'submission' | 'provider' | 'checkout' | 'expiry' | 'merchant'
 
 export interface TransitionClock {
   nowUs: number
@@ -105,6 +108,21 @@ export interface TransitionClock {
 export const expiredReason: FailureReason = {
   code: 'expired',
   message: 'The operation expired before it was completed.',
+}
+
+export const canceledByMerchantReason: FailureReason = {
+  code: 'canceled_by_merchant',
+  message: 'The merchant canceled the payout before it reached the operator.',
+}
+
+function canceledByMerchant(outcome: { reason: FailureReason }): { status: 'canceled'; reason: FailureReason } {
+  return {
+    status: 'canceled',
+    reason: {
+      code: canceledByMerchantReason.code,
+      message: `The merchant canceled the payout and the operator stopped it (${outcome.reason.message})`,
+    },
+  }
 }
 
 const notStartedReason: FailureReason = {
@@ -173,7 +191,14 @@ export function applySideOutcome(
   const side = operation.sides.find((candidate) => candidate.role === role)
   if (!side) throw new Error(`operation ${operation.token} has no ${role} side`)
   if (side.status !== 'pending') return unchanged
-  if (source === 'submission') {
+  if (source === 'merchant') {
+    // The merchant cancels only what no operator has yet: a side still queued in its batch.
+    if (!side.queuedInBatch) return unchanged
+    side.queuedInBatch = undefined
+  }
+  // Nothing else moves a side queued in its batch: no operator has been asked for it.
+  else if (side.queuedInBatch) return unchanged
+  else if (source === 'submission') {
     // Sides are handed to their providers in order: an answer for a side not yet due is no answer.
     if (side.submittedAtUs === undefined && sideAwaitingSubmission(operation.sides) !== side) return unchanged
     side.submittedAtUs ??= clock.nowUs
@@ -223,9 +248,11 @@ function settleSide(
   outcome: Exclude<SideOutcome, { status: 'pending' }>,
   clock: TransitionClock,
 ): void {
-  side.status = outcome.status
+  // The operator failed a payout the merchant asked it to stop (pawaPay's fail-enqueued): a cancel.
+  const settled = side.cancelRequested && outcome.status === 'failed' ? canceledByMerchant(outcome) : outcome
+  side.status = settled.status
   side.awaitingCustomer = undefined
-  if (outcome.status !== 'succeeded') side.failure = outcome.reason
+  if (settled.status !== 'succeeded') side.failure = settled.reason
   followLaterSides(transition, side, clock)
 }
 
@@ -330,4 +357,74 @@ export function chainTransitions(first: Transition, second: Transition): Transit
       ? [{ action: 'finish-all' }]
       : [...first.work, ...second.work],
   }
+}
+
+/** Nothing changes: the write pipeline writes nothing. */
+function unchangedTransition(operation: Operation): Transition {
+  return {
+    operation,
+    changed: false,
+    ledger: [],
+    statusesTaken: [],
+    work: [],
+    refundClaims: [],
+    customerRefunds: [],
+  }
+}
+
+/**
+ * An item of a payout batch, opened with its batch: pending, its money held and its pending event
+ * written, but queued (its side carries `queuedInBatch`): nothing submits it and nothing expires it
+ * until the batch worker dispatches it, so a batch awaiting approval never expires its items.
+ */
+export function openInBatch(draft: Operation, clock: TransitionClock): Transition {
+  const opened = openOperation(draft, clock)
+  for (const side of opened.operation.sides) side.queuedInBatch = true
+  for (const state of opened.statusesTaken) for (const side of state.sides) side.queuedInBatch = true
+  return { ...opened, work: [] }
+}
+
+/**
+ * The batch worker takes a queued item for its operator: committed before any operator call, with
+ * its expiry (its clock starts now) and the submission backstop, so a crash after this write
+ * resubmits it, under the same operator reference, and never loses it.
+ */
+export function dispatchFromBatch(current: Operation, clock: TransitionClock): Transition {
+  const queued = current.sides.find((side) => side.queuedInBatch)
+  if (current.status !== 'pending' || !queued) return unchangedTransition(current)
+  const operation = cloneOperation(current)
+  for (const side of operation.sides) side.queuedInBatch = undefined
+  operation.updatedAtUs = clock.nowUs
+  const transition = unchangedTransition(operation)
+  transition.changed = true
+  transition.work = [
+    { action: 'schedule', work: 'expire', role: 'main', dueAtUs: clock.nowUs + usOf(clock.operationTtlMs) },
+    {
+      action: 'schedule',
+      work: 'submit',
+      role: queued.role,
+      dueAtUs: clock.nowUs + usOf(clock.submissionGraceMs),
+    },
+  ]
+  return transition
+}
+
+/**
+ * Notes (or withdraws) the merchant's request that the operator stop a payout it holds: while it
+ * stands, a failure the operator reports for that side is the merchant's cancel.
+ */
+export function noteCancelRequest(
+  current: Operation,
+  role: SideRole,
+  requested: boolean,
+  clock: TransitionClock,
+): Transition {
+  const side = current.sides.find((candidate) => candidate.role === role)
+  if (current.status !== 'pending' || !side || (side.cancelRequested ?? false) === requested)
+    return unchangedTransition(current)
+  const operation = cloneOperation(current)
+  const noted = operation.sides.find((candidate) => candidate.role === role)!
+  noted.cancelRequested = requested ? true : undefined
+  operation.updatedAtUs = clock.nowUs
+  return { ...unchangedTransition(operation), changed: true }
 }

@@ -28,6 +28,8 @@ export interface Database {
   audit_log: AuditLogTable
   sign_in_failures: SignInFailuresTable
   unknown_email_failures: UnknownEmailFailuresTable
+  payout_batches: PayoutBatchesTable
+  payout_batch_items: PayoutBatchItemsTable
 }
 
 export interface MerchantsTable {
@@ -35,6 +37,8 @@ export interface MerchantsTable {
   name: string
   status: 'active' | 'suspended'
   created_at_us: number
+  /** 1: the merchant's API payout batches wait for a member's approval. */
+  require_batch_approval: Generated<number>
 }
 
 export interface ApiKeysTable {
@@ -325,4 +329,43 @@ export interface UnknownEmailFailuresTable {
   email_hash: string
   failed_sign_ins: number
   locked_until_us: number | null
+}
+
+/** A payout batch: one request paying many customers, each item an ordinary disbursement. */
+export interface PayoutBatchesTable {
+  id: Generated<number>
+  token: string
+  merchant_id: string
+  mode: string
+  merchant_reference: string
+  request_hash: string
+  /** 'awaiting_approval' | 'processing' | 'completed' | 'rejected' | 'canceled' */
+  status: string
+  currency: string
+  item_count: number
+  total_minor: number
+  callback_url: string | null
+  /** JSON: the merchant's metadata. */
+  metadata: string | null
+  /** Who made it, in words ('API', or a member's name); the member's id when a member did. */
+  created_by: string | null
+  created_by_member: string | null
+  approved_by: string | null
+  /** The batch's events ride on its first item's operation in the outbox. */
+  first_operation_id: number
+  initiated_at_us: number
+  completed_at_us: number | null
+  /** The batch worker's claim: no other instance works the batch before it runs out. */
+  lease_owner: string | null
+  lease_until_us: number | null
+  /** When a processing batch is next due a look by the batch worker. */
+  next_look_at_us: number | null
+}
+
+/** The items of a batch in its order, and whether each has been handed on to its operator. */
+export interface PayoutBatchItemsTable {
+  batch_id: number
+  item_index: number
+  operation_id: number
+  dispatched: Generated<number>
 }

@@ -20,6 +20,8 @@ export interface OperationFilters {
   country?: string
   fromUs?: number
   toUs?: number
+  /** The token of the payout batch the operations are items of. */
+  batch?: string
 }
 
 /** An operation with the name of the merchant it belongs to, for pages shown to its customer. */
@@ -330,6 +332,16 @@ function applyFilters<O>(
   }
   if (filters.fromUs !== undefined) filtered = filtered.where('initiated_at_us', '>=', filters.fromUs)
   if (filters.toUs !== undefined) filtered = filtered.where('initiated_at_us', '<', filters.toUs)
+  if (filters.batch !== undefined) {
+    const batch = filters.batch
+    filtered = filtered.where('id', 'in', (eb) =>
+      eb
+        .selectFrom('payout_batch_items')
+        .innerJoin('payout_batches', 'payout_batches.id', 'payout_batch_items.batch_id')
+        .select('payout_batch_items.operation_id')
+        .where('payout_batches.token', '=', batch),
+    )
+  }
   return filtered
 }
 
