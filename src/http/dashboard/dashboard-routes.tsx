@@ -11,6 +11,7 @@ import { developersRoutes } from './routes/developers.tsx'
 import { homeRoutes } from './routes/home.tsx'
 import { operationsRoutes } from './routes/operations.tsx'
 import { payoutBatchRoutes } from './routes/payout-batches.tsx'
+import { settingsRoutes } from './routes/settings.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
 import { teamRoutes } from './routes/team.tsx'
 import { dashboardCss } from './stylesheet.ts'
@@ -23,6 +24,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)
   developersRoutes,
   balanceRoutes,
   payoutBatchRoutes,
+  settingsRoutes,
   teamRoutes,
   auditRoutes,
   accountRoutes,

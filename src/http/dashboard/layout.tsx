@@ -99,6 +99,7 @@ function TopBar({ page }: { page: PageContext }) {
           {allows(page, 'keys') && link(`/dashboard/${mode}/developers`, t.nav.developers)}
           {link('/dashboard/team', t.nav.team)}
           {link('/dashboard/audit', t.nav.audit)}
+          {allows(page, 'settings') && link('/dashboard/settings', t.nav.settings)}
           {link('/dashboard/account', t.nav.account)}
         </ul>
       </nav>

@@ -27,7 +27,9 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .status-canceled{background:#fef3c7;color:#92400e}.status-pending{background:#dbeafe;color:#1e3a8a}
 form.stack{display:grid;gap:.75rem}
 form.search{display:grid;gap:.75rem;margin-bottom:1rem}form.search fieldset{display:flex;flex-wrap:wrap;gap:.75rem 1rem;align-items:end;border:1px solid #d1d5db;border-radius:.4rem;padding:.5rem 1rem .9rem;margin:0}form.search legend{font-weight:600;padding:0 .3rem}form.search button{justify-self:start}form.inline{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
-label{display:grid;gap:.2rem;font-weight:600;font-size:.9rem}
+label{display:grid;gap:.2rem;font-weight:600;font-size:.9rem}label.check{display:flex;gap:.5rem;align-items:center}
+ul.row-errors{margin:0;padding-left:1rem}tr.faulty td,tr.faulty th{background:#fef2f2}
+img.qr{width:12rem;height:12rem;background:#fff;padding:.5rem}
 input,select,textarea{font:inherit;padding:.45rem .6rem;border:1px solid #6b7280;border-radius:.4rem;background:#fff;color:#111827}
 button,.button{font:inherit;font-weight:600;padding:.5rem 1rem;border:0;border-radius:.4rem;background:#1d4ed8;color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:#fff;color:#1d4ed8;border:1px solid #1d4ed8}
