@@ -9,15 +9,25 @@ import {
   previewPayoutBatch,
   readPayoutCsv,
 } from '../../../app/dashboard/payout-batch-upload.ts'
+import {
+  type BatchSummary,
+  batchesOf,
+  batchResultColumns,
+  batchViewOf,
+} from '../../../app/dashboard/payout-batch-view.ts'
 import { type DashboardRefusal, isRefusal, refusal } from '../../../app/dashboard/refusals.ts'
 import type { Principal } from '../../../app/principal.ts'
 import type { Mode } from '../../../domain/kinds.ts'
+import { type Currency, toMajorUnits } from '../../../domain/money.ts'
+import type { Page } from '../../../domain/pages.ts'
+import { csvLine } from '../../csv.ts'
 import { formatMoney } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, CsrfField, memberPage, type PageContext } from '../layout.tsx'
 import { RefusalNote } from '../refusal-text.tsx'
 import { sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
+import { BatchList, type BatchNote, batchPage } from './payout-batch-page.tsx'
 
 type Form = Record<string, string | undefined>
 
@@ -40,14 +50,81 @@ export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, gua
     app.get(base, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'read', mode)
       if (!signedIn) return reply
-      return sendPage(reply, 200, batchesPage(signedIn.page, {}))
+      const { page } = request.query as { page?: string }
+      const list = await batchesOf(context, signedIn.live.member.merchantId, mode, pageNumber(page))
+      return sendPage(reply, 200, batchesPage(signedIn.page, list, {}))
     })
     app.post(`${base}/preview`, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'batches', mode)
       if (!signedIn) return reply
       return previewAnswer(context, request, reply, signedIn, mode)
     })
+    batchRoutes(app, context, guard, mode)
   }
+}
+
+const tokenPattern = /^[a-z0-9_-]{4,64}$/i
+
+function notFound(): Error {
+  return Object.assign(new Error('No such payout batch'), { statusCode: 404 })
+}
+
+/** Which notice a batch's page shows after an action, named in its link. */
+const notices = ['submitted', 'approved', 'rejected', 'canceled'] as const
+
+/** A batch's page and its results as CSV. */
+function batchRoutes(app: FastifyInstance, context: AppContext, guard: Guard, mode: Mode): void {
+  const base = `/dashboard/${mode}/payout-batches/:token`
+  app.get(base, async (request, reply) => {
+    const signedIn = await guard.member(request, reply, 'read', mode)
+    if (!signedIn) return reply
+    const { token } = request.params as { token: string }
+    const { done } = request.query as { done?: string }
+    const notice = notices.find((name) => name === done)
+    const note = notice ? { notice: signedIn.page.t.payoutBatches[notice] } : {}
+    return showBatch(context, signedIn, reply, { mode, token, status: 200, note })
+  })
+  app.get(`${base}/results.csv`, async (request, reply) => {
+    const signedIn = await guard.member(request, reply, 'read', mode)
+    if (!signedIn) return reply
+    const { token } = request.params as { token: string }
+    const view = tokenPattern.test(token)
+      ? await batchViewOf(context, signedIn.live.member.merchantId, mode, token)
+      : undefined
+    if (!view) throw notFound()
+    const lines = view.items.map((item) =>
+      csvLine([
+        item.token,
+        item.merchantReference,
+        item.phoneNumber,
+        item.fullName,
+        toMajorUnits(item.amountMinor, item.currency as Currency),
+        item.currency,
+        item.status,
+        item.failureCode,
+        item.failureMessage,
+      ]),
+    )
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="sika-${mode}-batch-${view.batch.token}.csv"`)
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .send([csvLine(batchResultColumns), ...lines].join(''))
+  })
+}
+
+export async function showBatch(
+  context: AppContext,
+  signedIn: SignedIn,
+  reply: FastifyReply,
+  shown: { mode: Mode; token: string; status: number; note: BatchNote },
+): Promise<FastifyReply> {
+  if (!tokenPattern.test(shown.token)) throw notFound()
+  const { member } = signedIn.live
+  const view = await batchViewOf(context, member.merchantId, shown.mode, shown.token)
+  if (!view) throw notFound()
+  return sendPage(reply, shown.status, batchPage(signedIn.page, view, shown.note, member.id))
 }
 
 /** The uploaded file read and every row checked; nothing is written. */
@@ -61,7 +138,10 @@ async function previewAnswer(
   const form = (request.body ?? {}) as Form
   const text = form.file ?? ''
   const rows = readPayoutCsv(text)
-  if (isRefusal(rows)) return sendPage(reply, 422, batchesPage(signedIn.page, { refusal: rows }))
+  if (isRefusal(rows)) {
+    const list = await batchesOf(context, signedIn.live.member.merchantId, mode, 1)
+    return sendPage(reply, 422, batchesPage(signedIn.page, list, { refusal: rows }))
+  }
   const preview = await previewPayoutBatch(context, principalOf(signedIn, mode), rows)
   const reference = form.reference?.trim() || newBatchReference()
   const faulty = preview.faulty > 0 || preview.mixedCurrencies
@@ -74,7 +154,13 @@ interface ListNote {
   notice?: string
 }
 
-function batchesPage(page: PageContext, note: ListNote): string {
+/** A positive page number from the query; the first page otherwise. */
+function pageNumber(text: unknown): number {
+  const page = Number(text)
+  return Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1
+}
+
+function batchesPage(page: PageContext, list: Page<BatchSummary>, note: ListNote): string {
   const { t } = page
   return memberPage(
     page,
@@ -88,6 +174,7 @@ function batchesPage(page: PageContext, note: ListNote): string {
       )}
       <p>{t.payoutBatches.intro}</p>
       {allows(page, 'batches') && <UploadForm page={page} />}
+      <BatchList page={page} list={list} />
     </>,
   )
 }
