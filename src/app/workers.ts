@@ -14,6 +14,7 @@ import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { startDeliveryThread } from './delivery-thread.ts'
 import { GroupedWrites, largestGroupOf } from './grouped-writes.ts'
+import { PayoutBatchWorker } from './payout-batches/worker.ts'
 import { ScheduledWorkPool } from './scheduled-work-pool.ts'
 import { signingSecrets } from './webhook-secrets.ts'
 
@@ -68,7 +69,8 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
 /**
  * The background work of one instance, in loops that never wait for each other: scheduled work
  * (submissions, polls, expiry: items claimed in batches and run side by side,
- * `scheduled-work-pool.ts`), and callback delivery (a pool per mode of CALLBACK_CONCURRENCY
+ * `scheduled-work-pool.ts`), payout batches' items handed to their operators
+ * (`payout-batches/worker.ts`), and callback delivery (a pool per mode of CALLBACK_CONCURRENCY
  * deliveries in flight or being recorded, shared fairly between merchants, with a circuit per
  * merchant's endpoint: `events/delivery-pool.ts`). A hanging receiver can so delay neither a
  * settlement nor another merchant's callbacks, and sandbox callbacks never take live's slots. Each
@@ -93,10 +95,13 @@ export function createWorkers(
     concurrency: scheduledConcurrency(context),
     idleMs,
   })
-  const runDue = async () => (await scheduledWork.runOnce()) + (await deliverDueEvents(delivery, concurrency))
+  const batches = new PayoutBatchWorker(context, owner, idleMs)
+  const runDue = async () =>
+    (await batches.runOnce()) + (await scheduledWork.runOnce()) + (await deliverDueEvents(delivery, concurrency))
   if (options.manual) return { runDue, stop: async () => {} }
 
   const scheduled = scheduledWork.start()
+  const batchWork = batches.start()
   const callbacks = options.deliveryThread
     ? startDeliveryThread(context.config, context.logger, options.deliveryThread.turns, () =>
         startDeliveryPool(context, idleMs),
@@ -105,7 +110,7 @@ export function createWorkers(
   return {
     runDue,
     stop: async () => {
-      await Promise.all([scheduled.stop(), callbacks.stop()])
+      await Promise.all([scheduled.stop(), batchWork.stop(), callbacks.stop()])
     },
   }
 }

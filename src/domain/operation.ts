@@ -56,7 +56,7 @@ export interface Side {
   /** A refund side: the payment it gives back, as its operator knows it. */
   refundedPayment?: RefundedPayment
   /** An item of a payout batch: the batch it belongs to. */
-  batch?: { id: number; token: string }
+  batch?: { token: string }
   /**
    * Set while the side waits in its payout batch (for approval, or for the batch worker): no
    * operator has it, nothing submits it, and it expires only once dispatched.

@@ -49,7 +49,12 @@ export function toFieldErrors(errors: readonly ErrorObject[], prefix = ''): Fiel
 }
 
 function toFieldError(error: ErrorObject, prefix: string): FieldError {
-  const path = error.instancePath.split('/').filter(Boolean).join('.')
+  // An array's element is named as in JavaScript: items[41].customer.phoneNumber.
+  const path = error.instancePath
+    .split('/')
+    .filter(Boolean)
+    .join('.')
+    .replace(/\.(\d+)(?=\.|$)/g, '[$1]')
   const join = (name: string) => [prefix, path, name].filter(Boolean).join('.')
   const field = join('')
   const label = field || 'body'
