@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { startApp, type TestApp } from '../support/app.ts'
-import { csrfIn, type SignedInMember, signedInMember } from '../support/dashboard.ts'
+import { csrfIn, nextTotpCode, type SignedInMember, signedInMember, totpCode } from '../support/dashboard.ts'
 import { describeEachStore } from '../support/stores.ts'
 
 const header = 'amount,channel,country,phoneNumber,fullName,merchantReference'
@@ -116,5 +116,143 @@ describeEachStore('dashboard: payout batch upload and preview', (store) => {
       { file: { name: 'batch.csv', text: [header, ...goodRows(1, 'csrf')].join('\n') } },
     )
     assert.equal(posted.status, 403)
+  })
+
+  /** The XOF balance of the merchant's sandbox: posted, held, available. */
+  async function xof(merchantId: string) {
+    const balances = await app.context.store.ledger.balances(merchantId, 'sandbox')
+    const balance = balances.find((entry) => entry.currency === 'XOF')
+    assert.ok(balance, 'a sandbox XOF balance')
+    return balance
+  }
+
+  /** A batch uploaded, previewed and submitted by `creator`: the page it lands on. */
+  async function submitted(creator: SignedInMember, prefix: string, count = 3) {
+    const preview = await upload(creator, [header, ...goodRows(count, prefix)].join('\n'), `${prefix}-batch`)
+    assert.equal(preview.status, 200, preview.text)
+    const csv = /name="csv" value="([^"]*)"/.exec(preview.text)?.[1] ?? ''
+    const answer = await creator.browser.postMultipart('/dashboard/sandbox/payout-batches', {
+      csrf: csrfIn(preview.text, '/dashboard/sandbox/payout-batches'),
+      csv,
+      reference: `${prefix}-batch`,
+    })
+    assert.equal(answer.status, 303, answer.text)
+    const path = answer.location ?? ''
+    assert.match(path, /^\/dashboard\/sandbox\/payout-batches\/[^/?]+\?done=submitted$/)
+    return { path: path.split('?')[0] ?? '', page: await creator.browser.get(path) }
+  }
+
+  async function auditActions(merchantId: string) {
+    const rows = await app.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('action', 'like', 'payout_batch.%')
+      .orderBy('at_us')
+      .execute()
+    return rows.map((row) => [row.action, row.actor_label])
+  }
+
+  test('a dashboard upload waits; its creator cannot approve it; a second member approves it with a code', async () => {
+    const creator = await signedInMember(app, { role: 'finance' })
+    const before = await xof(creator.merchantId)
+    const { path, page } = await submitted(creator, 'approve')
+    assert.match(page.text, /it waits for a second member to approve it/)
+    assert.match(page.text, /Awaiting approval/)
+    assert.match(page.text, /You created this batch/)
+    assert.ok(!page.text.includes(`action="${path}/approve"`), 'no approve form for the creator')
+    const held = await xof(creator.merchantId)
+    assert.ok(held.heldMinor > before.heldMinor, 'the items are held at acceptance')
+    const items = await app.db
+      .selectFrom('operations')
+      .select('status')
+      .where('merchant_id', '=', creator.merchantId)
+      .where('kind', '=', 'disbursement')
+      .execute()
+    assert.deepEqual(
+      items.map((item) => item.status),
+      ['pending', 'pending', 'pending'],
+      'nothing paid before approval',
+    )
+
+    // The creator posts the approval anyway, with a good code: refused, and nothing changes.
+    const forced = await creator.browser.post(`${path}/approve`, {
+      csrf: csrfIn(page.text, `${path}/reject`),
+      code: await totpCode(creator.totpSecret),
+    })
+    assert.equal(forced.status, 422)
+    assert.match(forced.text, /You created this batch: another member/)
+    assert.match(forced.text, /Awaiting approval/)
+
+    const approver = await signedInMember(app, { role: 'admin', merchantId: creator.merchantId })
+    const seen = await approver.browser.get(path)
+    assert.match(seen.text, new RegExp(`action="${path}/approve"`))
+    const wrong = await approver.browser.post(`${path}/approve`, {
+      csrf: csrfIn(seen.text, `${path}/approve`),
+      code: '000000',
+    })
+    assert.equal(wrong.status, 422)
+    assert.match(wrong.text, /This code is not right/)
+    const approved = await approver.browser.post(`${path}/approve`, {
+      csrf: csrfIn(seen.text, `${path}/approve`),
+      code: await nextTotpCode(approver.totpSecret),
+    })
+    assert.equal(approved.status, 303, approved.text)
+    const after = await approver.browser.get(approved.location ?? '')
+    assert.match(after.text, /The batch is approved/)
+    assert.match(after.text, /Approved by/)
+    assert.deepEqual(await auditActions(creator.merchantId), [
+      ['payout_batch.created', creator.email],
+      ['payout_batch.approved', approver.email],
+    ])
+  })
+
+  test('a reject releases every hold, and the results CSV gives each item its status and reason', async () => {
+    const creator = await signedInMember(app, { role: 'owner' })
+    const before = await xof(creator.merchantId)
+    const { path, page } = await submitted(creator, 'reject', 4)
+    assert.ok((await xof(creator.merchantId)).heldMinor > before.heldMinor)
+    const rejected = await creator.browser.post(`${path}/reject`, {
+      csrf: csrfIn(page.text, `${path}/reject`),
+    })
+    assert.equal(rejected.status, 303, rejected.text)
+    const after = await creator.browser.get(rejected.location ?? '')
+    assert.match(after.text, /The batch is rejected: every hold is released/)
+    assert.deepEqual(await xof(creator.merchantId), before, 'every hold released, nothing posted')
+    const csv = await creator.browser.get(`${path}/results.csv`)
+    assert.equal(csv.status, 200)
+    assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8')
+    const lines = csv.text.trim().split('\r\n')
+    assert.equal(
+      lines[0],
+      'token,merchantReference,phoneNumber,fullName,amount,currency,status,failureCode,failureMessage',
+    )
+    assert.equal(lines.length, 5)
+    assert.ok(
+      lines.slice(1).every((line) => line.includes(',canceled,canceled_by_merchant,')),
+      lines.join('\n'),
+    )
+    assert.ok(lines[1]?.includes('"Diop, Awa"'))
+    assert.deepEqual(await auditActions(creator.merchantId), [
+      ['payout_batch.created', creator.email],
+      ['payout_batch.rejected', creator.email],
+    ])
+  })
+
+  test('the list shows the batch; a viewer reads it but is offered no action', async () => {
+    const creator = await signedInMember(app, { role: 'finance' })
+    const { path } = await submitted(creator, 'listed', 1)
+    const viewer = await signedInMember(app, { role: 'viewer', merchantId: creator.merchantId })
+    const list = await viewer.browser.get('/dashboard/sandbox/payout-batches')
+    assert.match(list.text, /listed-batch/)
+    const page = await viewer.browser.get(path)
+    assert.equal(page.status, 200)
+    assert.ok(!page.text.includes('/approve"') && !page.text.includes('/reject"'))
+    const posted = await viewer.browser.post(`${path}/reject`, { csrf: viewer.csrf })
+    assert.equal(posted.status, 403)
+    assert.equal(
+      (await viewer.browser.get('/dashboard/live/payout-batches')).text.includes('listed-batch'),
+      false,
+    )
   })
 })

@@ -2,6 +2,14 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../../app/context.ts'
 import {
+  approveFromDashboard,
+  type BatchMember,
+  type BatchOutcome,
+  cancelBatchFromDashboard,
+  rejectFromDashboard,
+  submitUploadedBatch,
+} from '../../../app/dashboard/payout-batch-actions.ts'
+import {
   type BatchPreview,
   batchColumns,
   largestUpload,
@@ -20,12 +28,13 @@ import type { Principal } from '../../../app/principal.ts'
 import type { Mode } from '../../../domain/kinds.ts'
 import { type Currency, toMajorUnits } from '../../../domain/money.ts'
 import type { Page } from '../../../domain/pages.ts'
+import type { ApiError } from '../../../errors.ts'
 import { csvLine } from '../../csv.ts'
 import { formatMoney } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, CsrfField, memberPage, type PageContext } from '../layout.tsx'
-import { RefusalNote } from '../refusal-text.tsx'
-import { sendPage } from '../respond.ts'
+import { RefusalNote, refusalText } from '../refusal-text.tsx'
+import { redirect, sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
 import { BatchList, type BatchNote, batchPage } from './payout-batch-page.tsx'
 
@@ -59,8 +68,85 @@ export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, gua
       if (!signedIn) return reply
       return previewAnswer(context, request, reply, signedIn, mode)
     })
+    app.post(base, async (request, reply) => {
+      const signedIn = await guard.member(request, reply, 'batches', mode)
+      if (!signedIn) return reply
+      return submitAnswer(context, request, reply, signedIn, mode)
+    })
     batchRoutes(app, context, guard, mode)
+    batchActionRoutes(app, context, guard, mode)
   }
+}
+
+export function batchMemberOf(signedIn: SignedIn, request: FastifyRequest): BatchMember {
+  const { member } = signedIn.live
+  return { memberId: member.id, name: member.name, email: member.email, address: request.ip }
+}
+
+/** The words of a refused action: the dashboard's own refusal, or the API's message after "Sika refused this:". */
+export function outcomeError(page: PageContext, outcome: DashboardRefusal | { apiError: ApiError }): string {
+  return 'apiError' in outcome
+    ? `${page.t.operations.refused} ${outcome.apiError.message}`
+    : refusalText(page, outcome)
+}
+
+/** The previewed file submitted again: checked again, then accepted as the member's batch, awaiting approval. */
+async function submitAnswer(
+  context: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  signedIn: SignedIn,
+  mode: Mode,
+): Promise<FastifyReply> {
+  const form = (request.body ?? {}) as Form
+  const csv = Buffer.from(form.csv ?? '', 'base64').toString('utf8')
+  const reference = form.reference?.trim() || newBatchReference()
+  const principal = principalOf(signedIn, mode)
+  const outcome = await submitUploadedBatch(context, batchMemberOf(signedIn, request), principal, {
+    csv,
+    reference,
+  })
+  if ('view' in outcome)
+    return redirect(reply, `/dashboard/${mode}/payout-batches/${outcome.view.batch.token}?done=submitted`)
+  const list = await batchesOf(context, signedIn.live.member.merchantId, mode, 1)
+  const error = outcomeError(signedIn.page, outcome)
+  return sendPage(
+    reply,
+    'apiError' in outcome ? outcome.apiError.status : 422,
+    batchesPage(signedIn.page, list, { error }),
+  )
+}
+
+/** Approve (with a fresh code), reject, cancel: each answers the batch's page, with what was done or why not. */
+function batchActionRoutes(app: FastifyInstance, context: AppContext, guard: Guard, mode: Mode): void {
+  const base = `/dashboard/${mode}/payout-batches/:token`
+  const act = (
+    path: string,
+    permission: 'batches' | 'cancel',
+    done: (typeof notices)[number],
+    action: (
+      target: { merchantId: string; mode: Mode; token: string },
+      member: BatchMember,
+      form: Form,
+    ) => Promise<BatchOutcome>,
+  ) =>
+    app.post(`${base}/${path}`, async (request, reply) => {
+      const signedIn = await guard.member(request, reply, permission, mode)
+      if (!signedIn) return reply
+      const { token } = request.params as { token: string }
+      if (!tokenPattern.test(token)) throw notFound()
+      const target = { merchantId: signedIn.live.member.merchantId, mode, token }
+      const outcome = await action(target, batchMemberOf(signedIn, request), (request.body ?? {}) as Form)
+      if ('view' in outcome) return redirect(reply, `/dashboard/${mode}/payout-batches/${token}?done=${done}`)
+      const status = 'apiError' in outcome ? outcome.apiError.status : 422
+      const note = { error: outcomeError(signedIn.page, outcome) }
+      return showBatch(context, signedIn, reply, { mode, token, status, note })
+    })
+  act('approve', 'batches', 'approved', (target, member, form) =>
+    approveFromDashboard(context, member, target, form.code ?? ''),
+  )
+  act('reject', 'batches', 'rejected', (target, member) => rejectFromDashboard(context, member, target))
+  act('cancel', 'cancel', 'canceled', (target, member) => cancelBatchFromDashboard(context, member, target))
 }
 
 const tokenPattern = /^[a-z0-9_-]{4,64}$/i
@@ -151,7 +237,7 @@ async function previewAnswer(
 
 interface ListNote {
   refusal?: DashboardRefusal
-  notice?: string
+  error?: string
 }
 
 /** A positive page number from the query; the first page otherwise. */
@@ -167,9 +253,9 @@ function batchesPage(page: PageContext, list: Page<BatchSummary>, note: ListNote
     t.payoutBatches.title,
     <>
       {note.refusal && <RefusalNote page={page} refusal={note.refusal} />}
-      {note.notice && (
-        <p class="notice" role="status">
-          {note.notice}
+      {note.error && (
+        <p class="error" role="alert">
+          {note.error}
         </p>
       )}
       <p>{t.payoutBatches.intro}</p>
