@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { startApp, type TestApp } from '../support/app.ts'
 import { csrfIn, nextTotpCode, type SignedInMember, signedInMember, totpCode } from '../support/dashboard.ts'
+import { initiate } from '../support/operations.ts'
 import { describeEachStore } from '../support/stores.ts'
 
 const header = 'amount,channel,country,phoneNumber,fullName,merchantReference'
@@ -254,5 +255,59 @@ describeEachStore('dashboard: payout batch upload and preview', (store) => {
       (await viewer.browser.get('/dashboard/live/payout-batches')).text.includes('listed-batch'),
       false,
     )
+  })
+
+  test('the operation page cancels a batch item awaiting approval; a final one is a 409 that says why', async () => {
+    const creator = await signedInMember(app, { role: 'finance' })
+    const before = await xof(creator.merchantId)
+    const { page } = await submitted(creator, 'cancel-one', 1)
+    const token = /\/dashboard\/sandbox\/operations\/([a-z0-9-]+)"/.exec(page.text)?.[1] ?? ''
+    const path = `/dashboard/sandbox/operations/${token}`
+    const operation = await creator.browser.get(path)
+    assert.match(operation.text, new RegExp(`action="${path}/cancel"`))
+    const viewer = await signedInMember(app, { role: 'viewer', merchantId: creator.merchantId })
+    assert.ok(!(await viewer.browser.get(path)).text.includes(`${path}/cancel`), 'no cancel for a viewer')
+    const canceled = await creator.browser.post(`${path}/cancel`, {
+      csrf: csrfIn(operation.text, `${path}/cancel`),
+      reason: 'wrong number',
+    })
+    assert.equal(canceled.status, 303, canceled.text)
+    const after = await creator.browser.get(canceled.location ?? '')
+    assert.match(after.text, /status-canceled/)
+    assert.match(after.text, /canceled_by_merchant/)
+    assert.ok(!after.text.includes(`action="${path}/cancel"`), 'a canceled operation offers no cancel')
+    assert.deepEqual(await xof(creator.merchantId), before, 'the hold is released')
+    const again = await creator.browser.post(`${path}/cancel`, {
+      csrf: csrfIn(after.text, '/dashboard/logout'),
+    })
+    assert.equal(again.status, 303, 'cancelling twice answers the same canceled record')
+    const audited = await app.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('merchant_id', '=', creator.merchantId)
+      .where('action', '=', 'operation.canceled')
+      .execute()
+    assert.equal(audited[0]?.target, token)
+    assert.match(audited[0]?.after_json ?? '', /wrong number/)
+  })
+
+  test('a succeeded disbursement offers no cancel, and a cancel posted anyway is a 409 that says why', async () => {
+    const merchant = await app.createMerchant('Cancel merchant')
+    const paid = await initiate(app.client(merchant.sandbox), 'disbursement', {
+      amount: 1_000,
+      channel: 'orange-money',
+      country: 'CI',
+      customer: { phoneNumber: '+2250700000123' },
+      merchantReference: 'paid-once',
+      callbackUrl: 'http://127.0.0.1:9/callbacks',
+    })
+    assert.equal(paid.status, 'succeeded')
+    const finance = await signedInMember(app, { role: 'finance', merchantId: merchant.id })
+    const path = `/dashboard/sandbox/operations/${paid.token}`
+    const page = await finance.browser.get(path)
+    assert.ok(!page.text.includes(`${path}/cancel`))
+    const refused = await finance.browser.post(`${path}/cancel`, { csrf: finance.csrf })
+    assert.equal(refused.status, 409)
+    assert.match(refused.text, /Sika refused this:.*succeeded/)
   })
 })

@@ -11,13 +11,16 @@ import {
   resendFromDashboard,
   type TimelineEntry,
 } from '../../../app/dashboard/operation-view.ts'
+import { cancelFromDashboard } from '../../../app/dashboard/payout-batch-actions.ts'
 import type { Mode } from '../../../domain/kinds.ts'
+import { cancelableKinds } from '../../../domain/payout-batches.ts'
 import { ApiError } from '../../../errors.ts'
 import { formatInstant, formatMoney } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, CsrfField, memberPage, type PageContext, StatusBadge } from '../layout.tsx'
 import { redirect, sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
+import { batchMemberOf, outcomeError } from './payout-batches.tsx'
 
 const tokenPattern = /^[a-z0-9]{5}(-[a-z0-9]{5}){4}$/
 
@@ -44,13 +47,14 @@ export function operationRoutes(app: FastifyInstance, context: AppContext, guard
       const signedIn = await guard.member(request, reply, 'read', mode)
       if (!signedIn) return reply
       const { token } = request.params as { token: string }
-      const query = request.query as { refunded?: string; resent?: string }
+      const query = request.query as { refunded?: string; resent?: string; canceled?: string }
       const { t } = signedIn.page
       const note: PageNote = {}
       // Only a token is taken from the link: the amounts shown are the record's own.
       if (query.refunded && tokenPattern.test(query.refunded))
         note.notice = t.operations.refundedNotice(query.refunded)
       if (query.resent) note.notice = t.operations.resent
+      if (query.canceled) note.notice = t.operations.canceledNotice
       return showOperation(context, signedIn, reply, { mode, token, status: 200, note })
     })
     app.post(`${base}/refund`, async (request, reply) => {
@@ -67,6 +71,18 @@ export function operationRoutes(app: FastifyInstance, context: AppContext, guard
       }
       const error = refundRefusalText(signedIn.page, outcome)
       return showOperation(context, signedIn, reply, { mode, token, status: 422, note: { error } })
+    })
+    app.post(`${base}/cancel`, async (request, reply) => {
+      const signedIn = await guard.member(request, reply, 'cancel', mode)
+      if (!signedIn) return reply
+      const { token } = request.params as { token: string }
+      if (!tokenPattern.test(token)) throw notFound()
+      const reason = ((request.body ?? {}) as { reason?: string }).reason?.trim().slice(0, 500) || undefined
+      const target = { merchantId: signedIn.live.member.merchantId, mode, token }
+      const outcome = await cancelFromDashboard(context, batchMemberOf(signedIn, request), target, reason)
+      if ('operation' in outcome) return redirect(reply, `/dashboard/${mode}/operations/${token}?canceled=1`)
+      const note = { error: outcomeError(signedIn.page, outcome) }
+      return showOperation(context, signedIn, reply, { mode, token, status: outcome.apiError.status, note })
     })
     app.post(`${base}/events/:eventId/resend`, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'resend', mode)
@@ -132,6 +148,7 @@ function operationPage(page: PageContext, view: OperationView, note: PageNote): 
       <MovementsSection page={page} view={view} />
       <CallbacksSection page={page} view={view} />
       <RefundSection page={page} view={view} />
+      <CancelSection page={page} view={view} />
     </>,
   )
 }
@@ -456,6 +473,30 @@ function RefundSection({ page, view }: { page: PageContext; view: OperationView 
           <input id="refund-reason" name="reason" type="text" maxLength={500} />
         </p>
         <button type="submit">{t.operations.refundSubmit}</button>
+      </form>
+    </section>
+  )
+}
+
+/** A pending cash-out a merchant may cancel (CONTRACT.md, Cancel): the API's cancel says whether it still can. */
+function CancelSection({ page, view }: { page: PageContext; view: OperationView }) {
+  const { t } = page
+  const { operation } = view
+  if (!allows(page, 'cancel') || !cancelableKinds.includes(operation.kind) || operation.status !== 'pending')
+    return null
+  return (
+    <section aria-labelledby="cancel">
+      <h2 id="cancel">{t.operations.cancelTitle}</h2>
+      <p id="cancel-intro">{t.operations.cancelIntro}</p>
+      <form method="post" action={`/dashboard/${operation.mode}/operations/${operation.token}/cancel`}>
+        <CsrfField page={page} />
+        <p>
+          <label for="cancel-reason">{t.operations.cancelReason}</label>
+          <input id="cancel-reason" name="reason" type="text" maxLength={500} />
+        </p>
+        <button type="submit" class="danger" aria-describedby="cancel-intro">
+          {t.operations.cancelSubmit}
+        </button>
       </form>
     </section>
   )
