@@ -98,6 +98,8 @@ export function errorResponse(codes: readonly ErrorCode[]): TSchema {
 
 /** Codes only a refund can answer: it alone refunds an operation, and claims part of what it collected. */
 const refundOnly: readonly ErrorCode[] = ['not_refundable', 'refund_exceeds_collected']
+/** Codes only a payment link's own routes answer, which declare them themselves. */
+const linkOnly: readonly ErrorCode[] = ['link_unavailable']
 
 /**
  * Registered in the /api/v1 scope: every route there needs both key headers and may answer the
@@ -137,7 +139,9 @@ export function documentApiRoutes(app: FastifyInstance): void {
     const refunds = initiates && Boolean(schema.params)
     if (initiates) {
       const refusals = (status: number) =>
-        (errorCodesByStatus.get(status) ?? []).filter((code) => refunds || !refundOnly.includes(code))
+        (errorCodesByStatus.get(status) ?? []).filter(
+          (code) => (refunds || !refundOnly.includes(code)) && !linkOnly.includes(code),
+        )
       answers.set(409, refusals(409))
       answers.set(422, refusals(422))
     }

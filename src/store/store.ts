@@ -11,6 +11,7 @@ import * as operatorReferences from './migrations/0006-operator-references.ts'
 import * as statusBuckets from './migrations/0007-status-buckets.ts'
 import * as eventsDueByMerchant from './migrations/0008-events-due-by-merchant.ts'
 import * as dashboard from './migrations/0009-dashboard.ts'
+import * as paymentLinks from './migrations/0011-payment-links.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -26,6 +27,7 @@ import { type MonitoringRepository, monitoringRepository } from './repositories/
 import { type OperationSearchRepository, operationSearchRepository } from './repositories/operation-search.ts'
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
+import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
 import { type WebhookSecretsRepository, webhookSecretsRepository } from './repositories/webhook-secrets.ts'
@@ -50,6 +52,7 @@ export interface Repositories {
   readonly auditLog: AuditLogRepository
   /** The dashboard's search, cross-kind list and home page figures. */
   readonly operationSearch: OperationSearchRepository
+  readonly paymentLinks: PaymentLinksRepository
 }
 
 /**
@@ -100,6 +103,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     dashboardSessions: dashboardSessionsRepository(scope),
     auditLog: auditLogRepository(scope),
     operationSearch: operationSearchRepository(scope),
+    paymentLinks: paymentLinksRepository(scope),
   }
 }
 
@@ -208,6 +212,7 @@ const migrations: Record<string, MigrationModule> = {
   '0007-status-buckets': statusBuckets,
   '0008-events-due-by-merchant': eventsDueByMerchant,
   '0009-dashboard': dashboard,
+  '0011-payment-links': paymentLinks,
 }
 
 /**
