@@ -38,6 +38,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           name: 'events',
           description: 'Callbacks: one event per status an operation takes, with its delivery attempts.',
         },
+        {
+          name: 'payment link',
+          description:
+            'A URL (and its QR code) where customers pay you on a page Sika hosts: no integration needed. Guide: docs/guide/payment-links.md.',
+        },
         { name: 'health', description: 'Liveness and readiness probes.' },
       ],
       components: {

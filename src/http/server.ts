@@ -14,6 +14,7 @@ import { dashboardRoutes } from './dashboard/dashboard-routes.tsx'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
 import { refuseHostileInput } from './hostile-input.ts'
 import { documentApiRoutes, registerOpenApi } from './openapi.ts'
+import { payRoutes } from './pay/pay-routes.tsx'
 import { registerRateLimits } from './rate-limit.ts'
 import { lazyRequestLogger } from './request-logger.ts'
 import { channelRoutes } from './routes/channels.ts'
@@ -97,6 +98,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   // Each in its own scope: their body parsers (form posts, raw text) must not reach the API.
   await app.register(async (scope) => checkoutRoutes(scope, context))
   await app.register(async (scope) => dashboardRoutes(scope, context))
+  await app.register(async (scope) => payRoutes(scope, context))
   await app.register(async (scope) => providerNotificationRoutes(scope, context))
   return app
 }

@@ -20,6 +20,33 @@ import { envelope, listEnvelope } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
 
 const tags = ['payment link']
+
+const exampleRequest = {
+  merchantReference: 'robe-wax-m',
+  description: 'Robe wax, taille M',
+  country: 'CI',
+  amount: 15000,
+  succeededUrl: 'https://boutique.example/merci',
+}
+
+const exampleRecord = {
+  token: 'k3n8q-2hx7d-p9c4m-w6t1z-b5r0v',
+  url: 'https://sika.example/pay/k3n8q-2hx7d-p9c4m-w6t1z-b5r0v',
+  qrCodeUrl: 'https://sika.example/pay/k3n8q-2hx7d-p9c4m-w6t1z-b5r0v/qr.svg',
+  status: 'active',
+  description: 'Robe wax, taille M',
+  amount: 15000,
+  currency: 'XOF',
+  country: 'CI',
+  channels: ['mtn-momo', 'orange-money', 'wave'],
+  reusable: false,
+  expiresAt: '2026-11-28T10:00:00.000000Z',
+  paymentCount: 0,
+  collectedAmount: 0,
+  merchantReference: 'robe-wax-m',
+  initiationDate: '2026-11-21T10:00:00.000000Z',
+  succeededUrl: 'https://boutique.example/merci',
+}
 const created = 'Payment link !'
 
 /** CONTRACT.md, Payment links: create, list, read and close the links customers pay on Sika's page. */
@@ -33,8 +60,13 @@ export function paymentLinkRoutes(app: FastifyInstance, context: AppContext): vo
         summary: 'Create a payment link',
         description:
           'A page Sika hosts at url (and a QR code of it at qrCodeUrl) where a customer chooses a channel, types a phone number (and the amount, for an amountRange) and pays: each payment is an ordinary collect of this mode, with the link’s callbackUrl and metadata, its record naming the link in paymentLink. A single-use link (reusable false, the default) takes one succeeded payment, and refuses another while one is pending. The same merchantReference with the same body returns the existing link; with another body it is a 409.',
-        body: PaymentLinkBody,
-        response: { 200: envelope('paymentLink', PaymentLinkRecord) },
+        body: { ...PaymentLinkBody, examples: [exampleRequest] },
+        response: {
+          200: {
+            ...envelope('paymentLink', PaymentLinkRecord),
+            examples: [envelopeOf(created, 'paymentLink', exampleRecord)],
+          },
+        },
       },
     },
     async (request) => {
