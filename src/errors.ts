@@ -43,6 +43,10 @@ export const errorRegistry = {
   channel_unavailable: { status: 422, message: 'This channel does not serve this country and operation.' },
   amount_out_of_range: { status: 422, message: 'The amount is outside the limits of this channel.' },
   not_refundable: { status: 422, message: 'Only a succeeded collect can be refunded.' },
+  link_unavailable: {
+    status: 422,
+    message: 'This payment link takes no more payments: it is expired, closed or completed.',
+  },
   rate_limited: { status: 429, message: 'Too many requests; retry after the delay in Retry-After.' },
   headers_too_large: { status: 431, message: 'The request headers are too large (16 KiB at most).' },
   internal_error: { status: 500, message: 'An internal error occurred.' },

@@ -59,6 +59,8 @@ const answeredBy = {
   channel_unavailable: initiates,
   amount_out_of_range: initiates,
   not_refundable: refunds,
+  // Closing a link that already takes no payments (expired or completed).
+  link_unavailable: (route: ApiOperation) => route.path === '/api/v1/payment-link/{token}/close',
   rate_limited: everyRoute,
   headers_too_large: everyRoute,
   internal_error: everyRoute,

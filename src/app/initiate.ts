@@ -30,6 +30,16 @@ export type Initiation = Record<string, unknown> & {
 } & { [Field in (typeof urlFields)[number]]?: string }
 
 /**
+ * A collect paid on a payment link's page: the link it belongs to, and Sika's own page where every
+ * outcome sends the customer's browser (set here, so live mode's check of merchants' URLs, which
+ * refuses a private host, never sees it).
+ */
+export interface LinkPlacement {
+  paymentLink: string
+  outcomeUrl: string
+}
+
+/**
  * Initiates an operation of any kind: prices its sides, refuses internal URLs in live mode,
  * writes it through the pipeline (which asks a provider that needs no I/O at once), then hands
  * the sides that need an operator to it, outside any transaction. A refusal before the write is
@@ -40,11 +50,13 @@ export async function initiateOperation(
   principal: Principal,
   kind: OperationKind,
   input: Initiation,
+  placement?: LinkPlacement,
 ): Promise<Operation> {
   const requestHash = hashRequest(input)
   let draft: Operation
   try {
     draft = await draftInitiation(context, principal, kind, input, requestHash)
+    if (placement) placeOnLink(draft, placement)
   } catch (refusal) {
     const { merchantId, mode } = principal
     return answerIfMade(
@@ -74,6 +86,18 @@ async function draftInitiation(
     sides,
     urls: urlsOf(input),
     metadata: input.metadata,
+  })
+}
+
+function placeOnLink(draft: Operation, placement: LinkPlacement): void {
+  draft.paymentLink = placement.paymentLink
+  const url = placement.outcomeUrl
+  Object.assign(draft.urls, {
+    pendingUrl: url,
+    succeededUrl: url,
+    failedUrl: url,
+    canceledUrl: url,
+    errorUrl: url,
   })
 }
 

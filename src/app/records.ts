@@ -61,6 +61,7 @@ function addClosingFields(record: Record<string, unknown>, operation: Operation)
   if (operation.refunds)
     record.refundedAmount = toMajorUnits(operation.refunds.refundedMinor, operation.currency)
   if (operation.metadata) record.metadata = operation.metadata
+  if (operation.paymentLink) record.paymentLink = operation.paymentLink
 }
 
 /** CONTRACT.md, Statuses: failureReason on failed, canceled and error; completionDate once final. */

@@ -124,6 +124,8 @@ export interface Operation {
   refundOf?: { id: number; token: string }
   /** What may be refunded of it (a collect's amount), and what its live refunds claim. */
   refunds?: { refundableMinor: number; refundedMinor: number }
+  /** The token of the payment link a collect was paid through. */
+  paymentLink?: string
 }
 
 export type Metadata = Record<string, string>

@@ -38,6 +38,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           name: 'events',
           description: 'Callbacks: one event per status an operation takes, with its delivery attempts.',
         },
+        {
+          name: 'payment link',
+          description:
+            'A URL (and its QR code) where customers pay you on a page Sika hosts: no integration needed. Guide: docs/guide/payment-links.md.',
+        },
         { name: 'health', description: 'Liveness and readiness probes.' },
       ],
       components: {
@@ -98,6 +103,8 @@ export function errorResponse(codes: readonly ErrorCode[]): TSchema {
 
 /** Codes only a refund can answer: it alone refunds an operation, and claims part of what it collected. */
 const refundOnly: readonly ErrorCode[] = ['not_refundable', 'refund_exceeds_collected']
+/** Codes only a payment link's own routes answer, which declare them themselves. */
+const linkOnly: readonly ErrorCode[] = ['link_unavailable']
 
 /**
  * Registered in the /api/v1 scope: every route there needs both key headers and may answer the
@@ -137,7 +144,9 @@ export function documentApiRoutes(app: FastifyInstance): void {
     const refunds = initiates && Boolean(schema.params)
     if (initiates) {
       const refusals = (status: number) =>
-        (errorCodesByStatus.get(status) ?? []).filter((code) => refunds || !refundOnly.includes(code))
+        (errorCodesByStatus.get(status) ?? []).filter(
+          (code) => (refunds || !refundOnly.includes(code)) && !linkOnly.includes(code),
+        )
       answers.set(409, refusals(409))
       answers.set(422, refusals(422))
     }

@@ -17,9 +17,11 @@ import { connectRedis, type RedisLink } from './redis-link.ts'
  * - failed authentications, per (api-key, address): AUTH_FAILURE_LIMIT in 10 s, and per address:
  *   five times that, after which that pair or that address is refused before its credentials are
  *   even looked up. The merchant presenting the right secret from any other address is served;
- * - the checkout pages, the dashboard, operators' notifications (/providers/*), /docs and /openapi.json, per
+ * - the checkout pages, the dashboard, the payment links' pages, operators' notifications (/providers/*), /docs and /openapi.json, per
  *   address, one count for all of them: a generous ten times the API limit (anyone may call them;
- *   an operator calls from a few addresses).
+ *   an operator calls from a few addresses);
+ * - payments started on a payment link's page (POST /pay/{token}), per address: PAYMENTS_PER_MINUTE
+ *   a minute, since each one asks an operator to charge a customer.
  * /health, /ready and /metrics are never limited. RATE_LIMIT_PER_SECOND=0 turns all of it off. An
  * address is the client's as Fastify's trustProxy reads it (TRUST_PROXY): behind a proxy, the
  * forwarded client, not the proxy.
@@ -69,7 +71,9 @@ export function rateLimitsOf(app: FastifyInstance): RateLimits {
 const failureWindowMs = 10_000
 const counterCacheSize = 10_000
 const redisNamespace = 'sika-rate-limit:'
-const pagePaths = /^\/(checkout|dashboard|docs|providers)(\/|$)|^\/openapi\.json$/
+/** Payments a payment link's page starts from one address in a minute. */
+export const paymentsPerMinute = 20
+const pagePaths = /^\/(checkout|dashboard|docs|pay|providers)(\/|$)|^\/openapi\.json$/
 
 /** Registers the limits on the root instance, before any route they cover is declared. */
 export async function registerRateLimits(app: FastifyInstance, context: AppContext): Promise<void> {
@@ -99,8 +103,17 @@ export async function registerRateLimits(app: FastifyInstance, context: AppConte
     errorResponseBuilder: (_request, limit) =>
       tooMany(`at most ${limit.max} requests a second from one address`, limit.ttl),
   })
+  const payments = counters.hook({
+    max: paymentsPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `pay-${addressKey(request)}`,
+    errorResponseBuilder: (_request, limit) =>
+      tooMany(`at most ${limit.max} payments a minute from one address`, limit.ttl),
+  })
   app.addHook('onRoute', (route: RouteOptions) => {
     if (pagePaths.test(route.url)) route.onRequest = [...asArray(route.onRequest), pages as never]
+    if (route.url === '/pay/:token' && asArray(route.method).includes('POST'))
+      route.onRequest = [...asArray(route.onRequest), payments as never]
   })
   const failures = authFailureLimit === 0 ? undefined : failureLimits(counters, authFailureLimit)
   app.decorate('sikaRateLimits', {

@@ -8,6 +8,7 @@ import {
   refundKindFor,
   sideRolesOf,
 } from '../domain/kinds.ts'
+import { linkPaymentKind } from '../domain/payment-links.ts'
 import { statementDescriptorPattern } from '../domain/statement-descriptor.ts'
 import { statuses } from '../domain/status.ts'
 
@@ -24,7 +25,7 @@ const literalUnion = <T extends readonly string[]>(values: T, options: { descrip
 
 // ---- requests (CONTRACT.md, Errors: bounds) ----
 
-const httpUrl = (description: string) =>
+export const httpUrl = (description: string) =>
   Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', format: 'uri', description })
 
 export const CustomerInput = Type.Object(
@@ -96,7 +97,7 @@ const urlFields = {
   ),
 }
 
-const merchantReference = Type.String({
+export const merchantReference = Type.String({
   minLength: 1,
   maxLength: 64,
   // No control, format or separator characters. Written with plain escapes rather than \p{C}, so
@@ -119,12 +120,16 @@ const SideInput = Type.Object(sideFields, {
 })
 
 /** CONTRACT.md, Errors: at most 20 keys of 1 to 40 characters, string values of at most 500. */
-const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ maxLength: 500 }), {
-  maxProperties: 20,
-  propertyNames: { minLength: 1, maxLength: 40 },
-  description:
-    'Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks',
-})
+export const Metadata = Type.Record(
+  Type.String({ minLength: 1, maxLength: 40 }),
+  Type.String({ maxLength: 500 }),
+  {
+    maxProperties: 20,
+    propertyNames: { minLength: 1, maxLength: 40 },
+    description:
+      'Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks',
+  },
+)
 
 /** A single-sided kind takes its side's fields at the top; a kind with named sides takes each under its role. */
 export function initiationBodyOf(kind: OperationKind) {
@@ -226,6 +231,20 @@ export const OperationListQuery = Type.Object(
   { additionalProperties: false },
 )
 
+/** A collect's list also filters on the payment link paid through. */
+export const CollectListQuery = Type.Object(
+  {
+    ...OperationListQuery.properties,
+    paymentLink: Type.Optional(
+      Type.String({
+        pattern: tokenPattern,
+        description: 'Only the collects paid through the payment link with this token',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 export const TransactionListQuery = Type.Object(
   {
     ...pageQuery,
@@ -313,7 +332,7 @@ const completionDate = Type.Optional(
   Type.String({ description: 'When it took its final status (as initiationDate); absent while pending' }),
 )
 const currency = Type.String({ description: 'The currency of its country (ISO 4217: XOF, XAF, GHS...)' })
-const recordMetadata = Type.Optional(
+export const recordMetadata = Type.Optional(
   Type.Record(Type.String(), Type.String(), { description: 'The metadata sent at initiation' }),
 )
 const merchantReferenceSent = Type.String({ description: 'Your reference, as sent at initiation' })
@@ -400,6 +419,15 @@ const SideRecord = Type.Object(
   },
 )
 
+const paymentLinkField = {
+  paymentLink: Type.Optional(
+    Type.String({
+      pattern: tokenPattern,
+      description: 'The token of the payment link the customer paid through (absent otherwise)',
+    }),
+  ),
+}
+
 /**
  * The record of one kind, its `operation` that kind so clients can tell records apart: flat for a
  * single-sided kind, each side under its role otherwise (the spec's Operation and Transfer records).
@@ -409,8 +437,12 @@ export function operationRecordOf(kind: OperationKind) {
   if (refundedKind) return refundRecordOf(kind, refundedKind)
   const refunds = refundKindFor(kind) ? refundedAmount : {}
   const description = `The ${kind}, as its details endpoint answers it`
+  const linked = kind === linkPaymentKind ? paymentLinkField : {}
   if (isSingleSided(kind))
-    return Type.Object({ operation: operationOf(kind), ...singleRecordFields, ...refunds }, { description })
+    return Type.Object(
+      { operation: operationOf(kind), ...singleRecordFields, ...refunds, ...linked },
+      { description },
+    )
   return Type.Object(
     {
       operation: operationOf(kind),

@@ -14,6 +14,7 @@ import { dashboardRoutes } from './dashboard/dashboard-routes.tsx'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
 import { refuseHostileInput } from './hostile-input.ts'
 import { documentApiRoutes, registerOpenApi } from './openapi.ts'
+import { payRoutes } from './pay/pay-routes.tsx'
 import { registerRateLimits } from './rate-limit.ts'
 import { lazyRequestLogger } from './request-logger.ts'
 import { channelRoutes } from './routes/channels.ts'
@@ -23,6 +24,7 @@ import { healthRoutes } from './routes/health.ts'
 import { homeRoutes } from './routes/home.ts'
 import { timeAnswers } from './routes/metrics.ts'
 import { operationRoutes } from './routes/operations.ts'
+import { paymentLinkRoutes } from './routes/payment-links.ts'
 import { providerNotificationRoutes } from './routes/provider-notifications.ts'
 import { transactionRoutes } from './routes/transactions.ts'
 import { validatorCompiler } from './validation.ts'
@@ -89,12 +91,14 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       operationRoutes(api, context)
       transactionRoutes(api, context)
       eventRoutes(api, context)
+      paymentLinkRoutes(api, context)
     },
     { prefix: '/api/v1' },
   )
   // Each in its own scope: their body parsers (form posts, raw text) must not reach the API.
   await app.register(async (scope) => checkoutRoutes(scope, context))
   await app.register(async (scope) => dashboardRoutes(scope, context))
+  await app.register(async (scope) => payRoutes(scope, context))
   await app.register(async (scope) => providerNotificationRoutes(scope, context))
   return app
 }

@@ -6,7 +6,7 @@ import { type RowOf, rowBuilderFor } from './row-builders.ts'
  *
  * pg 8 makes each row by spreading an object it builds, per result, from a null-prototype object
  * of every column (brianc/node-postgres#3042, #3055): past about sixteen columns V8 keeps such
- * objects as dictionaries, slow to build and slow to read, and an operation has 29 columns. So
+ * objects as dictionaries, slow to build and slow to read, and an operation has 30 columns. So
  * statements are sent in pg's array mode, and each row is built by the builder for its list of
  * columns (row-builders.ts, as for SQLite), kept here once per list.
  */

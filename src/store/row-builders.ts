@@ -6,7 +6,7 @@ import type { OperationsTable } from './schema.ts'
  *
  * An object built a field at a time from `{}` by keyed stores (`row[name] = value`, as
  * better-sqlite3 builds its own rows) becomes a dictionary past about sixteen fields: slow to
- * build, and every later read of it is a hash lookup. An operation row has 29 columns and is
+ * build, and every later read of it is a hash lookup. An operation row has 30 columns and is
  * the one read on every request, so the operations table's columns, in the table's order, have a
  * builder written out as an object literal: one hidden class, every field in the object. Its
  * columns may be followed by others (a join's): those are added to it. Every other list of
@@ -50,6 +50,7 @@ export const operationColumns = [
   'refundable_minor',
   'refunded_minor',
   'metadata',
+  'payment_link',
 ] as const satisfies readonly (keyof OperationsTable)[]
 
 /** The return type names every column of the table, so a column added to the schema and not here fails to compile. */
@@ -84,6 +85,7 @@ export function operationRow(values: readonly unknown[]): Record<keyof Operation
     refundable_minor: values[26],
     refunded_minor: values[27],
     metadata: values[28],
+    payment_link: values[29],
   }
 }
 

@@ -30,6 +30,7 @@ export interface Database {
   unknown_email_failures: UnknownEmailFailuresTable
   payout_batches: PayoutBatchesTable
   payout_batch_items: PayoutBatchItemsTable
+  payment_links: PaymentLinksTable
 }
 
 export interface MerchantsTable {
@@ -152,6 +153,8 @@ export interface OperationsTable {
   refunded_minor: Generated<number>
   /** JSON: the merchant's metadata, string values under short keys. */
   metadata: string | null
+  /** The token of the payment link a collect was paid through. */
+  payment_link: string | null
 }
 
 export interface LedgerEntriesTable {
@@ -368,4 +371,33 @@ export interface PayoutBatchItemsTable {
   item_index: number
   operation_id: number
   dispatched: Generated<number>
+}
+
+/** A payment link (migration 0011): a URL where customers pay the merchant on a page Sika hosts. */
+export interface PaymentLinksTable {
+  token: string
+  merchant_id: string
+  mode: 'sandbox' | 'live'
+  merchant_reference: string
+  request_hash: string
+  description: string
+  country: string
+  currency: string
+  amount_minor: number | null
+  min_minor: number | null
+  max_minor: number | null
+  /** JSON: the channel codes offered. */
+  channels: string
+  /** 1 or 0. */
+  reusable: number
+  expires_at_us: number
+  callback_url: string | null
+  succeeded_url: string | null
+  /** JSON, as an operation's. */
+  metadata: string | null
+  created_at_us: number
+  closed_at_us: number | null
+  attempts: Generated<number>
+  claim_number: number | null
+  claimed_at_us: number | null
 }

@@ -12,6 +12,7 @@ import * as statusBuckets from './migrations/0007-status-buckets.ts'
 import * as eventsDueByMerchant from './migrations/0008-events-due-by-merchant.ts'
 import * as dashboard from './migrations/0009-dashboard.ts'
 import * as payoutBatches from './migrations/0010-payout-batches.ts'
+import * as paymentLinks from './migrations/0011-payment-links.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -28,6 +29,7 @@ import { type OperationSearchRepository, operationSearchRepository } from './rep
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
+import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
 import { type WebhookSecretsRepository, webhookSecretsRepository } from './repositories/webhook-secrets.ts'
@@ -54,6 +56,7 @@ export interface Repositories {
   readonly operationSearch: OperationSearchRepository
   /** Payout batches, their items, and the merchant's setting that makes them await approval. */
   readonly payoutBatches: PayoutBatchesRepository
+  readonly paymentLinks: PaymentLinksRepository
 }
 
 /**
@@ -105,6 +108,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     auditLog: auditLogRepository(scope),
     operationSearch: operationSearchRepository(scope),
     payoutBatches: payoutBatchesRepository(scope),
+    paymentLinks: paymentLinksRepository(scope),
   }
 }
 
@@ -214,6 +218,7 @@ const migrations: Record<string, MigrationModule> = {
   '0008-events-due-by-merchant': eventsDueByMerchant,
   '0009-dashboard': dashboard,
   '0010-payout-batches': payoutBatches,
+  '0011-payment-links': paymentLinks,
 }
 
 /**

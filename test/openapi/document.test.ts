@@ -213,7 +213,11 @@ describeEachStore('the OpenAPI document', (store) => {
     )
     assert.deepEqual(
       initiations.map(({ name }) => name).sort(),
-      operationKindNames.map((kind) => `POST /api/v1/${initiationPathOf(kind, '{token}')}`).sort(),
+      [
+        ...operationKindNames.map((kind) => `POST /api/v1/${initiationPathOf(kind, '{token}')}`),
+        // Not an operation, but created under a merchantReference as one is.
+        'POST /api/v1/payment-link',
+      ].sort(),
     )
     for (const { name, segments, operation } of initiations) {
       const parts = [

@@ -11,10 +11,12 @@ import {
   operationKinds,
   refundedKindOf,
 } from '../../domain/kinds.ts'
+import { linkPaymentKind } from '../../domain/payment-links.ts'
 import { kindExamples } from '../examples.ts'
 import { paginationMeta } from '../pagination.ts'
 import { dateRange } from '../query.ts'
 import {
+  CollectListQuery,
   envelope,
   initiationBodyOf,
   listEnvelope,
@@ -110,7 +112,7 @@ function listRoute(app: FastifyInstance, context: AppContext, kind: OperationKin
         operationId: `list${capitalised(kind)}s`,
         summary: `List ${kind}s`,
         description: `Newest first, ${'`perPage`'} 1 to 100 (default 10), with filters. Page URLs in meta.pagination keep perPage and the filters.`,
-        querystring: OperationListQuery,
+        querystring: kind === linkPaymentKind ? CollectListQuery : OperationListQuery,
         response: { 200: listEnvelope(dataKey.list, operationRecordOf(kind)) },
       },
     },

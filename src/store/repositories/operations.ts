@@ -22,6 +22,8 @@ export interface OperationFilters {
   toUs?: number
   /** The token of the payout batch the operations are items of. */
   batch?: string
+  /** Only the collects paid through this payment link. */
+  paymentLink?: string
 }
 
 /** An operation with the name of the merchant it belongs to, for pages shown to its customer. */
@@ -330,6 +332,7 @@ function applyFilters<O>(
     const country = filters.country
     filtered = filtered.where((eb) => eb.or([eb('country', '=', country), eb('to_country', '=', country)]))
   }
+  if (filters.paymentLink) filtered = filtered.where('payment_link', '=', filters.paymentLink)
   if (filters.fromUs !== undefined) filtered = filtered.where('initiated_at_us', '>=', filters.fromUs)
   if (filters.toUs !== undefined) filtered = filtered.where('initiated_at_us', '<', filters.toUs)
   if (filters.batch !== undefined) {
@@ -369,6 +372,7 @@ function toRow(operation: Operation) {
     refund_of_token: operation.refundOf?.token ?? null,
     refundable_minor: operation.refunds?.refundableMinor ?? 0,
     metadata: operation.metadata ? JSON.stringify(operation.metadata) : null,
+    payment_link: operation.paymentLink ?? null,
   }
 }
 
@@ -416,5 +420,6 @@ export function toOperation(row: Selectable<OperationsTable>): Operation {
     ...(refundKindFor(row.kind as OperationKind)
       ? { refunds: { refundableMinor: row.refundable_minor, refundedMinor: row.refunded_minor } }
       : {}),
+    ...(row.payment_link ? { paymentLink: row.payment_link } : {}),
   }
 }

@@ -1,0 +1,19 @@
+/** Payment links (CONTRACT.md, Payment links): what the API, the hosted page and the dashboard call. */
+export {
+  closePaymentLink,
+  createPaymentLink,
+  listPaymentLinks,
+  type PaymentLinkInput,
+  paymentLinkDetails,
+  paymentLinkPayments,
+  type TalliedLink,
+} from './links.ts'
+export {
+  linkPaymentOutcome,
+  loadPaymentPage,
+  type PaymentPageView,
+  type PaymentRefusal,
+  type PaymentRequest,
+  payThroughLink,
+} from './pay.ts'
+export { linkUrls, paymentLinkRecord } from './records.ts'

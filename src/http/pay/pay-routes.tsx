@@ -1,0 +1,232 @@
+import { createHmac, randomBytes } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import QRCode from 'qrcode'
+import type { AppContext } from '../../app/context.ts'
+import type { PaymentRefusal } from '../../app/payment-links/index.ts'
+import {
+  linkPaymentOutcome,
+  linkUrls,
+  loadPaymentPage,
+  type PaymentPageView,
+  type PaymentRequest,
+  payThroughLink,
+} from '../../app/payment-links/index.ts'
+import { localeOf } from '../dashboard/messages/catalogue.ts'
+import { readCookie, sameText } from '../pages/cookies.ts'
+import { payMessagesOf } from './messages.ts'
+import { paymentFormPage } from './pay-form.tsx'
+import { formErrorOf, outcomePage, refusalPage } from './pay-outcomes.tsx'
+import { messagePage, type PayPageContext } from './pay-pages.tsx'
+import { payCss } from './stylesheet.ts'
+
+const csrfCookie = 'sika_pay'
+const languageCookie = 'sika_pay_lang'
+
+/**
+ * The headers of every payment page: no script at all, styles and images only from Sika itself,
+ * forms only to this origin, never framed (CONTRACT.md, Dashboard's rules, which these pages share).
+ */
+export const payHeaders: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+}
+
+export function sendPayPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply.code(status).headers(payHeaders).send(html)
+}
+
+/** What the routes share: the CSRF of a link's form, and each request's language. */
+export interface PayTools {
+  context: AppContext
+  /** A new nonce in a cookie for the link's form, and the token the form carries. */
+  issueCsrf(reply: FastifyReply, token: string): string
+  /** The token of the nonce the browser holds, when it holds one. */
+  csrfOf(request: FastifyRequest, token: string): string | undefined
+  checkCsrf(request: FastifyRequest, token: string): boolean
+  pageOf(request: FastifyRequest, reply: FastifyReply, sandbox: boolean): PayPageContext
+}
+
+/**
+ * The page customers pay a payment link on (CONTRACT.md, Payment links): no script, English and
+ * French, a form with a CSRF token (an HMAC of a nonce kept in a SameSite=Strict cookie, as the
+ * checkout page does), a per-address limit (http/rate-limit.ts), and the link's QR code.
+ */
+export async function payRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const tools = payTools(context)
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+  })
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 16 * 1024 },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  )
+  app.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500
+    if (status >= 500) request.log.error({ err: error }, 'payment page failed')
+    const page = tools.pageOf(request, reply, false)
+    return sendPayPage(
+      reply,
+      status >= 400 ? status : 500,
+      messagePage(page, page.t.errorTitle, page.t.errors.csrf),
+    )
+  })
+  app.get('/pay/assets/pay.css', async (_request, reply) =>
+    reply
+      .header('content-type', 'text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .header('x-content-type-options', 'nosniff')
+      .send(payCss),
+  )
+  app.get('/pay/:token/qr.svg', async (request, reply) => {
+    const view = await loadPaymentPage(context, (request.params as { token: string }).token)
+    if (!view) return notFound(tools, request, reply)
+    const svg = await QRCode.toString(linkUrls(context, view.link.token).url, {
+      type: 'svg',
+      margin: 2,
+      errorCorrectionLevel: 'M',
+    })
+    return reply
+      .header('content-type', 'image/svg+xml; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+      .send(svg)
+  })
+  app.get('/pay/:token', async (request, reply) => showLink(tools, request, reply))
+  app.post('/pay/:token', async (request, reply) => pay(tools, request, reply))
+  app.get('/pay/:token/done', async (request, reply) => {
+    const view = await loadPaymentPage(context, (request.params as { token: string }).token)
+    const { token, next } = request.query as { token?: string; next?: string }
+    const operation = view && token ? await linkPaymentOutcome(context, view, token) : undefined
+    if (!view || !operation) return notFound(tools, request, reply)
+    const page = tools.pageOf(request, reply, view.link.mode === 'sandbox')
+    return sendPayPage(reply, 200, outcomePage(page, view, operation, next === 'operator'))
+  })
+}
+
+function payTools(context: AppContext): PayTools {
+  const csrfKey = context.secrets.derive('pay-csrf')
+  const secure = context.config.publicBaseUrl.startsWith('https:')
+  const ownOrigin = new URL(context.config.publicBaseUrl).origin
+  const csrfFor = (token: string, nonce: string) =>
+    createHmac('sha256', csrfKey).update(`${token}.${nonce}`).digest('base64url')
+  const formOf = (request: FastifyRequest) => (request.body as Record<string, string> | undefined) ?? {}
+  return {
+    context,
+    issueCsrf(reply, token) {
+      const nonce = randomBytes(16).toString('base64url')
+      reply.header(
+        'set-cookie',
+        `${csrfCookie}=${nonce}; Path=/pay/${token}; HttpOnly; SameSite=Strict; Max-Age=3600${secure ? '; Secure' : ''}`,
+      )
+      return csrfFor(token, nonce)
+    },
+    csrfOf(request, token) {
+      const nonce = readCookie(request.headers.cookie, csrfCookie)
+      return nonce ? csrfFor(token, nonce) : undefined
+    },
+    checkCsrf(request, token) {
+      const expected = this.csrfOf(request, token)
+      const origin = request.headers.origin
+      const sameOrigin =
+        origin === undefined ||
+        origin === ownOrigin ||
+        origin === `${request.protocol}://${request.headers.host}`
+      return expected !== undefined && sameOrigin && sameText(formOf(request).csrf ?? '', expected)
+    },
+    pageOf(request, reply, sandbox) {
+      const asked = (request.query as { lang?: string } | undefined)?.lang
+      if (asked === 'fr' || asked === 'en')
+        reply.header('set-cookie', `${languageCookie}=${asked}; Path=/pay; SameSite=Lax; Max-Age=31536000`)
+      const chosen =
+        asked === 'fr' || asked === 'en' ? asked : readCookie(request.headers.cookie, languageCookie)
+      const locale = localeOf(chosen, request.headers['accept-language'])
+      return { locale, t: payMessagesOf(locale), path: request.url, sandbox }
+    },
+  }
+}
+
+function notFound(tools: PayTools, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const page = tools.pageOf(request, reply, false)
+  return sendPayPage(reply, 404, messagePage(page, page.t.notFoundTitle, page.t.notFound))
+}
+
+/** The link's page: its form while it takes payments, otherwise what became of it. */
+async function showLink(
+  tools: PayTools,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const view = await loadPaymentPage(tools.context, (request.params as { token: string }).token)
+  if (!view) return notFound(tools, request, reply)
+  const page = tools.pageOf(request, reply, view.link.mode === 'sandbox')
+  const unavailable = refusalPage(page, view)
+  if (unavailable) return sendPayPage(reply, 200, unavailable)
+  const csrf = tools.issueCsrf(reply, view.link.token)
+  return sendPayPage(reply, 200, paymentFormPage(page, view, { csrf }))
+}
+
+/** The form's POST: a collect through the link, then where the customer goes next; a refusal creates nothing. */
+async function pay(tools: PayTools, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const view = await loadPaymentPage(tools.context, (request.params as { token: string }).token)
+  if (!view) return notFound(tools, request, reply)
+  const page = tools.pageOf(request, reply, view.link.mode === 'sandbox')
+  const { token } = view.link
+  if (!tools.checkCsrf(request, token))
+    return sendPayPage(
+      reply,
+      403,
+      messagePage(page, page.t.errorTitle, page.t.errors.csrf, retryLink(page, token)),
+    )
+  const unavailable = refusalPage(page, view)
+  if (unavailable) return sendPayPage(reply, 422, unavailable)
+  const form = (request.body as Record<string, string> | undefined) ?? {}
+  const typed: PaymentRequest = {
+    channel: form.channel ?? '',
+    phoneNumber: form.phoneNumber ?? '',
+    ...(form.amount !== undefined ? { amount: form.amount } : {}),
+    ...(form.fullName ? { fullName: form.fullName.slice(0, 100) } : {}),
+  }
+  const result = await payThroughLink(tools.context, view, typed)
+  if ('operation' in result) {
+    const query = new URLSearchParams({ token: result.operation.token, lang: page.locale, next: 'operator' })
+    return reply.code(303).header('location', `/pay/${token}/done?${query}`).send()
+  }
+  return sendRefusal(tools, { request, reply, page, view, typed, result })
+}
+
+function retryLink(page: PayPageContext, token: string) {
+  return (
+    <a class="button" href={`/pay/${token}`}>
+      {page.t.retry}
+    </a>
+  )
+}
+
+/** A refused payment: the page of a link that takes none, or the form again with what to fix. */
+function sendRefusal(
+  tools: PayTools,
+  refused: {
+    request: FastifyRequest
+    reply: FastifyReply
+    page: PayPageContext
+    view: PaymentPageView
+    typed: PaymentRequest
+    result: PaymentRefusal
+  },
+): FastifyReply {
+  const { request, reply, page, view, typed, result } = refused
+  if (result.refused === 'unavailable' || result.refused === 'suspended') {
+    const shown = { ...view, status: result.refused === 'unavailable' ? result.status : view.status }
+    return sendPayPage(reply, result.refused === 'suspended' ? 403 : 422, refusalPage(page, shown) ?? '')
+  }
+  const { status, error } = formErrorOf(page, view, result)
+  const csrf = tools.csrfOf(request, view.link.token) ?? tools.issueCsrf(reply, view.link.token)
+  return sendPayPage(reply, status, paymentFormPage(page, view, { csrf, typed, error }))
+}

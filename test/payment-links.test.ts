@@ -1,0 +1,259 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { startApp, type TestApp, testPublicBaseUrl } from './support/app.ts'
+import { decideOnCheckout, openLinkForm, payOnLinkPage } from './support/payment-links.ts'
+import { describeEachStore } from './support/stores.ts'
+
+/**
+ * CONTRACT.md, Payment links, through the API and the hosted page's forms (the browser test walks
+ * the pages themselves): the record, idempotency, refusals, close, and what payments add up to.
+ */
+
+const environment = { SANDBOX_DELAY_MS: '600000', OPERATION_TTL: '2h' }
+let sequence = 0
+const reference = (name: string) => `${name}-${process.pid}-${sequence++}`
+const tokenShape = /^[a-z0-9]{5}(-[a-z0-9]{5}){4}$/
+
+describeEachStore('payment links', (store) => {
+  let app: TestApp
+  before(async () => {
+    app = await startApp(store(), { environment })
+  })
+  after(() => app.close())
+
+  async function merchant() {
+    const issued = await app.createMerchant('Boutique Awa')
+    return { issued, client: app.client(issued.sandbox) }
+  }
+
+  test('a fixed link: the record as the contract shapes it, its URL and its QR code', async () => {
+    const { client } = await merchant()
+    const merchantReference = reference('fixed')
+    const response = await client.post('/api/v1/payment-link', {
+      merchantReference,
+      description: 'Robe wax, taille M',
+      country: 'CI',
+      amount: 15000,
+      metadata: { shop: 'instagram' },
+    })
+    assert.equal(response.status, 200, response.text)
+    assert.equal(response.body.message, 'Payment link !')
+    const link = response.body.data.paymentLink
+    assert.match(link.token, tokenShape)
+    assert.equal(link.url, `${testPublicBaseUrl}/pay/${link.token}`)
+    assert.equal(link.qrCodeUrl, `${testPublicBaseUrl}/pay/${link.token}/qr.svg`)
+    assert.equal(link.status, 'active')
+    assert.equal(link.amount, 15000)
+    assert.equal(link.amountRange, undefined)
+    assert.equal(link.currency, 'XOF')
+    assert.equal(link.reusable, false)
+    assert.equal(link.paymentCount, 0)
+    assert.equal(link.collectedAmount, 0)
+    assert.equal(link.merchantReference, merchantReference)
+    assert.deepEqual(link.metadata, { shop: 'instagram' })
+    assert.ok(link.channels.includes('orange-money') && link.channels.includes('wave'), link.channels.join())
+    const lifetimeDays = (Date.parse(link.expiresAt) - Date.parse(link.initiationDate)) / 86_400_000
+    assert.ok(Math.abs(lifetimeDays - 7) < 0.001, `expires after ${lifetimeDays} days by default`)
+    const qr = await fetch(`${app.url}/pay/${link.token}/qr.svg`)
+    assert.equal(qr.status, 200)
+    assert.match(qr.headers.get('content-type') ?? '', /^image\/svg\+xml/)
+    assert.match(await qr.text(), /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/)
+    const read = await client.get(`/api/v1/payment-link/${link.token}`)
+    assert.deepEqual(read.body.data.paymentLink, link)
+  })
+
+  test('the same merchantReference: the same body is the same link, another body a 409 naming it', async () => {
+    const { client } = await merchant()
+    const body = {
+      merchantReference: reference('replay'),
+      description: 'Cours de danse',
+      country: 'SN',
+      amountRange: { min: 1000, max: 5000 },
+      reusable: true,
+    }
+    const first = await client.post('/api/v1/payment-link', body)
+    const again = await client.post('/api/v1/payment-link', body)
+    assert.equal(again.status, 200)
+    assert.equal(again.body.data.paymentLink.token, first.body.data.paymentLink.token)
+    assert.deepEqual(again.body.data.paymentLink.amountRange, { min: 1000, max: 5000 })
+    const other = await client.post('/api/v1/payment-link', { ...body, description: 'Autre chose' })
+    assert.equal(other.status, 409, other.text)
+    assert.equal(other.body.code, 'duplicate_merchant_reference')
+    assert.equal(other.body.token, first.body.data.paymentLink.token)
+    const listed = await client.get('/api/v1/payment-link')
+    assert.equal(listed.body.data.paymentLinks.length, 1, 'one link was created')
+  })
+
+  test('refusals name the field and create nothing', async () => {
+    const { client } = await merchant()
+    const base = { merchantReference: reference('bad'), description: 'x', country: 'CI' }
+    const cases: [unknown, number, string, string?][] = [
+      [{ ...base }, 422, 'validation_failed', 'amount'],
+      [{ ...base, amount: 1000, amountRange: { min: 1, max: 2 } }, 422, 'validation_failed', 'amount'],
+      [{ ...base, amountRange: { min: 5000, max: 1000 } }, 422, 'validation_failed', 'amountRange.max'],
+      [
+        { ...base, amount: 1000, expiresAt: new Date(Date.now() + 91 * 86_400_000).toISOString() },
+        422,
+        'validation_failed',
+        'expiresAt',
+      ],
+      [{ ...base, amount: 1000, expiresAt: '2020-01-01T00:00:00Z' }, 422, 'validation_failed', 'expiresAt'],
+      [{ ...base, amount: 1000, channels: ['no-such-channel'] }, 422, 'channel_unavailable', 'channels[0]'],
+      [{ ...base, amount: 1000, country: 'FR' }, 422, 'validation_failed', 'country'],
+      [{ ...base, amount: 10 ** 11 }, 422, 'amount_out_of_range'],
+      [{ ...base, amount: 1000, description: '' }, 422, 'validation_failed', 'description'],
+      [{ ...base, amount: 1000, color: 'red' }, 422, 'validation_failed', 'color'],
+    ]
+    for (const [body, status, code, field] of cases) {
+      const response = await client.post('/api/v1/payment-link', body)
+      assert.equal(response.status, status, `${JSON.stringify(body)}: ${response.text}`)
+      assert.equal(response.body.code, code, response.text)
+      if (field)
+        assert.ok(
+          response.body.errors?.some((error: { field: string }) => error.field === field),
+          response.text,
+        )
+    }
+    const listed = await client.get('/api/v1/payment-link')
+    assert.equal(listed.body.meta.pagination.total, 0)
+  })
+
+  test('list, details and close: another merchant’s token is a 404; closing twice is the same; a completed link is a 422', async () => {
+    const { client } = await merchant()
+    const other = await merchant()
+    const made = []
+    for (let index = 0; index < 3; index += 1) {
+      const response = await client.post('/api/v1/payment-link', {
+        merchantReference: reference('list'),
+        description: `Link ${index}`,
+        country: 'CI',
+        amount: 1000 + index,
+      })
+      made.push(response.body.data.paymentLink.token)
+    }
+    const page = await client.get('/api/v1/payment-link', { perPage: 2 })
+    assert.equal(page.body.message, 'Payment links !')
+    assert.deepEqual(
+      page.body.data.paymentLinks.map((link: { token: string }) => link.token),
+      [made[2], made[1]],
+    )
+    assert.equal(page.body.meta.pagination.total, 3)
+    assert.equal((await other.client.get(`/api/v1/payment-link/${made[0]}`)).status, 404)
+    assert.equal((await other.client.post(`/api/v1/payment-link/${made[0]}/close`)).status, 404)
+    const closed = await client.post(`/api/v1/payment-link/${made[0]}/close`)
+    assert.equal(closed.status, 200, closed.text)
+    assert.equal(closed.body.data.paymentLink.status, 'closed')
+    const again = await client.post(`/api/v1/payment-link/${made[0]}/close`)
+    assert.deepEqual(again.body.data.paymentLink, closed.body.data.paymentLink)
+    // A single-use link paid once is completed: there is nothing to close.
+    const paid = await payOnLinkPage(app.url, made[1]!, {
+      channel: 'orange-money',
+      phoneNumber: '0700000123',
+    })
+    assert.equal(paid.status, 303, paid.text)
+    const completed = await client.get(`/api/v1/payment-link/${made[1]}`)
+    assert.equal(completed.body.data.paymentLink.status, 'completed')
+    assert.equal(completed.body.data.paymentLink.paymentCount, 1)
+    const refused = await client.post(`/api/v1/payment-link/${made[1]}/close`)
+    assert.equal(refused.status, 422, refused.text)
+    assert.equal(refused.body.code, 'link_unavailable')
+  })
+
+  test('a reusable link counts its succeeded payments and their amounts; its collects carry paymentLink, its callbackUrl, its metadata and numbered references', async () => {
+    const { client } = await merchant()
+    const merchantReference = reference('tips')
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference,
+      description: 'Pourboire',
+      country: 'CI',
+      amountRange: { min: 500, max: 20000 },
+      reusable: true,
+      callbackUrl: 'http://127.0.0.1:9/hook',
+      metadata: { table: '12' },
+    })
+    const { token } = created.body.data.paymentLink
+    for (const [amount, phone] of [
+      ['1500', '0700000123'],
+      ['2 500', '0700000124'],
+      ['900', '0700000901'],
+    ] as const) {
+      const answer = await payOnLinkPage(app.url, token, {
+        channel: 'orange-money',
+        phoneNumber: phone,
+        amount,
+      })
+      assert.equal(answer.status, 303, answer.text)
+    }
+    const link = (await client.get(`/api/v1/payment-link/${token}`)).body.data.paymentLink
+    assert.equal(link.status, 'active')
+    assert.equal(link.paymentCount, 2, 'the failed payment (901) does not count')
+    assert.equal(link.collectedAmount, 4000)
+    const collects = await client.get('/api/v1/collect', { paymentLink: token })
+    assert.equal(collects.status, 200, collects.text)
+    const records = collects.body.data.collects
+    assert.equal(records.length, 3)
+    assert.deepEqual(
+      records.map((record: { merchantReference: string }) => record.merchantReference),
+      [`${merchantReference}-3`, `${merchantReference}-2`, `${merchantReference}-1`],
+    )
+    for (const record of records) {
+      assert.equal(record.paymentLink, token)
+      assert.deepEqual(record.metadata, { table: '12' })
+    }
+    assert.deepEqual(
+      records.map((record: { status: string }) => record.status),
+      ['failed', 'succeeded', 'succeeded'],
+    )
+    const events = await app.db
+      .selectFrom('events')
+      .select(['callback_url'])
+      .where(
+        'operation_id',
+        'in',
+        app.db.selectFrom('operations').select('id').where('payment_link', '=', token),
+      )
+      .execute()
+    assert.ok(events.length >= 3 && events.every((event) => event.callback_url === 'http://127.0.0.1:9/hook'))
+    const unrelated = await client.get('/api/v1/collect', { paymentLink: 'aaaaa-aaaaa-aaaaa-aaaaa-aaaaa' })
+    assert.equal(unrelated.body.data.collects.length, 0)
+  })
+
+  test('a single-use link: a second payment while the first is pending is refused, creates nothing, and the first then completes the link', async () => {
+    const { client } = await merchant()
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference: reference('once'),
+      description: 'Sac',
+      country: 'CI',
+      amount: 7000,
+    })
+    const { token } = created.body.data.paymentLink
+    // 906: the sandbox's checkout page decides, so the first payment stays pending until then.
+    const first = await payOnLinkPage(app.url, token, { channel: 'orange-money', phoneNumber: '0700000906' })
+    assert.equal(first.status, 303, first.text)
+    const done = new URL(first.headers.get('location') ?? '', app.url)
+    assert.equal(done.pathname, `/pay/${token}/done`)
+    const collectToken = done.searchParams.get('token')!
+    // A form opened while the first payment is pending, sent once it has succeeded, below.
+    const late = await openLinkForm(app.url, token)
+    const second = await payOnLinkPage(app.url, token, { channel: 'orange-money', phoneNumber: '0700000123' })
+    assert.equal(second.status, 409, second.text)
+    assert.match(second.text, /already under way/)
+    assert.equal((await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects.length, 1)
+    const decided = await decideOnCheckout(app.url, `/checkout/${collectToken}`, 'pay')
+    assert.equal(decided.status, 303)
+    assert.match(
+      decided.headers.get('location') ?? '',
+      new RegExp(`/pay/${token}/done\\?token=${collectToken}&`),
+    )
+    const link = (await client.get(`/api/v1/payment-link/${token}`)).body.data.paymentLink
+    assert.equal(link.status, 'completed')
+    assert.equal(link.paymentCount, 1)
+    const third = await late.submit({ channel: 'orange-money', phoneNumber: '0700000123' })
+    assert.equal(third.status, 422, third.text)
+    assert.match(third.text, /already been paid/)
+    const page = await (await fetch(`${app.url}/pay/${token}`)).text()
+    assert.match(page, /already been paid/)
+    assert.doesNotMatch(page, /<form/)
+    assert.equal((await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects.length, 1)
+  })
+})
