@@ -10,6 +10,7 @@ import { balanceRoutes } from './routes/balance.tsx'
 import { developersRoutes } from './routes/developers.tsx'
 import { homeRoutes } from './routes/home.tsx'
 import { operationsRoutes } from './routes/operations.tsx'
+import { paymentLinkRoutes } from './routes/payment-links.tsx'
 import { payoutBatchRoutes } from './routes/payout-batches.tsx'
 import { settingsRoutes } from './routes/settings.tsx'
 import { signInRoutes } from './routes/sign-in.tsx'
@@ -24,6 +25,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: Guard) => void)
   developersRoutes,
   balanceRoutes,
   payoutBatchRoutes,
+  paymentLinkRoutes,
   settingsRoutes,
   teamRoutes,
   auditRoutes,

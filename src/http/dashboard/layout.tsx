@@ -96,6 +96,7 @@ function TopBar({ page }: { page: PageContext }) {
           {link(`/dashboard/${mode}/operations`, t.nav.operations)}
           {link(`/dashboard/${mode}/balance`, t.nav.balance)}
           {link(`/dashboard/${mode}/payout-batches`, t.nav.payoutBatches)}
+          {link(`/dashboard/${mode}/payment-links`, t.nav.paymentLinks)}
           {allows(page, 'keys') && link(`/dashboard/${mode}/developers`, t.nav.developers)}
           {link('/dashboard/team', t.nav.team)}
           {link('/dashboard/audit', t.nav.audit)}

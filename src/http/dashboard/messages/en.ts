@@ -282,7 +282,6 @@ export const en = {
     itemsTitle: 'Items',
     reason: 'Reason',
     operation: 'Operation',
-    notReady: 'Payout batches are not available on this server yet.',
   },
   // paymentLinks: create, list, a link's page.
   paymentLinks: {
@@ -327,7 +326,7 @@ export const en = {
       closed: 'Closed',
     },
     amountInvalid: 'Write the amounts as positive numbers, such as 1500; the smallest below the largest.',
-    notReady: 'Payment links are not available on this server yet.',
+    descriptionInvalid: 'Write a description of 1 to 200 characters.',
   },
   // settings: the merchant's settings, for owners.
   settings: {
@@ -337,7 +336,6 @@ export const en = {
       'A batch made in the dashboard always waits for a second member. When this is on, batches sent through the API wait too.',
     requireBatchApproval: 'API batches wait for approval',
     saved: 'The settings are saved.',
-    notReady: 'These settings are not available on this server yet.',
   },
   // balance: movements and statements.
   balancePage: {

@@ -280,7 +280,6 @@ export const fr: Messages = {
     itemsTitle: 'Éléments',
     reason: 'Motif',
     operation: 'Opération',
-    notReady: 'Les paiements groupés ne sont pas encore disponibles sur ce serveur.',
   },
   paymentLinks: {
     title: 'Liens de paiement',
@@ -325,7 +324,7 @@ export const fr: Messages = {
     },
     amountInvalid:
       'Écrivez les montants comme des nombres positifs, par exemple 1500 ; le minimal sous le maximal.',
-    notReady: 'Les liens de paiement ne sont pas encore disponibles sur ce serveur.',
+    descriptionInvalid: 'Écrivez un libellé de 1 à 200 caractères.',
   },
   settings: {
     title: 'Paramètres',
@@ -334,7 +333,6 @@ export const fr: Messages = {
       "Un lot créé dans le tableau de bord attend toujours un second membre. Quand ceci est activé, les lots envoyés par l'API attendent aussi.",
     requireBatchApproval: "Les lots de l'API attendent une approbation",
     saved: 'Les paramètres sont enregistrés.',
-    notReady: 'Ces paramètres ne sont pas encore disponibles sur ce serveur.',
   },
   balancePage: {
     title: 'Solde',
