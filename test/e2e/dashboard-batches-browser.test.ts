@@ -8,7 +8,7 @@ import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import type { Role } from '../../src/domain/roles.ts'
 import { startApp, type TestApp } from '../support/app.ts'
 import { chromiumMissing, launchChromium } from '../support/browser.ts'
-import { type SignedInMember, signedInMember } from '../support/dashboard.ts'
+import { nextTotpCode, type SignedInMember, signedInMember } from '../support/dashboard.ts'
 import { freePort } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
 
@@ -83,6 +83,15 @@ describeEachStore('the payout batch and payment link pages in a real browser', (
       )
   }
 
+  /** Good sandbox rows (each succeeds at once once sent), numbered under the prefix. */
+  function goodLines(prefix: string, count: number): string[] {
+    return Array.from(
+      { length: count },
+      (_, index) =>
+        `1000,orange-money,CI,+22507000001${String(index).padStart(2, '0')},Awa Diop,${prefix}-${store().name}-${index}`,
+    )
+  }
+
   function csvFile(name: string, lines: string[]): string {
     const path = join(files, `${store().name}-${name}.csv`)
     writeFileSync(path, [header, ...lines].join('\n'))
@@ -116,6 +125,133 @@ describeEachStore('the payout batch and payment link pages in a real browser', (
       )
       assert.equal(await page.locator('input[name=csv]').count(), 0, 'no submit form')
       await axeCheck(page, 'preview with an error', lang)
+      assert.deepEqual(axeFailures, [])
+    })
+
+    test(`a dashboard upload waits; the creator cannot approve it; a second member approves it with a code (${lang})`, {
+      skip: chromiumMissing,
+    }, async () => {
+      const { page } = await memberInBrowser('finance', lang)
+      await uploadFile(page, csvFile(`approve-${lang}`, goodLines(`approve-${lang}`, 2)))
+      await axeCheck(page, 'preview, all good', lang)
+      await Promise.all([
+        page.waitForURL('**/payout-batches/*?done=submitted'),
+        page.click('main form[enctype] button[type=submit]'),
+      ])
+      const batchUrl = page.url().split('?')[0] ?? ''
+      assert.equal(
+        await page.locator('.status-batch-awaiting_approval').count(),
+        1,
+        'awaiting approval, in its record',
+      )
+      assert.equal(
+        await page.locator('form[action$="/approve"]').count(),
+        0,
+        'the creator is offered no approval',
+      )
+      assert.equal(await page.locator('#own-batch').count(), 1, 'the page says why')
+      await axeCheck(page, 'batch awaiting approval (its creator)', lang)
+
+      const second = await memberInBrowser('admin', lang)
+      await second.page.goto(batchUrl)
+      await axeCheck(second.page, 'batch awaiting approval (an approver)', lang)
+      await second.page.fill(
+        'form[action$="/approve"] input[name=code]',
+        await nextTotpCode(second.member.totpSecret),
+      )
+      await Promise.all([
+        second.page.waitForURL('**?done=approved'),
+        second.page.click('form[action$="/approve"] button[type=submit]'),
+      ])
+      assert.equal(await second.page.locator('.status-batch-awaiting_approval').count(), 0)
+      assert.equal(await second.page.locator('form[action$="/approve"]').count(), 0)
+      await axeCheck(second.page, 'batch approved', lang)
+      assert.deepEqual(axeFailures, [])
+    })
+
+    test(`a reject releases every hold (${lang})`, { skip: chromiumMissing }, async () => {
+      const { page } = await memberInBrowser('owner', lang)
+      const balance = async () =>
+        (await app.context.store.ledger.balances(merchant.id, 'sandbox')).find(
+          (entry) => entry.currency === 'XOF',
+        )
+      const before = await balance()
+      await uploadFile(page, csvFile(`reject-${lang}`, goodLines(`reject-${lang}`, 3)))
+      await Promise.all([
+        page.waitForURL('**/payout-batches/*?done=submitted'),
+        page.click('main form[enctype] button[type=submit]'),
+      ])
+      assert.ok((await balance())!.heldMinor > before!.heldMinor, 'held while it waits')
+      await Promise.all([
+        page.waitForURL('**?done=rejected'),
+        page.click('form[action$="/reject"] button[type=submit]'),
+      ])
+      assert.equal(await page.locator('.status-batch-rejected').count(), 1)
+      assert.deepEqual(await balance(), before, 'every hold released')
+      await axeCheck(page, 'batch rejected', lang)
+      await page.goto(`${app.url}/dashboard/sandbox/payout-batches`)
+      await axeCheck(page, 'batch list', lang)
+      assert.deepEqual(axeFailures, [])
+    })
+
+    test(`a link is created with its QR code, then closed (${lang})`, { skip: chromiumMissing }, async () => {
+      const { page } = await memberInBrowser('finance', lang)
+      await page.goto(`${app.url}/dashboard/sandbox/payment-links`)
+      await axeCheck(page, 'payment links', lang)
+      await page.fill('input[name=description]', `T-shirt ${lang}`)
+      await page.selectOption('select[name=country]', 'CI')
+      await page.fill('input[name=amount]', '7500')
+      await page.check('input[name="channel-orange-money"]')
+      await Promise.all([
+        page.waitForURL('**/payment-links/*?done=created'),
+        page.click('main form button[type=submit]'),
+      ])
+      const qr = page.locator('img.qr')
+      assert.match((await qr.getAttribute('src')) ?? '', /^data:image\/svg\+xml;base64,/)
+      assert.ok(
+        (await qr.evaluate((image: HTMLImageElement) => image.naturalWidth)) > 0,
+        'the QR code is drawn (CSP allows it)',
+      )
+      assert.match((await page.textContent('main')) ?? '', /\/pay\//)
+      await axeCheck(page, 'payment link', lang)
+      await Promise.all([
+        page.waitForURL('**?done=closed'),
+        page.click('form[action$="/close"] button[type=submit]'),
+      ])
+      assert.equal(await page.locator('.status-link-closed').count(), 1)
+      assert.equal(await page.locator('form[action$="/close"]').count(), 0)
+      await axeCheck(page, 'payment link closed', lang)
+      assert.deepEqual(axeFailures, [])
+    })
+
+    test(`the settings page and a cash-out's cancel pass axe (${lang})`, {
+      skip: chromiumMissing,
+    }, async () => {
+      const { page } = await memberInBrowser('owner', lang)
+      await page.goto(`${app.url}/dashboard/settings`)
+      await axeCheck(page, 'settings', lang)
+      await page.check('input[name=requireBatchApproval]')
+      await Promise.all([page.waitForLoadState(), page.click('main form button[type=submit]')])
+      assert.equal(await page.locator('input[name=requireBatchApproval]').isChecked(), true)
+      await axeCheck(page, 'settings saved', lang)
+      await page.uncheck('input[name=requireBatchApproval]')
+      await Promise.all([page.waitForLoadState(), page.click('main form button[type=submit]')])
+      await uploadFile(page, csvFile(`cancel-${lang}`, goodLines(`cancel-${lang}`, 1)))
+      await Promise.all([
+        page.waitForURL('**/payout-batches/*?done=submitted'),
+        page.click('main form[enctype] button[type=submit]'),
+      ])
+      await Promise.all([page.waitForLoadState(), page.click('#batch-items tbody a')])
+      await axeCheck(page, 'operation with cancel', lang)
+      await Promise.all([
+        page.waitForURL('**?canceled=1'),
+        page.click('form[action$="/cancel"] button[type=submit]'),
+      ])
+      assert.equal(
+        await page.locator('#record .status-canceled, [aria-labelledby=record] .status-canceled').count(),
+        1,
+      )
+      await axeCheck(page, 'operation canceled', lang)
       assert.deepEqual(axeFailures, [])
     })
   }
