@@ -1,19 +1,17 @@
 import type { Mode } from '../../domain/kinds.ts'
-import type { Operation } from '../../domain/operation.ts'
 import type { Page } from '../../domain/pages.ts'
-import {
-  emptyCounts,
-  largestPayoutBatch,
-  type PayoutBatch,
-  type PayoutBatchCounts,
-} from '../../domain/payout-batches.ts'
+import { ApiError } from '../../errors.ts'
 import type { AppContext } from '../context.ts'
+import {
+  listPayoutBatches,
+  type PayoutBatchItemResult,
+  type PayoutBatchView,
+  payoutBatchDetails,
+  payoutBatchItems,
+} from '../payout-batches/index.ts'
 
 /** A batch as its pages show it: the row, and its items counted by status. */
-export interface BatchSummary {
-  batch: PayoutBatch
-  counts: PayoutBatchCounts
-}
+export type BatchSummary = PayoutBatchView
 
 /** One item of a batch, as its page and its results CSV show it. */
 export interface BatchItemView {
@@ -36,18 +34,13 @@ export interface BatchView extends BatchSummary {
 export const batchesPerPage = 50
 
 /** The merchant's batches of one mode, newest first, a page at a time, with their counts. */
-export async function batchesOf(
+export function batchesOf(
   context: AppContext,
   merchantId: string,
   mode: Mode,
   page: number,
 ): Promise<Page<BatchSummary>> {
-  const listed = await context.store.payoutBatches.list(merchantId, mode, { page, perPage: batchesPerPage })
-  const counts = await context.store.payoutBatches.counts(listed.items.map((batch) => batch.id))
-  return {
-    total: listed.total,
-    items: listed.items.map((batch) => ({ batch, counts: counts.get(batch.id) ?? emptyCounts() })),
-  }
+  return listPayoutBatches(context, merchantId, mode, { page, perPage: batchesPerPage })
 }
 
 /** A batch of this merchant and mode with every item (at most 1,000), or undefined. */
@@ -57,31 +50,29 @@ export async function batchViewOf(
   mode: Mode,
   token: string,
 ): Promise<BatchView | undefined> {
-  const batch = await context.store.payoutBatches.findByToken(merchantId, mode, token)
-  if (!batch) return undefined
-  const [counts, items] = await Promise.all([
-    context.store.payoutBatches.counts([batch.id]),
-    context.store.payoutBatches.items(batch.id, -1, largestPayoutBatch),
-  ])
-  return {
-    batch,
-    counts: counts.get(batch.id) ?? emptyCounts(),
-    items: items.map(({ index, operation }) => itemView(index, operation)),
+  try {
+    const [view, items] = await Promise.all([
+      payoutBatchDetails(context, merchantId, mode, token),
+      payoutBatchItems(context, merchantId, mode, token),
+    ])
+    return { ...view, items: items.map(itemView) }
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined
+    throw error
   }
 }
 
-function itemView(index: number, operation: Operation): BatchItemView {
-  const side = operation.sides[0]
-  const failure = operation.failure ?? side?.failure
+function itemView(item: PayoutBatchItemResult): BatchItemView {
+  const failure = item.failureReason ?? item.operation.sides[0]?.failure
   return {
-    index,
-    token: operation.token,
-    merchantReference: operation.merchantReference,
-    phoneNumber: side?.customer.phoneNumber ?? '',
-    fullName: side?.customer.fullName ?? '',
-    amountMinor: side?.amountMinor ?? 0,
-    currency: operation.currency,
-    status: operation.status,
+    index: item.index,
+    token: item.token,
+    merchantReference: item.merchantReference,
+    phoneNumber: item.phoneNumber,
+    fullName: item.fullName,
+    amountMinor: item.operation.sides[0]?.amountMinor ?? 0,
+    currency: item.currency,
+    status: item.status,
     failureCode: failure?.code ?? '',
     failureMessage: failure?.message ?? '',
   }

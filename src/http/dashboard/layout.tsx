@@ -156,7 +156,9 @@ function LanguageSwitch({ page }: { page: PageContext }) {
 function switchedPath(path: string, mode: Mode): string {
   const other = mode === 'sandbox' ? 'live' : 'sandbox'
   const [, , , section] = path.split('?')[0]?.split('/') ?? []
-  const keeps = section === 'operations' || section === 'balance' || section === 'developers'
+  const keeps = ['operations', 'balance', 'developers', 'payout-batches', 'payment-links'].includes(
+    section ?? '',
+  )
   return keeps && path.split('/').length === 4 ? `/dashboard/${other}/${section}` : `/dashboard/${other}`
 }
 
