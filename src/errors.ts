@@ -30,7 +30,10 @@ export const errorRegistry = {
     status: 409,
     message: 'This payout has reached its operator and can no longer be canceled.',
   },
-  payload_too_large: { status: 413, message: 'The request body is larger than 64 KiB (2 MiB for a payout batch).' },
+  payload_too_large: {
+    status: 413,
+    message: 'The request body is larger than 64 KiB (2 MiB for a payout batch).',
+  },
   unsupported_media_type: {
     status: 415,
     message: 'Request bodies must be JSON (content-type: application/json).',

@@ -97,7 +97,9 @@ export function createWorkers(
   })
   const batches = new PayoutBatchWorker(context, owner, idleMs)
   const runDue = async () =>
-    (await batches.runOnce()) + (await scheduledWork.runOnce()) + (await deliverDueEvents(delivery, concurrency))
+    (await batches.runOnce()) +
+    (await scheduledWork.runOnce()) +
+    (await deliverDueEvents(delivery, concurrency))
   if (options.manual) return { runDue, stop: async () => {} }
 
   const scheduled = scheduledWork.start()

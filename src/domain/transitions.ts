@@ -115,7 +115,10 @@ export const canceledByMerchantReason: FailureReason = {
   message: 'The merchant canceled the payout before it reached the operator.',
 }
 
-function canceledByMerchant(outcome: { reason: FailureReason }): { status: 'canceled'; reason: FailureReason } {
+function canceledByMerchant(outcome: { reason: FailureReason }): {
+  status: 'canceled'
+  reason: FailureReason
+} {
   return {
     status: 'canceled',
     reason: {

@@ -24,7 +24,7 @@ const literalUnion = <T extends readonly string[]>(values: T, options: { descrip
 
 // ---- requests (CONTRACT.md, Errors: bounds) ----
 
-const httpUrl = (description: string) =>
+export const httpUrl = (description: string) =>
   Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', format: 'uri', description })
 
 export const CustomerInput = Type.Object(
@@ -55,7 +55,7 @@ export const CustomerInput = Type.Object(
   },
 )
 
-const sideFields = {
+export const sideFields = {
   amount: Type.Number({
     exclusiveMinimum: 0,
     maximum: 1e12,
@@ -96,7 +96,7 @@ const urlFields = {
   ),
 }
 
-const merchantReference = Type.String({
+export const merchantReference = Type.String({
   minLength: 1,
   maxLength: 64,
   // No control, format or separator characters. Written with plain escapes rather than \p{C}, so
@@ -119,12 +119,16 @@ const SideInput = Type.Object(sideFields, {
 })
 
 /** CONTRACT.md, Errors: at most 20 keys of 1 to 40 characters, string values of at most 500. */
-const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ maxLength: 500 }), {
-  maxProperties: 20,
-  propertyNames: { minLength: 1, maxLength: 40 },
-  description:
-    'Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks',
-})
+export const Metadata = Type.Record(
+  Type.String({ minLength: 1, maxLength: 40 }),
+  Type.String({ maxLength: 500 }),
+  {
+    maxProperties: 20,
+    propertyNames: { minLength: 1, maxLength: 40 },
+    description:
+      'Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks',
+  },
+)
 
 /** A single-sided kind takes its side's fields at the top; a kind with named sides takes each under its role. */
 export function initiationBodyOf(kind: OperationKind) {
@@ -222,6 +226,9 @@ export const OperationListQuery = Type.Object(
       }),
     ),
     ...dateQuery,
+    batch: Type.Optional(
+      Type.String({ pattern: tokenPattern, description: 'Only the items of this payout batch (its token)' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -382,6 +389,12 @@ const singleRecordFields = {
   channel: channelSent,
   country: countrySent,
   ...operatorReference,
+  batch: Type.Optional(
+    Type.String({
+      pattern: tokenPattern,
+      description: 'On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token})',
+    }),
+  ),
 }
 
 const SideRecord = Type.Object(
@@ -597,6 +610,19 @@ export const ErrorEnvelope = Type.Object({
   collect: Type.Optional(Type.String({ description: 'refund_exceeds_collected: the refunded collect' })),
   leftToRefund: Type.Optional(
     Type.Number({ description: 'refund_exceeds_collected: what is left to refund of it, in major units' }),
+  ),
+  total: Type.Optional(
+    Type.Number({
+      description: 'insufficient_balance on a payout batch: its items’ cash amounts, in major units',
+    }),
+  ),
+  available: Type.Optional(
+    Type.Number({
+      description: 'insufficient_balance on a payout batch: the available balance, in major units',
+    }),
+  ),
+  status: Type.Optional(
+    Type.String({ description: 'not_cancelable: the status of what could not be canceled' }),
   ),
   requestId: Type.String({
     description: 'This request’s id, also in the x-request-id header: quote it when asking about the request',

@@ -23,6 +23,7 @@ import { healthRoutes } from './routes/health.ts'
 import { homeRoutes } from './routes/home.ts'
 import { timeAnswers } from './routes/metrics.ts'
 import { operationRoutes } from './routes/operations.ts'
+import { payoutBatchRoutes } from './routes/payout-batches.ts'
 import { providerNotificationRoutes } from './routes/provider-notifications.ts'
 import { transactionRoutes } from './routes/transactions.ts'
 import { validatorCompiler } from './validation.ts'
@@ -87,6 +88,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       requireCredentials(api, context)
       channelRoutes(api, context)
       operationRoutes(api, context)
+      payoutBatchRoutes(api, context)
       transactionRoutes(api, context)
       eventRoutes(api, context)
     },

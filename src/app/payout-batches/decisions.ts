@@ -1,12 +1,12 @@
 import type { Mode } from '../../domain/kinds.ts'
-import { type PayoutBatch, type PayoutBatchStatus, allItemsFinal } from '../../domain/payout-batches.ts'
+import { allItemsFinal, type PayoutBatch, type PayoutBatchStatus } from '../../domain/payout-batches.ts'
 import type { FailureReason } from '../../domain/status.ts'
 import { ApiError } from '../../errors.ts'
 import type { Repositories } from '../../store/store.ts'
 import type { AppContext } from '../context.ts'
 import { executeWrites, type WriteSteps } from '../write-pipeline.ts'
 import { findPayoutBatch } from './reads.ts'
-import { payoutBatchEvent, type PayoutBatchView } from './records.ts'
+import { type PayoutBatchView, payoutBatchEvent } from './records.ts'
 
 /** Why a batch cannot be approved or rejected: a value the dashboard says in its own words. */
 export class PayoutBatchRefusal extends Error {

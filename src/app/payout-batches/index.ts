@@ -1,4 +1,6 @@
 /** Payout batches (CONTRACT.md, Payout batches): what the API and the dashboard call. */
+
+export { cancelOperation } from '../cancel.ts'
 export {
   acceptPayoutBatch,
   type PayoutBatchInput,
@@ -20,4 +22,3 @@ export {
 } from './reads.ts'
 export { type PayoutBatchView, payoutBatchRecord } from './records.ts'
 export { PayoutBatchWorker } from './worker.ts'
-export { cancelOperation } from '../cancel.ts'
