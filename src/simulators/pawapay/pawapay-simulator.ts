@@ -20,12 +20,15 @@ import {
 } from './control-routes.ts'
 import { sendJson } from './http-io.ts'
 import { Ledger } from './ledger.ts'
+import { holdPayouts } from './queue.ts'
+import { type Acceptance, type BulkReceipt, Receipts } from './receipts.ts'
 import { createCallbackSigner } from './signing.ts'
 import { type SimulatorState, Timers } from './state.ts'
 import { ApiTokens } from './tokens.ts'
 
 export type { PawapaySimulatorOptions, SigningKeyOptions } from './config.ts'
 export type { ControlView, ForceRequest } from './control-routes.ts'
+export type { Acceptance, BulkReceipt } from './receipts.ts'
 
 export interface RunningPawapaySimulator extends RunningSimulator {
   /** The API token accepted now (a new one after expireAccessTokens()). */
@@ -39,6 +42,12 @@ export interface RunningPawapaySimulator extends RunningSimulator {
    * it), sending its callback when the status is final. False when no single payment matches.
    */
   forceStatus(id: string, forced: ForceRequest): boolean
+  /** true: new payouts stay ENQUEUED; false: every ENQUEUED payout goes on. Answers how many are (were) ENQUEUED. */
+  holdPayouts(hold: boolean): number
+  /** Every POST /v2/payouts/bulk received, refused or not: how many payouts it carried. */
+  bulkRequests(): BulkReceipt[]
+  /** Per payment id: how often it was answered ACCEPTED and DUPLICATE_IGNORED. */
+  acceptances(): Acceptance[]
 }
 
 async function dispatch(state: SimulatorState, request: IncomingMessage, response: ServerResponse) {
@@ -63,6 +72,8 @@ function newState(options: PawapaySimulatorOptions): SimulatorState {
     signer,
     timers,
     requests: [],
+    receipts: new Receipts(),
+    holdPayouts: false,
     url: '',
   }
 }
@@ -92,6 +103,9 @@ export async function startPawapaySimulator(
     },
     transactions: () => state.ledger.all().map((payment) => controlView(state, payment)),
     forceStatus: (id, forced) => forceById(state, id, forced).payment !== undefined,
+    holdPayouts: (hold) => holdPayouts(state, hold),
+    bulkRequests: () => [...state.receipts.bulks],
+    acceptances: () => state.receipts.acceptances(),
     close: async () => {
       state.timers.clear()
       state.callbacks.close()
