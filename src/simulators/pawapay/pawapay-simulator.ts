@@ -1,7 +1,8 @@
 /**
- * A simulator of pawaPay's Merchant API v2 (docs.pawapay.io/v2): deposits, payouts and refunds,
- * their status checks, callbacks and callback resends, active configuration, provider prediction
- * and the callback-signing public key. Every behaviour and its published source is in SOURCES.md.
+ * A simulator of pawaPay's Merchant API v2 (docs.pawapay.io/v2): deposits, payouts (alone or in
+ * bulks of at most 20) and refunds, their status checks, callbacks and callback resends, ENQUEUED
+ * payouts and their cancel (fail-enqueued), active configuration, provider prediction and the
+ * callback-signing public key. Every behaviour and its published source is in SOURCES.md.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { listen, receive } from '../http-io.ts'
