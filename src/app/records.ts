@@ -40,6 +40,7 @@ export function operationRecord(operation: Operation): Record<string, unknown> {
   record.channel = side.channel
   record.country = side.country
   addOperatorReference(record, operation, side)
+  if (side.batch) record.batch = side.batch.token
   return record
 }
 

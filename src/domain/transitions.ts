@@ -251,8 +251,9 @@ function settleSide(
   outcome: Exclude<SideOutcome, { status: 'pending' }>,
   clock: TransitionClock,
 ): void {
-  // The operator failed a payout the merchant asked it to stop (pawaPay's fail-enqueued): a cancel.
-  const settled = side.cancelRequested && outcome.status === 'failed' ? canceledByMerchant(outcome) : outcome
+  // The operator stopped a payout the merchant asked it to stop (pawaPay's fail-enqueued): a cancel.
+  const stopped = outcome.status === 'failed' || outcome.status === 'canceled'
+  const settled = side.cancelRequested && stopped ? canceledByMerchant(outcome) : outcome
   side.status = settled.status
   side.awaitingCustomer = undefined
   if (settled.status !== 'succeeded') side.failure = settled.reason

@@ -140,6 +140,8 @@ export function documentApiRoutes(app: FastifyInstance): void {
       answers.set(415, ['unsupported_media_type'])
     }
     if (schema.querystring || takesBody) answers.set(422, ['validation_failed'])
+    // A cancel (POST /disbursement/{token}/cancel, /payout-batch/{token}/cancel).
+    if (takesBody && route.url.endsWith('/cancel')) answers.set(409, ['not_cancelable'])
     // An initiation on an existing operation (a refund: POST /collect/{token}/refund).
     const refunds = initiates && Boolean(schema.params)
     if (initiates) {

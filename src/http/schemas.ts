@@ -56,7 +56,7 @@ export const CustomerInput = Type.Object(
   },
 )
 
-const sideFields = {
+export const sideFields = {
   amount: Type.Number({
     exclusiveMinimum: 0,
     maximum: 1e12,
@@ -227,6 +227,9 @@ export const OperationListQuery = Type.Object(
       }),
     ),
     ...dateQuery,
+    batch: Type.Optional(
+      Type.String({ pattern: tokenPattern, description: 'Only the items of this payout batch (its token)' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -401,6 +404,12 @@ const singleRecordFields = {
   channel: channelSent,
   country: countrySent,
   ...operatorReference,
+  batch: Type.Optional(
+    Type.String({
+      pattern: tokenPattern,
+      description: 'On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token})',
+    }),
+  ),
 }
 
 const SideRecord = Type.Object(
@@ -629,6 +638,19 @@ export const ErrorEnvelope = Type.Object({
   collect: Type.Optional(Type.String({ description: 'refund_exceeds_collected: the refunded collect' })),
   leftToRefund: Type.Optional(
     Type.Number({ description: 'refund_exceeds_collected: what is left to refund of it, in major units' }),
+  ),
+  total: Type.Optional(
+    Type.Number({
+      description: 'insufficient_balance on a payout batch: its items’ cash amounts, in major units',
+    }),
+  ),
+  available: Type.Optional(
+    Type.Number({
+      description: 'insufficient_balance on a payout batch: the available balance, in major units',
+    }),
+  ),
+  status: Type.Optional(
+    Type.String({ description: 'not_cancelable: the status of what could not be canceled' }),
   ),
   requestId: Type.String({
     description: 'This request’s id, also in the x-request-id header: quote it when asking about the request',

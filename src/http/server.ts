@@ -25,6 +25,7 @@ import { homeRoutes } from './routes/home.ts'
 import { timeAnswers } from './routes/metrics.ts'
 import { operationRoutes } from './routes/operations.ts'
 import { paymentLinkRoutes } from './routes/payment-links.ts'
+import { payoutBatchRoutes } from './routes/payout-batches.ts'
 import { providerNotificationRoutes } from './routes/provider-notifications.ts'
 import { transactionRoutes } from './routes/transactions.ts'
 import { validatorCompiler } from './validation.ts'
@@ -89,6 +90,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       requireCredentials(api, context)
       channelRoutes(api, context)
       operationRoutes(api, context)
+      payoutBatchRoutes(api, context)
       transactionRoutes(api, context)
       eventRoutes(api, context)
       paymentLinkRoutes(api, context)

@@ -6,6 +6,8 @@ import type {
   ProviderOutcome,
   ProviderRequest,
 } from '../provider.ts'
+import { cancelQueued, initiateMany } from './bulk.ts'
+import { largestPawapayBulk } from './bulk-wire.ts'
 import { createPawapayClient, type PawapayAnswer } from './client.ts'
 import { createCallbackVerifier } from './signature.ts'
 import {
@@ -45,6 +47,9 @@ async function parseCallback(
  * created nothing: the side ends. No answer, a timeout or a 5xx leaves it pending for polling, as
  * money may have moved. Callbacks carry no reference of Sika's (no clientReferenceId), only the
  * payment's id, and are only a hint: Sika asks GET /v2/{deposits|payouts}/{id} before it settles.
+ * Payouts also go 20 to a request (POST /v2/payouts/bulk), each answered as a single payout is,
+ * and a payout pawaPay holds ENQUEUED can be stopped (fail-enqueued): it then ends FAILED with
+ * MANUALLY_CANCELLED, which maps to `canceled`.
  */
 export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAdapter {
   const call = createPawapayClient(options.baseUrl, options.apiToken)
@@ -75,6 +80,8 @@ export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAd
     return outcomeOfInitiation(answer.status, answer.body, pollDelayMs(request, nowUs))
   }
 
+  const bulk = { call, providers: options.providers, initiate }
+
   async function pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
     if (!request.operatorReference) return pending(request, nowUs)
     try {
@@ -94,5 +101,8 @@ export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAd
     initiate,
     pollStatus,
     parseNotification: (input) => parseCallback(input, verify),
+    initiateMany: (requests, nowUs) => initiateMany(bulk, requests, nowUs),
+    largestBulk: largestPawapayBulk,
+    cancelQueued: (request) => cancelQueued(call, request),
   }
 }

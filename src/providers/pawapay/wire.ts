@@ -72,7 +72,11 @@ const endings: Record<string, Ending> = {
     status: 'canceled',
     message: 'The customer did not approve the payment, or not in time.',
   },
-  MANUALLY_CANCELLED: { status: 'canceled', message: 'The payment was cancelled at pawaPay.' },
+  // The code of a payout failed while ENQUEUED (fail-enqueued, or pawaPay's Dashboard): no money moved.
+  MANUALLY_CANCELLED: {
+    status: 'canceled',
+    message: 'The payment was cancelled at pawaPay before it reached the provider.',
+  },
   INSUFFICIENT_BALANCE: { status: 'failed', message: 'The customer does not have enough funds.' },
   PAYER_NOT_FOUND: { status: 'failed', message: 'The phone number has no wallet with this provider.' },
   RECIPIENT_NOT_FOUND: { status: 'failed', message: 'The phone number has no wallet with this provider.' },

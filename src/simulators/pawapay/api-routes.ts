@@ -1,11 +1,13 @@
 import { refuse, rejectInitiation } from './answers.ts'
 import { checkBearer } from './auth.ts'
 import { idInBody } from './bodies.ts'
+import { initiateBulk } from './bulk.ts'
 import { rejections, technical } from './errors.ts'
 import { type Exchange, sendJson } from './http-io.ts'
 import { initiate } from './initiate.ts'
 import { isFinal } from './ledger.ts'
 import { type OperationSpec, operations } from './operations.ts'
+import { failEnqueued } from './queue.ts'
 import { sendCallback } from './settlement.ts'
 import type { SimulatorState } from './state.ts'
 import { activeConfiguration, predictProvider, publicKeys } from './toolkit.ts'
@@ -58,6 +60,11 @@ function operationRoute(method: string, path: string, spec: OperationSpec): Rout
   const rest = decoded(path.slice(spec.path.length + 1))
   const resend = /^resend-callback\/([^/]+)$/.exec(rest)?.[1]
   if (resend !== undefined) return method === 'POST' ? { run: resendCallback(spec, resend) } : undefined
+  if (spec.queued) {
+    if (rest === 'bulk' && method === 'POST') return { run: initiateBulk(spec) }
+    const failed = /^fail-enqueued\/([^/]+)$/.exec(rest)?.[1]
+    if (failed !== undefined) return method === 'POST' ? { run: failEnqueued(spec, failed) } : undefined
+  }
   if (rest === '' || rest.includes('/') || method !== 'GET') return undefined
   return { run: checkStatus(spec, rest) }
 }

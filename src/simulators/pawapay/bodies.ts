@@ -156,8 +156,11 @@ function checkTexts(body: JsonObject): Checked<Texts> {
 /** Checks an initiation body's shape: a failure here is a 400 technical failure. */
 export function checkInitiationBody(raw: string, spec: OperationSpec): Checked<InitiationBody> {
   const parsed = parseObject(raw)
-  if (parsed.refusal) return parsed
-  const body = parsed.value
+  return parsed.refusal ? parsed : checkInitiationObject(parsed.value, spec)
+}
+
+/** The same checks on one parsed request (one item of a bulk payout). */
+export function checkInitiationObject(body: JsonObject, spec: OperationSpec): Checked<InitiationBody> {
   const extra = unsupportedField(body, spec.allowedFields)
   if (extra) return { refusal: extra }
   const id = checkUuid(body, spec.idField)

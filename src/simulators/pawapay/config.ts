@@ -43,6 +43,11 @@ export interface PawapaySimulatorOptions extends SimulatorOptions {
   invalidTokenStatus?: 401 | 403
   /** Include `clientReferenceId` in callbacks (default false: the callback schema lacks it). */
   callbackClientReferenceId?: boolean
+  /**
+   * The most payouts one POST /v2/payouts/bulk may carry (default 20: "Bulk requests with more
+   * than 20 payout transactions may be rejected", D-BULK); more is a 400.
+   */
+  largestBulk?: number
 }
 
 export interface SimulatorConfig {
@@ -61,6 +66,7 @@ export interface SimulatorConfig {
   readonly callbackRetryDelaysMs: readonly number[]
   readonly invalidTokenStatus: 401 | 403
   readonly callbackClientReferenceId: boolean
+  readonly largestBulk: number
 }
 
 export function resolveConfig(options: PawapaySimulatorOptions = {}): SimulatorConfig {
@@ -84,5 +90,6 @@ export function resolveConfig(options: PawapaySimulatorOptions = {}): SimulatorC
     callbackRetryDelaysMs: options.callbackRetryDelaysMs ?? [5_000, 30_000, 120_000, 600_000],
     invalidTokenStatus: options.invalidTokenStatus ?? 401,
     callbackClientReferenceId: options.callbackClientReferenceId ?? false,
+    largestBulk: options.largestBulk ?? 20,
   }
 }

@@ -5,6 +5,7 @@ import { isObject } from './fields.ts'
 import { type Exchange, sendJson } from './http-io.ts'
 import { type Payment, type PaymentStatus, paymentStatuses } from './ledger.ts'
 import type { OperationKind } from './operations.ts'
+import { holdPayouts } from './queue.ts'
 import { type ForcedStatus, forceStatus } from './settlement.ts'
 import type { SimulatorState } from './state.ts'
 import { statusData } from './views.ts'
@@ -17,6 +18,11 @@ import { statusData } from './views.ts'
  *   POST /_simulator/transactions/{id}/status
  *        {"status": "COMPLETED"|"FAILED"|"PROCESSING"|…, "failureCode"?, "failureMessage"?,
  *         "callback"?: boolean, "operation"?: "deposit"|"payout"|"refund"}
+ *   POST /_simulator/payout-queue  {"hold": true|false}
+ *        true: new payouts stay ENQUEUED (their provider delayed) until released or failed;
+ *        false: releases every ENQUEUED payout to settle as its test number says
+ *   GET  /_simulator/bulk-requests                 every POST /v2/payouts/bulk: [{size, receivedAtMs}]
+ *   GET  /_simulator/acceptances                   per id: how often answered ACCEPTED and DUPLICATE_IGNORED
  *   POST /_simulator/expire-tokens                 revokes the API token and issues the next one
  *   GET  /_simulator/callbacks                     every callback attempt and how it was answered
  *   GET  /_simulator/requests                      every request received
@@ -112,10 +118,33 @@ function transactionRoutes(
   sendJson(response, 404, { error: `Unknown control path ${path}` })
 }
 
+function payoutQueueRoute(state: SimulatorState, { request, response, body }: Exchange) {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    parsed = undefined
+  }
+  const hold = isObject(parsed) ? parsed.hold : undefined
+  if (request.method !== 'POST' || typeof hold !== 'boolean')
+    return sendJson(response, 400, { error: 'Expected POST {"hold": true|false}' })
+  const enqueued = holdPayouts(state, hold)
+  sendJson(response, 200, { hold, [hold ? 'enqueued' : 'released']: enqueued })
+}
+
+/** The control paths of issue 45's bulk payouts and fail-enqueued, by name. */
+const queueRoutes: Record<string, (state: SimulatorState, exchange: Exchange) => void> = {
+  'payout-queue': payoutQueueRoute,
+  'bulk-requests': (state, { response }) => sendJson(response, 200, state.receipts.bulks),
+  acceptances: (state, { response }) => sendJson(response, 200, state.receipts.acceptances()),
+}
+
 export function handleControl(state: SimulatorState, exchange: Exchange) {
   const { response, path } = exchange
   const [name = '', ...rest] = path.slice(controlPrefix.length).split('/').filter(Boolean)
   if (name === 'transactions') return transactionRoutes(state, exchange, rest)
+  const queueRoute = Object.hasOwn(queueRoutes, name) ? queueRoutes[name] : undefined
+  if (queueRoute !== undefined && rest.length === 0) return queueRoute(state, exchange)
   const shared = answerSharedControl(exchange, name, {
     sent: state.callbacks.sent,
     sentPath: 'callbacks',

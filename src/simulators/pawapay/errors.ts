@@ -40,6 +40,20 @@ export const technical = {
   duplicateMetadataField: (name: string) =>
     refusal(400, 'DUPLICATE_METADATA_FIELD', `The metadata field '${name}' is included more than once.`),
   unknownError: () => refusal(500, 'UNKNOWN_ERROR', 'Unable to process request due to an unknown problem.'),
+  /** pawaPay says bulks over its limit "may be rejected"; how is not published (SOURCES.md). */
+  bulkTooLarge: (size: number, largest: number) =>
+    refusal(
+      400,
+      'INVALID_INPUT',
+      `The bulk request carries ${size} payouts; send at most ${largest} in one request.`,
+    ),
+  /** A bulk item's shape failure, named by its place in the array (how pawaPay names it is not published). */
+  inBulkItem: (index: number, refused: Refusal) =>
+    refusal(
+      refused.status,
+      refused.reason.failureCode,
+      `Payout [${index}]: ${refused.reason.failureMessage}`,
+    ),
   /** Not a documented code: what the simulator answers for a path pawaPay does not publish. */
   unknownPath: () => refusal(404, 'NOT_FOUND', 'The requested endpoint does not exist.'),
 } as const
@@ -81,6 +95,8 @@ export const rejections = {
     refusal(200, 'AMOUNT_TOO_LARGE', 'The amount is larger than what remains to be refunded on the deposit.'),
   depositAlreadyRefunded: (id: string) =>
     refusal(200, 'DEPOSIT_ALREADY_REFUNDED', `Deposit with ID #${id} has already been fully refunded.`),
+  notEnqueued: (label: string, id: string, status: string) =>
+    refusal(200, 'INVALID_STATE', `${label} with ID #${id} is in ${status} status, not ENQUEUED.`),
   refundInProgress: (id: string) =>
     refusal(200, 'REFUND_IN_PROGRESS', `Another refund of the deposit with ID #${id} is being processed.`),
 } as const

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import { outcomeForPhoneNumber } from '../test-numbers.ts'
 import { initiationAnswer, rejectInitiation, unknownErrorAnswer } from './answers.ts'
 import { checkInitiationBody, type InitiationBody, idInBody } from './bodies.ts'
-import { technical } from './errors.ts'
+import { type Refusal, technical } from './errors.ts'
 import type { Checked } from './fields.ts'
 import { type Exchange, sendJson } from './http-io.ts'
 import type { Payment } from './ledger.ts'
@@ -71,21 +71,45 @@ function acknowledge(state: SimulatorState, response: ServerResponse, payment: P
   sendJson(response, 200, answer)
 }
 
+/** What pawaPay makes of one well-formed initiation: the payment it holds, or its refusal. */
+export type Admission =
+  | { readonly status: 'ACCEPTED' | 'DUPLICATE_IGNORED'; readonly payment: Payment }
+  | { readonly status: 'REJECTED'; readonly id: string; readonly refusal: Refusal }
+
 /**
- * POST /v2/deposits, /v2/payouts, /v2/refunds: the body's shape (400 when wrong), then a repeated
- * id (DUPLICATE_IGNORED), then its values (200 REJECTED), then the payment is ACCEPTED and settles.
+ * One well-formed initiation, alone or in a bulk: a repeated id is DUPLICATE_IGNORED (before the
+ * values, so a retry of an accepted request is never rejected), then its values (REJECTED), then
+ * the payment is ACCEPTED and settles, or stays ENQUEUED while payouts are held.
+ */
+export function admit(state: SimulatorState, spec: OperationSpec, body: InitiationBody): Admission {
+  const known = state.ledger.get(spec.kind, body.id)
+  if (known) {
+    state.receipts.answered(known, 'DUPLICATE_IGNORED')
+    return { status: 'DUPLICATE_IGNORED', payment: known }
+  }
+  const terms = termsOf(state, spec, body)
+  if (terms.refusal) return { status: 'REJECTED', id: body.id, refusal: terms.refusal }
+  const payment = newPayment(spec, body, terms.value)
+  state.ledger.add(payment)
+  state.receipts.answered(payment, 'ACCEPTED')
+  if (spec.queued && state.holdPayouts) payment.status = 'ENQUEUED'
+  else settleLater(state, payment)
+  return { status: 'ACCEPTED', payment }
+}
+
+/**
+ * POST /v2/deposits, /v2/payouts, /v2/refunds: the body's shape (400 when wrong), then the
+ * admission (SOURCES.md, "Initiation").
  */
 export function initiate(spec: OperationSpec) {
   return (state: SimulatorState, { response, body }: Exchange) => {
     const checked = checkInitiationBody(body, spec)
     if (checked.refusal) return rejectInitiation(response, spec, idInBody(body, spec), checked.refusal)
-    const known = state.ledger.get(spec.kind, checked.value.id)
-    if (known) return sendJson(response, 200, initiationAnswer(known, 'DUPLICATE_IGNORED'))
-    const terms = termsOf(state, spec, checked.value)
-    if (terms.refusal) return rejectInitiation(response, spec, checked.value.id, terms.refusal)
-    const payment = newPayment(spec, checked.value, terms.value)
-    state.ledger.add(payment)
-    settleLater(state, payment)
-    acknowledge(state, response, payment)
+    const admission = admit(state, spec, checked.value)
+    if (admission.status === 'REJECTED')
+      return rejectInitiation(response, spec, admission.id, admission.refusal)
+    if (admission.status === 'DUPLICATE_IGNORED')
+      return sendJson(response, 200, initiationAnswer(admission.payment, 'DUPLICATE_IGNORED'))
+    acknowledge(state, response, admission.payment)
   }
 }

@@ -21,6 +21,11 @@ export interface OperationSpec {
   readonly label: string
   /** Every top-level field the initiation body may carry; others are UNSUPPORTED_PARAMETER. */
   readonly allowedFields: readonly string[]
+  /**
+   * Whether pawaPay may hold it ENQUEUED while its provider is delayed, and takes
+   * POST {path}/fail-enqueued/{id} and POST {path}/bulk (payouts only, SOURCES.md "Bulk payouts").
+   */
+  readonly queued: boolean
 }
 
 const commonFields = ['amount', 'currency', 'clientReferenceId', 'customerMessage', 'metadata'] as const
@@ -41,6 +46,7 @@ export const deposit: OperationSpec = {
     'failedUrl',
     ...commonFields,
   ],
+  queued: false,
 }
 
 export const payout: OperationSpec = {
@@ -52,6 +58,7 @@ export const payout: OperationSpec = {
   operationType: 'PAYOUT',
   label: 'Payout',
   allowedFields: ['payoutId', 'recipient', ...commonFields],
+  queued: true,
 }
 
 export const refund: OperationSpec = {
@@ -63,6 +70,7 @@ export const refund: OperationSpec = {
   operationType: 'REFUND',
   label: 'Refund',
   allowedFields: ['refundId', 'depositId', ...commonFields],
+  queued: false,
 }
 
 export const operations: readonly OperationSpec[] = [deposit, payout, refund]

@@ -1,7 +1,8 @@
 /**
- * A simulator of pawaPay's Merchant API v2 (docs.pawapay.io/v2): deposits, payouts and refunds,
- * their status checks, callbacks and callback resends, active configuration, provider prediction
- * and the callback-signing public key. Every behaviour and its published source is in SOURCES.md.
+ * A simulator of pawaPay's Merchant API v2 (docs.pawapay.io/v2): deposits, payouts (alone or in
+ * bulks of at most 20) and refunds, their status checks, callbacks and callback resends, ENQUEUED
+ * payouts and their cancel (fail-enqueued), active configuration, provider prediction and the
+ * callback-signing public key. Every behaviour and its published source is in SOURCES.md.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { listen, receive } from '../http-io.ts'
@@ -20,12 +21,15 @@ import {
 } from './control-routes.ts'
 import { sendJson } from './http-io.ts'
 import { Ledger } from './ledger.ts'
+import { holdPayouts } from './queue.ts'
+import { type Acceptance, type BulkReceipt, Receipts } from './receipts.ts'
 import { createCallbackSigner } from './signing.ts'
 import { type SimulatorState, Timers } from './state.ts'
 import { ApiTokens } from './tokens.ts'
 
 export type { PawapaySimulatorOptions, SigningKeyOptions } from './config.ts'
 export type { ControlView, ForceRequest } from './control-routes.ts'
+export type { Acceptance, BulkReceipt } from './receipts.ts'
 
 export interface RunningPawapaySimulator extends RunningSimulator {
   /** The API token accepted now (a new one after expireAccessTokens()). */
@@ -39,6 +43,12 @@ export interface RunningPawapaySimulator extends RunningSimulator {
    * it), sending its callback when the status is final. False when no single payment matches.
    */
   forceStatus(id: string, forced: ForceRequest): boolean
+  /** true: new payouts stay ENQUEUED; false: every ENQUEUED payout goes on. Answers how many are (were) ENQUEUED. */
+  holdPayouts(hold: boolean): number
+  /** Every POST /v2/payouts/bulk received, refused or not: how many payouts it carried. */
+  bulkRequests(): BulkReceipt[]
+  /** Per payment id: how often it was answered ACCEPTED and DUPLICATE_IGNORED. */
+  acceptances(): Acceptance[]
 }
 
 async function dispatch(state: SimulatorState, request: IncomingMessage, response: ServerResponse) {
@@ -63,6 +73,8 @@ function newState(options: PawapaySimulatorOptions): SimulatorState {
     signer,
     timers,
     requests: [],
+    receipts: new Receipts(),
+    holdPayouts: false,
     url: '',
   }
 }
@@ -92,6 +104,9 @@ export async function startPawapaySimulator(
     },
     transactions: () => state.ledger.all().map((payment) => controlView(state, payment)),
     forceStatus: (id, forced) => forceById(state, id, forced).payment !== undefined,
+    holdPayouts: (hold) => holdPayouts(state, hold),
+    bulkRequests: () => [...state.receipts.bulks],
+    acceptances: () => state.receipts.acceptances(),
     close: async () => {
       state.timers.clear()
       state.callbacks.close()

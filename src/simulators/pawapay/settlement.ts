@@ -36,7 +36,8 @@ function notify(state: SimulatorState, payment: Payment, force = false): void {
 
 /** Ends a payment as its test number says; 104 stays PROCESSING for ever, with no callback. */
 export function settleNow(state: SimulatorState, payment: Payment): void {
-  if (isFinal(payment.status)) return
+  // An ENQUEUED payout waits for its provider (a release) or for fail-enqueued.
+  if (isFinal(payment.status) || payment.status === 'ENQUEUED') return
   const final = finalStatusOf(payment.spec.kind, payment.outcome)
   if (final === undefined) {
     applyStatus(payment, 'PROCESSING')

@@ -3,6 +3,7 @@ import { Timers } from '../timers.ts'
 import type { CallbackSender } from './callbacks.ts'
 import type { SimulatorConfig } from './config.ts'
 import type { Ledger } from './ledger.ts'
+import type { Receipts } from './receipts.ts'
 import type { CallbackSigner } from './signing.ts'
 import type { ApiTokens } from './tokens.ts'
 
@@ -18,6 +19,10 @@ export interface SimulatorState {
   readonly signer: CallbackSigner
   readonly timers: Timers
   readonly requests: RecordedRequest[]
+  /** Bulk request sizes and each id's acceptances, for the control paths. */
+  readonly receipts: Receipts
+  /** While true, every new payout stays ENQUEUED (its provider "delayed") until released. */
+  holdPayouts: boolean
   /** http://host:port once listening. */
   url: string
 }

@@ -64,7 +64,18 @@ export interface PayoutBatchesRepository {
   setRequiresApproval(merchantId: string, required: boolean): Promise<boolean>
 }
 
-export function payoutBatchesRepository({ db, dialect }: RepositoryScope): PayoutBatchesRepository {
+export function payoutBatchesRepository(scope: RepositoryScope): PayoutBatchesRepository {
+  return { ...batchRows(scope), ...batchItems(scope), ...batchStatuses(scope), ...approvalSetting(scope) }
+}
+
+type Part<K extends keyof PayoutBatchesRepository> = Pick<PayoutBatchesRepository, K>
+
+function batchRows({
+  db,
+  dialect,
+}: RepositoryScope): Part<
+  'insertIfNew' | 'insertItems' | 'findByToken' | 'findByReference' | 'lockById' | 'list'
+> {
   const select = () => db.selectFrom('payout_batches').selectAll()
   const one = async (query: ReturnType<typeof select>) => {
     const row = await query.executeTakeFirst()
@@ -121,6 +132,11 @@ export function payoutBatchesRepository({ db, dialect }: RepositoryScope): Payou
       ])
       return { items: rows.map(toBatch), total: Number(counted.total) }
     },
+  }
+}
+
+function batchItems({ db }: RepositoryScope): Part<'counts' | 'itemIds' | 'items' | 'markDispatched'> {
+  return {
     async counts(batchIds) {
       const counts = new Map(batchIds.map((id) => [id, emptyCounts()]))
       if (batchIds.length === 0) return counts
@@ -169,6 +185,14 @@ export function payoutBatchesRepository({ db, dialect }: RepositoryScope): Payou
         .where('operation_id', 'in', operationIds)
         .execute()
     },
+  }
+}
+
+function batchStatuses({
+  db,
+  dialect,
+}: RepositoryScope): Part<'changeStatus' | 'claimDue' | 'release' | 'renew'> {
+  return {
     async changeStatus(id, from, to, change = {}) {
       const result = await db
         .updateTable('payout_batches')
@@ -201,6 +225,11 @@ export function payoutBatchesRepository({ db, dialect }: RepositoryScope): Payou
         .executeTakeFirst()
       return result.numUpdatedRows > 0n
     },
+  }
+}
+
+function approvalSetting({ db }: RepositoryScope): Part<'requiresApproval' | 'setRequiresApproval'> {
+  return {
     async requiresApproval(merchantId) {
       const row = await db
         .selectFrom('merchants')

@@ -1,0 +1,179 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { cancelOperation } from '../../app/cancel.ts'
+import type { AppContext } from '../../app/context.ts'
+import {
+  acceptPayoutBatch,
+  cancelPayoutBatch,
+  listPayoutBatches,
+  type PayoutBatchInput,
+  payoutBatchDetails,
+  payoutBatchRecord,
+} from '../../app/payout-batches/index.ts'
+import { operationRecord } from '../../app/records.ts'
+import { operationKinds } from '../../domain/kinds.ts'
+import { cancelableKinds } from '../../domain/payout-batches.ts'
+import { paginationMeta } from '../pagination.ts'
+import {
+  CancelBody,
+  PayoutBatchBody,
+  PayoutBatchListQuery,
+  PayoutBatchRecord,
+} from '../payout-batch-schemas.ts'
+import { envelope, listEnvelope, operationRecordOf, TokenParams } from '../schemas.ts'
+import { envelopeOf } from './operations.ts'
+
+/** Two MiB: a batch of 1,000 payouts with metadata; every other route keeps 64 KiB. */
+export const payoutBatchBodyLimitBytes = 2 * 1024 * 1024
+
+/** A cancel's body may be absent: read as `{}`. */
+function emptyBodyAsObject(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  request.body ??= {}
+  done()
+}
+
+/** CONTRACT.md, Payout batches and Cancel. */
+export function payoutBatchRoutes(app: FastifyInstance, context: AppContext): void {
+  acceptRoute(app, context)
+  listRoute(app, context)
+  detailsRoute(app, context)
+  batchCancelRoute(app, context)
+  for (const kind of cancelableKinds) cancelRoute(app, context, kind)
+}
+
+function listRoute(app: FastifyInstance, context: AppContext): void {
+  app.get(
+    '/payout-batch',
+    {
+      schema: {
+        tags: ['payout-batch'],
+        operationId: 'listPayoutBatches',
+        summary: 'List payout batches',
+        description: 'Newest first, `perPage` 1 to 100 (default 10).',
+        querystring: PayoutBatchListQuery,
+        response: { 200: listEnvelope('payoutBatches', PayoutBatchRecord) },
+      },
+    },
+    async (request) => {
+      const query = request.query as PayoutBatchListQuery
+      const page = query.page ?? 1
+      const perPage = query.perPage ?? 10
+      const { merchantId, mode } = request.principal
+      const { items, total } = await listPayoutBatches(context, merchantId, mode, { page, perPage })
+      return {
+        ...envelopeOf('Payout batches !', 'payoutBatches', items.map(payoutBatchRecord)),
+        meta: {
+          pagination: paginationMeta(
+            context.config.publicBaseUrl,
+            '/api/v1/payout-batch',
+            query,
+            page,
+            perPage,
+            total,
+          ),
+        },
+      }
+    },
+  )
+}
+
+function detailsRoute(app: FastifyInstance, context: AppContext): void {
+  app.get(
+    '/payout-batch/:token',
+    {
+      schema: {
+        tags: ['payout-batch'],
+        operationId: 'getPayoutBatch',
+        summary: 'Read a payout batch by its token',
+        description:
+          'With its items counted by status. Its items are disbursements: GET /api/v1/disbursement?batch={token} lists them. Another merchant’s token, the other mode’s, or an unknown one: the same 404.',
+        params: TokenParams,
+        response: { 200: envelope('payoutBatch', PayoutBatchRecord) },
+      },
+    },
+    async (request) => {
+      const { token } = request.params as { token: string }
+      const { merchantId, mode } = request.principal
+      const view = await payoutBatchDetails(context, merchantId, mode, token)
+      return envelopeOf('Payout batch !', 'payoutBatch', payoutBatchRecord(view))
+    },
+  )
+}
+
+function batchCancelRoute(app: FastifyInstance, context: AppContext): void {
+  app.post(
+    '/payout-batch/:token/cancel',
+    {
+      schema: {
+        tags: ['payout-batch'],
+        operationId: 'cancelPayoutBatch',
+        summary: 'Cancel a payout batch',
+        description:
+          'Cancels every item no operator has yet: each ends canceled (failureReason.code canceled_by_merchant) and its hold is released. A batch awaiting approval ends canceled (event payout_batch.canceled); one being processed completes once the items already sent are final. Canceling twice answers the same batch; a completed or rejected batch is a 409 not_cancelable.',
+        params: TokenParams,
+        body: CancelBody,
+        response: { 200: envelope('payoutBatch', PayoutBatchRecord) },
+      },
+      preValidation: emptyBodyAsObject,
+    },
+    async (request) => {
+      const { token } = request.params as { token: string }
+      const { merchantId, mode } = request.principal
+      const view = await cancelPayoutBatch(context, merchantId, mode, token)
+      return envelopeOf('Payout batch !', 'payoutBatch', payoutBatchRecord(view))
+    },
+  )
+}
+
+function acceptRoute(app: FastifyInstance, context: AppContext): void {
+  app.post(
+    '/payout-batch',
+    {
+      bodyLimit: payoutBatchBodyLimitBytes,
+      schema: {
+        tags: ['payout-batch'],
+        operationId: 'createPayoutBatch',
+        summary: 'Pay many customers in one request',
+        description:
+          'Accepts 1 to 1,000 payouts in one currency, all or nothing: each is validated and priced as a disbursement (a 422 names the item, items[41].customer.phoneNumber, and nothing is created); an item whose merchantReference already names a disbursement is a 409 naming it; the total of the items’ cash amounts must be available (422 insufficient_balance with total and available). Each item becomes a disbursement of its own (its own token, record, callbacks and hold), listed under GET /api/v1/disbursement?batch={token}. Items go to their operators at a bounded pace, after approval when your setting requireBatchApproval is on. The same merchantReference with the same body answers the same batch; with another body it is a 409. The body may reach 2 MiB.',
+        body: PayoutBatchBody,
+        response: { 200: envelope('payoutBatch', PayoutBatchRecord) },
+      },
+    },
+    async (request) => {
+      const view = await acceptPayoutBatch(context, request.principal, request.body as PayoutBatchInput, {
+        kind: 'api',
+      })
+      return envelopeOf('Payout batch !', 'payoutBatch', payoutBatchRecord(view))
+    },
+  )
+}
+
+function cancelRoute(
+  app: FastifyInstance,
+  context: AppContext,
+  kind: (typeof cancelableKinds)[number],
+): void {
+  const { path, dataKey, message } = operationKinds[kind]
+  app.post(
+    `/${path}/:token/cancel`,
+    {
+      schema: {
+        tags: [kind],
+        operationId: `cancel${kind[0]!.toUpperCase()}${kind.slice(1)}`,
+        summary: `Cancel a ${kind} no operator has yet`,
+        description: `A ${kind} waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why. Canceling twice answers the same canceled record.`,
+        params: TokenParams,
+        body: CancelBody,
+        response: { 200: envelope(dataKey.details, operationRecordOf(kind)) },
+      },
+      preValidation: emptyBodyAsObject,
+    },
+    async (request) => {
+      const { token } = request.params as { token: string }
+      const { merchantId, mode } = request.principal
+      const reason = (request.body as { reason?: string } | undefined)?.reason
+      const operation = await cancelOperation(context, merchantId, mode, token, reason, kind)
+      return envelopeOf(message.details, dataKey.details, operationRecord(operation))
+    },
+  )
+}
