@@ -112,6 +112,7 @@ export async function payThroughLink(
     const operation = await initiateOperation(context, principal, linkPaymentKind, input, {
       paymentLink: link.token,
       outcomeUrl: `${base}/pay/${link.token}/done`,
+      ...(link.succeededUrl ? { succeededUrl: link.succeededUrl } : {}),
     })
     return { operation }
   } catch (error) {

@@ -48,6 +48,9 @@ export const en = {
   approve: (amount: string) =>
     `Your operator is asking you to approve the payment of ${amount}. Follow the instructions on your phone.`,
   approveRefresh: 'This page updates by itself every few seconds.',
+  approveStill: 'This page no longer updates by itself: use the button to see where the payment stands.',
+  stopUpdating: 'Stop updating this page by itself',
+  startUpdating: 'Update this page by itself',
   waitingTitle: 'Waiting for confirmation',
   waiting: 'We are waiting for your operator to confirm the payment.',
   continueTitle: 'Continue to pay',
@@ -57,8 +60,6 @@ export const en = {
   paidTitle: 'Payment received',
   paid: (amount: string, merchant: string) => `You paid ${amount} to ${merchant}. Thank you.`,
   reference: 'Reference',
-  backToMerchant: (merchant: string) => `Back to ${merchant}`,
-  redirecting: 'You are being taken back to the merchant.',
   failedTitle: 'Payment not completed',
   failed: 'The payment did not go through, and no money was taken.',
   reason: 'Reason',
@@ -115,6 +116,10 @@ export const fr: PayMessages = {
   approve: (amount) =>
     `Votre opérateur vous demande de valider le paiement de ${amount}. Suivez les instructions sur votre téléphone.`,
   approveRefresh: 'Cette page se met à jour toute seule toutes les quelques secondes.',
+  approveStill:
+    'Cette page ne se met plus à jour toute seule : utilisez le bouton pour voir où en est le paiement.',
+  stopUpdating: 'Ne plus mettre à jour cette page toute seule',
+  startUpdating: 'Mettre à jour cette page toute seule',
   waitingTitle: 'En attente de confirmation',
   waiting: 'Nous attendons que votre opérateur confirme le paiement.',
   continueTitle: 'Continuer le paiement',
@@ -124,8 +129,6 @@ export const fr: PayMessages = {
   paidTitle: 'Paiement reçu',
   paid: (amount, merchant) => `Vous avez payé ${amount} à ${merchant}. Merci.`,
   reference: 'Référence',
-  backToMerchant: (merchant) => `Retour chez ${merchant}`,
-  redirecting: 'Vous êtes redirigé vers le marchand.',
   failedTitle: 'Paiement non abouti',
   failed: 'Le paiement n’est pas passé, et aucun argent n’a été prélevé.',
   reason: 'Motif',
