@@ -43,6 +43,8 @@ export const en = {
       'A payment for this link is already under way. If it does not go through, you can try again in a few minutes.',
     collect: (message: string) => `The payment could not be started: ${message}`,
     csrf: 'This form has expired. Reload the page and try again.',
+    tooMany: 'Too many payments were started from this connection. Wait a minute, then try again.',
+    failed: 'Something went wrong on our side, and nothing was paid. Try again in a moment.',
   },
   approveTitle: 'Approve on your phone',
   approve: (amount: string) =>
@@ -111,6 +113,8 @@ export const fr: PayMessages = {
       'Un paiement de ce lien est déjà en cours. S’il n’aboutit pas, vous pourrez réessayer dans quelques minutes.',
     collect: (message) => `Le paiement n’a pas pu commencer : ${message}`,
     csrf: 'Ce formulaire a expiré. Rechargez la page et réessayez.',
+    tooMany: 'Trop de paiements ont été lancés depuis cette connexion. Attendez une minute, puis réessayez.',
+    failed: 'Un problème est survenu de notre côté, et rien n’a été payé. Réessayez dans un instant.',
   },
   approveTitle: 'Validez sur votre téléphone',
   approve: (amount) =>

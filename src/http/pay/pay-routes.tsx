@@ -12,6 +12,7 @@ import {
   payThroughLink,
 } from '../../app/payment-links/index.ts'
 import { cspSourceOf } from '../../domain/urls.ts'
+import { ApiError } from '../../errors.ts'
 import { localeOf } from '../dashboard/messages/catalogue.ts'
 import { readCookie, sameText } from '../pages/cookies.ts'
 import { payMessagesOf } from './messages.ts'
@@ -86,14 +87,14 @@ export async function payRoutes(app: FastifyInstance, context: AppContext): Prom
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
   )
   app.setErrorHandler((error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500
+    const status =
+      error instanceof ApiError ? error.status : ((error as { statusCode?: number }).statusCode ?? 500)
     if (status >= 500) request.log.error({ err: error }, 'payment page failed')
+    if (error instanceof ApiError && error.headers) reply.headers(error.headers)
     const page = tools.pageOf(request, reply, false)
-    return sendPayPage(
-      reply,
-      status >= 400 ? status : 500,
-      messagePage(page, page.t.errorTitle, page.t.errors.csrf),
-    )
+    const { t } = page
+    const text = status === 429 ? t.errors.tooMany : status === 404 ? t.notFound : t.errors.failed
+    return sendPayPage(reply, status >= 400 ? status : 500, messagePage(page, t.errorTitle, text))
   })
   app.get('/pay/assets/pay.css', async (_request, reply) =>
     reply
