@@ -257,6 +257,26 @@ describeEachStore('payment links', (store) => {
     assert.doesNotMatch(page, /<form/)
     assert.equal((await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects.length, 1)
   })
+  test('a single-use link paid by eight customers at once: one payment is started, the others are refused and create nothing', async () => {
+    const { client } = await merchant()
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference: reference('race'),
+      description: 'Dernier sac',
+      country: 'CI',
+      amount: 7000,
+    })
+    const { token } = created.body.data.paymentLink
+    const forms = await Promise.all(Array.from({ length: 8 }, () => openLinkForm(app.url, token)))
+    // 900: pending for SANDBOX_DELAY_MS, then succeeded; none ends while the others try.
+    const answers = await Promise.all(
+      forms.map((form) => form.submit({ channel: 'orange-money', phoneNumber: '0700000900' })),
+    )
+    const statuses = answers.map((answer) => answer.status).sort()
+    assert.deepEqual(statuses, [303, 409, 409, 409, 409, 409, 409, 409])
+    const collects = (await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects
+    assert.equal(collects.length, 1)
+    assert.equal(collects[0].status, 'pending')
+  })
 })
 
 describe('payments started on link pages are limited per address', () => {
