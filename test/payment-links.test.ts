@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
+import { paymentsPerMinute } from '../src/http/rate-limit.ts'
 import { startApp, type TestApp, testPublicBaseUrl } from './support/app.ts'
 import { decideOnCheckout, openLinkForm, payOnLinkPage } from './support/payment-links.ts'
 import { describeEachStore } from './support/stores.ts'
@@ -255,5 +256,61 @@ describeEachStore('payment links', (store) => {
     assert.match(page, /already been paid/)
     assert.doesNotMatch(page, /<form/)
     assert.equal((await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects.length, 1)
+  })
+  test('a single-use link paid by eight customers at once: one payment is started, the others are refused and create nothing', async () => {
+    const { client } = await merchant()
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference: reference('race'),
+      description: 'Dernier sac',
+      country: 'CI',
+      amount: 7000,
+    })
+    const { token } = created.body.data.paymentLink
+    const forms = await Promise.all(Array.from({ length: 8 }, () => openLinkForm(app.url, token)))
+    // 900: pending for SANDBOX_DELAY_MS, then succeeded; none ends while the others try.
+    const answers = await Promise.all(
+      forms.map((form) => form.submit({ channel: 'orange-money', phoneNumber: '0700000900' })),
+    )
+    const statuses = answers.map((answer) => answer.status).sort()
+    assert.deepEqual(statuses, [303, 409, 409, 409, 409, 409, 409, 409])
+    const collects = (await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects
+    assert.equal(collects.length, 1)
+    assert.equal(collects[0].status, 'pending')
+  })
+})
+
+describe('payments started on link pages are limited per address', () => {
+  let app: TestApp
+  before(async () => {
+    app = await startApp(
+      { name: 'sqlite', databaseUrl: ':memory:' },
+      { environment: { RATE_LIMIT_PER_SECOND: '100' } },
+    )
+  })
+  after(() => app.close())
+
+  test(`at most ${paymentsPerMinute} a minute from one address: then a 429 with Retry-After, and nothing created`, async () => {
+    const issued = await app.createMerchant('Boutique Awa')
+    const client = app.client(issued.sandbox)
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference: reference('limited'),
+      description: 'Pagne',
+      country: 'CI',
+      amount: 3000,
+      reusable: true,
+    })
+    const { token } = created.body.data.paymentLink
+    const form = await openLinkForm(app.url, token)
+    // A number the page refuses: each try counts, and none creates a payment.
+    const tries = []
+    for (let attempt = 0; attempt <= paymentsPerMinute; attempt += 1)
+      tries.push(await form.submit({ channel: 'orange-money', phoneNumber: '12' }))
+    assert.deepEqual(
+      tries.map((answer) => answer.status),
+      [...Array(paymentsPerMinute).fill(422), 429],
+    )
+    assert.ok(Number(tries.at(-1)!.headers.get('retry-after')) > 0)
+    assert.equal((await fetch(`${app.url}/pay/${token}`)).status, 200, 'the page itself is still shown')
+    assert.equal((await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects.length, 0)
   })
 })

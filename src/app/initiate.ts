@@ -37,6 +37,8 @@ export type Initiation = Record<string, unknown> & {
 export interface LinkPlacement {
   paymentLink: string
   outcomeUrl: string
+  /** The link's own succeededUrl, which a succeeded payment goes to instead. */
+  succeededUrl?: string
 }
 
 /**

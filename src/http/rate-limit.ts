@@ -103,13 +103,17 @@ export async function registerRateLimits(app: FastifyInstance, context: AppConte
     errorResponseBuilder: (_request, limit) =>
       tooMany(`at most ${limit.max} requests a second from one address`, limit.ttl),
   })
-  const payments = counters.hook({
+  // A limiter, not a hook: the plugin runs one of its hooks per request, and the pages' runs first.
+  const paymentsLimit = counters.limiter({
     max: paymentsPerMinute,
     timeWindow: 60_000,
     keyGenerator: (request) => `pay-${addressKey(request)}`,
-    errorResponseBuilder: (_request, limit) =>
-      tooMany(`at most ${limit.max} payments a minute from one address`, limit.ttl),
   })
+  const payments: Hook = async (request) => {
+    const outcome = await paymentsLimit(request)
+    if (!outcome.isAllowed && outcome.isExceeded)
+      throw tooMany(`at most ${paymentsPerMinute} payments a minute from one address`, outcome.ttl)
+  }
   app.addHook('onRoute', (route: RouteOptions) => {
     if (pagePaths.test(route.url)) route.onRequest = [...asArray(route.onRequest), pages as never]
     if (route.url === '/pay/:token' && asArray(route.method).includes('POST'))

@@ -112,13 +112,16 @@ export async function payThroughLink(
     const operation = await initiateOperation(context, principal, linkPaymentKind, input, {
       paymentLink: link.token,
       outcomeUrl: `${base}/pay/${link.token}/done`,
+      ...(link.succeededUrl ? { succeededUrl: link.succeededUrl } : {}),
     })
     return { operation }
   } catch (error) {
+    // A refusal created nothing, so the claim goes back. After any other failure the collect may
+    // have been written: the claim stays, and is taken over only once that collect is final (or,
+    // if none was written, after abandonedClaimUs).
+    if (!(error instanceof ApiError) || error.status >= 500) throw error
     if (!link.reusable) await context.store.paymentLinks.release(link.token, claimed)
-    if (error instanceof ApiError && error.status < 500)
-      return { refused: 'collect', message: refusalText(error) }
-    throw error
+    return { refused: 'collect', message: refusalText(error) }
   }
 }
 

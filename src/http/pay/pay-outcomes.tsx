@@ -55,31 +55,32 @@ export function formErrorOf(
 }
 
 /**
- * Where a payment of the link stands: pending (the operator's or the sandbox's page to go to
+ * Where a payment of the link stands (a succeeded one with a succeededUrl is sent there instead,
+ * `returnUrlOf`): pending (the operator's or the sandbox's page to go to
  * first, when the payment has one and the customer comes from the form; otherwise a page that
- * follows it by itself), paid (then back to the merchant's succeededUrl, when given), or failed
- * (with a retry while the link takes payments).
+ * follows it by itself, unless the customer turned that off), paid, or failed (with a retry while
+ * the link takes payments).
  */
 export function outcomePage(
   page: PayPageContext,
   view: PaymentPageView,
   operation: Operation,
-  fromForm: boolean,
+  follow: { fromForm: boolean; refresh: boolean },
 ): string {
   const side = operation.sides[0]!
   const amount = moneyText(page.locale, side.transactionAmountMinor, side.currency)
   if (operation.status === 'pending') {
     const operatorUrl = operation.redirectUrl ?? undefined
-    if (operatorUrl && fromForm) return continuePage(page, operatorUrl)
-    return approvePage(page, { amount, merchantName: view.merchantName, operatorUrl })
-  }
-  if (operation.status === 'succeeded')
-    return paidPage(page, {
+    if (operatorUrl && follow.fromForm) return continuePage(page, operatorUrl)
+    return approvePage(page, {
       amount,
       merchantName: view.merchantName,
-      reference: operation.merchantReference,
-      returnUrl: returnUrlOf(view, operation),
+      operatorUrl,
+      refresh: follow.refresh,
     })
+  }
+  if (operation.status === 'succeeded')
+    return paidPage(page, { amount, merchantName: view.merchantName, reference: operation.merchantReference })
   return failedPage(page, {
     reason: operation.failure?.message,
     retryPath: view.status === 'active' ? `/pay/${view.link.token}?lang=${page.locale}` : undefined,
@@ -87,7 +88,7 @@ export function outcomePage(
 }
 
 /** The merchant's succeededUrl with the collect's token, merchantReference and status, as the checkout's outcome URLs carry them. */
-function returnUrlOf(view: PaymentPageView, operation: Operation): string | undefined {
+export function returnUrlOf(view: PaymentPageView, operation: Operation): string | undefined {
   const url = view.link.succeededUrl ? parseHttpUrl(view.link.succeededUrl) : undefined
   if (!url) return undefined
   url.searchParams.set('token', operation.token)

@@ -88,10 +88,16 @@ export function messagePage(
  */
 export function approvePage(
   page: PayPageContext,
-  pending: { amount: string; merchantName: string; operatorUrl: string | undefined },
+  pending: { amount: string; merchantName: string; operatorUrl: string | undefined; refresh: boolean },
 ): string {
   const { t } = page
   const title = pending.operatorUrl ? t.waitingTitle : t.approveTitle
+  const here = new URL(page.path, 'http://page.invalid')
+  here.searchParams.delete('next')
+  here.searchParams.set('follow', pending.refresh ? 'off' : 'on')
+  const toggle = `${here.pathname}${here.search}`
+  here.searchParams.delete('follow')
+  const again = `${here.pathname}${here.search}${pending.refresh ? '' : '&follow=off'}`
   return payDocument(
     page,
     title,
@@ -101,19 +107,25 @@ export function approvePage(
       <p class="state" role="status">
         {pending.operatorUrl ? t.waiting : t.approve(pending.amount)}
       </p>
-      <p class="hint">{t.approveRefresh}</p>
-      <a class="button secondary" href={page.path}>
+      <p class="hint">{pending.refresh ? t.approveRefresh : t.approveStill}</p>
+      <a class="button secondary" href={again}>
         {t.check}
       </a>
+      <p class="hint">
+        <a href={toggle}>{pending.refresh ? t.stopUpdating : t.startUpdating}</a>
+      </p>
       {pending.operatorUrl && (
         <a class="button secondary" href={pending.operatorUrl}>
           {t.continueTitle}
         </a>
       )}
     </>,
-    { seconds: 3 },
+    pending.refresh ? { seconds: refreshSeconds } : undefined,
   )
 }
+
+/** How often the page of a pending payment reloads itself, while the customer lets it. */
+export const refreshSeconds = 5
 
 /** The operator's (or the sandbox's) own payment page: left for at once, with a button when a browser waits. */
 export function continuePage(page: PayPageContext, url: string): string {
@@ -134,7 +146,7 @@ export function continuePage(page: PayPageContext, url: string): string {
 
 export function paidPage(
   page: PayPageContext,
-  paid: { amount: string; merchantName: string; reference: string; returnUrl: string | undefined },
+  paid: { amount: string; merchantName: string; reference: string },
 ): string {
   const { t } = page
   return payDocument(
@@ -150,16 +162,7 @@ export function paidPage(
         <dt>{t.reference}</dt>
         <dd>{paid.reference}</dd>
       </dl>
-      {paid.returnUrl && (
-        <>
-          <p class="hint">{t.redirecting}</p>
-          <a class="button" href={paid.returnUrl}>
-            {t.backToMerchant(paid.merchantName)}
-          </a>
-        </>
-      )}
     </>,
-    paid.returnUrl ? { seconds: 3, url: paid.returnUrl } : undefined,
   )
 }
 

@@ -11,11 +11,13 @@ import {
   type PaymentRequest,
   payThroughLink,
 } from '../../app/payment-links/index.ts'
+import { cspSourceOf } from '../../domain/urls.ts'
+import { ApiError } from '../../errors.ts'
 import { localeOf } from '../dashboard/messages/catalogue.ts'
 import { readCookie, sameText } from '../pages/cookies.ts'
 import { payMessagesOf } from './messages.ts'
 import { paymentFormPage } from './pay-form.tsx'
-import { formErrorOf, outcomePage, refusalPage } from './pay-outcomes.tsx'
+import { formErrorOf, outcomePage, refusalPage, returnUrlOf } from './pay-outcomes.tsx'
 import { messagePage, type PayPageContext } from './pay-pages.tsx'
 import { payCss } from './stylesheet.ts'
 
@@ -28,16 +30,34 @@ const languageCookie = 'sika_pay_lang'
  */
 export const payHeaders: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
-  'content-security-policy':
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy': policyWith([]),
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 }
 
-export function sendPayPage(reply: FastifyReply, status: number, html: string): FastifyReply {
-  return reply.code(status).headers(payHeaders).send(html)
+function policyWith(formTargets: readonly string[]): string {
+  const targets = formTargets.map((target) => ` ${target}`).join('')
+  return `default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'${targets}; frame-ancestors 'none'; base-uri 'none'`
+}
+
+/**
+ * A link's form may end at its succeededUrl (a sandbox payment succeeds at once, and Chrome holds
+ * the redirects after a form's POST to its form-action): that origin is listed, as a CSP source
+ * built from its parsed parts, never the merchant's text itself.
+ */
+export function sendPayPage(
+  reply: FastifyReply,
+  status: number,
+  html: string,
+  view?: PaymentPageView,
+): FastifyReply {
+  const succeeded = view?.link.succeededUrl ? cspSourceOf(view.link.succeededUrl) : undefined
+  const headers = succeeded
+    ? { ...payHeaders, 'content-security-policy': policyWith([succeeded]) }
+    : payHeaders
+  return reply.code(status).headers(headers).send(html)
 }
 
 /** What the routes share: the CSRF of a link's form, and each request's language. */
@@ -67,14 +87,14 @@ export async function payRoutes(app: FastifyInstance, context: AppContext): Prom
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
   )
   app.setErrorHandler((error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500
+    const status =
+      error instanceof ApiError ? error.status : ((error as { statusCode?: number }).statusCode ?? 500)
     if (status >= 500) request.log.error({ err: error }, 'payment page failed')
+    if (error instanceof ApiError && error.headers) reply.headers(error.headers)
     const page = tools.pageOf(request, reply, false)
-    return sendPayPage(
-      reply,
-      status >= 400 ? status : 500,
-      messagePage(page, page.t.errorTitle, page.t.errors.csrf),
-    )
+    const { t } = page
+    const text = status === 429 ? t.errors.tooMany : status === 404 ? t.notFound : t.errors.failed
+    return sendPayPage(reply, status >= 400 ? status : 500, messagePage(page, t.errorTitle, text))
   })
   app.get('/pay/assets/pay.css', async (_request, reply) =>
     reply
@@ -105,8 +125,14 @@ export async function payRoutes(app: FastifyInstance, context: AppContext): Prom
     const { token, next } = request.query as { token?: string; next?: string }
     const operation = view && token ? await linkPaymentOutcome(context, view, token) : undefined
     if (!view || !operation) return notFound(tools, request, reply)
+    const returnUrl = operation.status === 'succeeded' ? returnUrlOf(view, operation) : undefined
+    if (returnUrl) return reply.code(303).header('location', returnUrl).send()
     const page = tools.pageOf(request, reply, view.link.mode === 'sandbox')
-    return sendPayPage(reply, 200, outcomePage(page, view, operation, next === 'operator'))
+    const follow = {
+      fromForm: next === 'operator',
+      refresh: (request.query as { follow?: string }).follow !== 'off',
+    }
+    return sendPayPage(reply, 200, outcomePage(page, view, operation, follow))
   })
 }
 
@@ -169,7 +195,7 @@ async function showLink(
   const unavailable = refusalPage(page, view)
   if (unavailable) return sendPayPage(reply, 200, unavailable)
   const csrf = tools.issueCsrf(reply, view.link.token)
-  return sendPayPage(reply, 200, paymentFormPage(page, view, { csrf }))
+  return sendPayPage(reply, 200, paymentFormPage(page, view, { csrf }), view)
 }
 
 /** The form's POST: a collect through the link, then where the customer goes next; a refusal creates nothing. */
@@ -228,5 +254,5 @@ function sendRefusal(
   }
   const { status, error } = formErrorOf(page, view, result)
   const csrf = tools.csrfOf(request, view.link.token) ?? tools.issueCsrf(reply, view.link.token)
-  return sendPayPage(reply, status, paymentFormPage(page, view, { csrf, typed, error }))
+  return sendPayPage(reply, status, paymentFormPage(page, view, { csrf, typed, error }), view)
 }
