@@ -140,7 +140,7 @@ describeEachStore('dashboard: payout batch upload and preview', (store) => {
     assert.equal(answer.status, 303, answer.text)
     const path = answer.location ?? ''
     assert.match(path, /^\/dashboard\/sandbox\/payout-batches\/[^/?]+\?done=submitted$/)
-    return { path: path.split('?')[0] ?? '', page: await creator.browser.get(path) }
+    return { path: path.split('?')[0] ?? '', page: await creator.browser.get(path), preview }
   }
 
   async function auditActions(merchantId: string) {
@@ -157,7 +157,7 @@ describeEachStore('dashboard: payout batch upload and preview', (store) => {
   test('a dashboard upload waits; its creator cannot approve it; a second member approves it with a code', async () => {
     const creator = await signedInMember(app, { role: 'finance' })
     const before = await xof(creator.merchantId)
-    const { path, page } = await submitted(creator, 'approve')
+    const { path, page, preview } = await submitted(creator, 'approve')
     assert.match(page.text, /it waits for a second member to approve it/)
     assert.match(page.text, /Awaiting approval/)
     assert.match(page.text, /You created this batch/)
@@ -184,6 +184,14 @@ describeEachStore('dashboard: payout batch upload and preview', (store) => {
     assert.equal(forced.status, 422)
     assert.match(forced.text, /You created this batch: another member/)
     assert.match(forced.text, /Awaiting approval/)
+
+    // The previewed file submitted again (a second click): the same batch, audited once.
+    const again = await creator.browser.postMultipart('/dashboard/sandbox/payout-batches', {
+      csrf: csrfIn(preview.text, '/dashboard/sandbox/payout-batches'),
+      csv: /name="csv" value="([^"]*)"/.exec(preview.text)?.[1] ?? '',
+      reference: 'approve-batch',
+    })
+    assert.equal(again.location?.split('?')[0], path, 'the same batch')
 
     const approver = await signedInMember(app, { role: 'admin', merchantId: creator.merchantId })
     const seen = await approver.browser.get(path)

@@ -67,13 +67,22 @@ export async function submitUploadedBatch(
 ): Promise<BatchOutcome> {
   const rows = readPayoutCsv(upload.csv)
   if (isRefusal(rows)) return rows
-  const preview = await previewPayoutBatch(context, principal, rows)
-  if (preview.faulty > 0) return refusal('batch_has_errors')
-  if (preview.mixedCurrencies) return refusal('batch_mixed_currencies')
+  // The same file submitted twice (a second click, a reload) answers the batch it made, audited
+  // once: its items' references are taken by then, so it goes to the API's idempotency unchecked.
+  const made = await context.store.payoutBatches.findByReference(
+    principal.merchantId,
+    principal.mode,
+    upload.reference,
+  )
+  if (!made) {
+    const preview = await previewPayoutBatch(context, principal, rows)
+    if (preview.faulty > 0) return refusal('batch_has_errors')
+    if (preview.mixedCurrencies) return refusal('batch_mixed_currencies')
+  }
   const input = { merchantReference: upload.reference, items: rows.map(itemOf) }
   const origin = { kind: 'member', memberId: member.memberId, label: member.name } as const
   const outcome = await answered(() => acceptPayoutBatch(context, principal, input, origin))
-  if ('view' in outcome)
+  if ('view' in outcome && !made)
     await audit(context, actorOf(member), {
       merchantId: principal.merchantId,
       mode: principal.mode,
