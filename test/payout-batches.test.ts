@@ -97,7 +97,7 @@ describeEachStore('payout batches', (store) => {
         completed = (await client.get(`/api/v1/payout-batch/${batch.token}`)).body.data.payoutBatch
         return completed.status === 'completed'
       },
-      30_000,
+      60_000,
     )
     const completedMs = performance.now() - started
     console.log(
