@@ -25,6 +25,7 @@ const commands: { args: string[]; shows: RegExp }[] = [
   { args: ['merchant', 'list'], shows: /^Usage: sika merchant list/ },
   { args: ['merchant', 'suspend'], shows: /^Usage: sika merchant suspend ID/ },
   { args: ['merchant', 'activate'], shows: /^Usage: sika merchant activate ID/ },
+  { args: ['merchant', 'set'], shows: /^Usage: sika merchant set ID --require-batch-approval on\|off/ },
   { args: ['key'], shows: /^Usage: sika key rotate\|revoke/ },
   { args: ['key', 'rotate'], shows: /^Usage: sika key rotate ID --mode sandbox\|live/ },
   { args: ['key', 'revoke'], shows: /^Usage: sika key revoke API_KEY/ },

@@ -186,7 +186,9 @@ function checkScheduledWork(facts: OperationFacts, subject: string, found: Incon
       found.push({ subject, problem: `final, yet scheduled work is open: ${[...open].join(', ')}` })
     return
   }
-  if (!open.has('expire'))
+  // An item queued in its payout batch expires only once the batch worker dispatches it.
+  const queued = facts.sides.some((side) => side.queuedInBatch)
+  if (!open.has('expire') && !queued)
     found.push({ subject, problem: 'pending with no expiry scheduled: it would never end' })
   const waiting = sideAwaitingSubmission(facts.sides)
   if (waiting && !open.has('submit'))

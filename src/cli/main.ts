@@ -9,10 +9,12 @@ import {
   keyRotate,
   merchantCreate,
   merchantList,
+  merchantSet,
   merchantStatus,
   parseJsonFlag,
   parseKeyRotate,
   parseMerchantCreate,
+  parseMerchantSet,
 } from './merchant-commands.ts'
 import { serve } from './serve.ts'
 import { parseSimulate, type SimulateArgs, simulate } from './simulate-command.ts'
@@ -149,6 +151,10 @@ function merchantCommand(action: string | undefined, rest: string[]): Run {
       const { positionals } = parseJsonFlag(rest, 1, `merchant ${action} needs one merchant ID`)
       const status = action === 'suspend' ? 'suspended' : 'active'
       return (context) => merchantStatus(context, positionals[0]!, status, print)
+    }
+    case 'set': {
+      const parsed = parseMerchantSet(rest)
+      return (context) => merchantSet(context, parsed, print)
     }
     default:
       throw new UsageError(`unknown merchant command: ${action ?? '(none)'}`)

@@ -7,6 +7,7 @@ import {
   rotateKeyPair,
   setMerchantStatus,
 } from '../app/merchants.ts'
+import { setRequireBatchApproval } from '../app/payout-batches/settings.ts'
 import { formatTimestamp } from '../domain/clock.ts'
 import { isMode } from '../domain/kinds.ts'
 import { CommandError, UsageError } from './usage.ts'
@@ -71,6 +72,34 @@ export async function merchantStatus(
 ) {
   if (!(await setMerchantStatus(context, id, status))) throw new CommandError(`no merchant has id ${id}`)
   print(`${id} is now ${status}`)
+}
+
+/** `merchant set ID --require-batch-approval on|off`. */
+export function parseMerchantSet(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { 'require-batch-approval': { type: 'string' } },
+    allowPositionals: true,
+  })
+  const [merchantId, extra] = positionals
+  if (!merchantId || extra !== undefined) throw new UsageError('merchant set needs one merchant ID')
+  const setting = values['require-batch-approval']
+  if (setting !== 'on' && setting !== 'off')
+    throw new UsageError('merchant set needs --require-batch-approval on or --require-batch-approval off')
+  return { merchantId, requireBatchApproval: setting === 'on' }
+}
+
+export async function merchantSet(
+  context: AppContext,
+  args: ReturnType<typeof parseMerchantSet>,
+  print: Print,
+) {
+  if (!(await setRequireBatchApproval(context, args.merchantId, args.requireBatchApproval, { kind: 'cli' })))
+    throw new CommandError(`no merchant has id ${args.merchantId}`)
+  const state = args.requireBatchApproval ? 'on' : 'off'
+  print(
+    `${args.merchantId}: requireBatchApproval is ${state} (API payout batches ${args.requireBatchApproval ? 'wait for a member to approve them' : 'go out without approval'})`,
+  )
 }
 
 export function parseKeyRotate(args: string[]) {

@@ -60,6 +60,19 @@ The secret keys and webhook secrets are shown only now: they are stored as hashe
     summary: ['lift a suspension'],
   },
   {
+    words: ['merchant', 'set'],
+    synopsis: ['merchant set ID --require-batch-approval on|off'],
+    summary: [
+      "whether the merchant's API payout batches wait for",
+      "a dashboard member's approval (off by default)",
+    ],
+    details: `  --require-batch-approval on|off
+                on: every payout batch made through the API awaits approval by a
+                finance, admin or owner member in the dashboard before any
+                payout goes out; off: API batches go out at once (a batch made
+                in the dashboard always awaits a second member's approval)`,
+  },
+  {
     words: ['key', 'rotate'],
     synopsis: ['key rotate ID --mode sandbox|live [--json]'],
     summary: ['issue a new key pair for the mode and revoke the old one'],

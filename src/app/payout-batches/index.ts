@@ -21,4 +21,5 @@ export {
   payoutBatchItems,
 } from './reads.ts'
 export { type PayoutBatchView, payoutBatchRecord } from './records.ts'
+export { requiresBatchApproval, setRequireBatchApproval } from './settings.ts'
 export { PayoutBatchWorker } from './worker.ts'
