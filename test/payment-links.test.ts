@@ -66,6 +66,38 @@ describeEachStore('payment links', (store) => {
     assert.deepEqual(read.body.data.paymentLink, link)
   })
 
+  test('the page: what was supplied is text, never markup; the language follows the browser, and the switch', async () => {
+    const { client } = await merchant()
+    const hostile = '<script>alert(1)</script>'
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference: reference('xss'),
+      description: hostile,
+      country: 'CI',
+      amount: 1000,
+    })
+    const { token } = created.body.data.paymentLink
+    const english = await fetch(`${app.url}/pay/${token}`, {
+      headers: { 'accept-language': 'en-GB,en;q=0.8' },
+    })
+    const html = await english.text()
+    // Preact escapes < (and & and quotes): no tag can open, so > may stay as it is.
+    assert.ok(!html.includes(hostile) && html.includes('&lt;script>alert(1)&lt;/script>'), html)
+    assert.doesNotMatch(html, /<script/i)
+    assert.match(html, /<html lang="en">/)
+    assert.match(
+      english.headers.get('content-security-policy') ?? '',
+      /^default-src 'none'; style-src 'self'/,
+    )
+    const french = await (
+      await fetch(`${app.url}/pay/${token}`, { headers: { 'accept-language': 'fr-CI,fr;q=0.9' } })
+    ).text()
+    assert.match(french, /<html lang="fr">/)
+    assert.match(french, /Payer 1\u202f000 XOF|Payer 1 000 XOF/)
+    const switched = await fetch(`${app.url}/pay/${token}?lang=en`, { headers: { 'accept-language': 'fr' } })
+    assert.match(await switched.text(), /<html lang="en">/)
+    assert.match(switched.headers.getSetCookie().join(), /sika_pay_lang=en; Path=\/pay/)
+  })
+
   test('the same merchantReference: the same body is the same link, another body a 409 naming it', async () => {
     const { client } = await merchant()
     const body = {
