@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { paymentsPerMinute } from '../src/http/rate-limit.ts'
+import { startOrangeMoneySimulator } from '../src/simulators/orange-money/orange-money-simulator.ts'
+import type { RunningSimulator } from '../src/simulators/simulator.ts'
 import { startApp, type TestApp, testPublicBaseUrl } from './support/app.ts'
+import { type LiveApp, settledRecord, startLiveApp } from './support/live.ts'
 import { decideOnCheckout, openLinkForm, payOnLinkPage } from './support/payment-links.ts'
 import { describeEachStore } from './support/stores.ts'
 
@@ -61,6 +64,38 @@ describeEachStore('payment links', (store) => {
     assert.match(await qr.text(), /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/)
     const read = await client.get(`/api/v1/payment-link/${link.token}`)
     assert.deepEqual(read.body.data.paymentLink, link)
+  })
+
+  test('the page: what was supplied is text, never markup; the language follows the browser, and the switch', async () => {
+    const { client } = await merchant()
+    const hostile = '<script>alert(1)</script>'
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference: reference('xss'),
+      description: hostile,
+      country: 'CI',
+      amount: 1000,
+    })
+    const { token } = created.body.data.paymentLink
+    const english = await fetch(`${app.url}/pay/${token}`, {
+      headers: { 'accept-language': 'en-GB,en;q=0.8' },
+    })
+    const html = await english.text()
+    // Preact escapes < (and & and quotes): no tag can open, so > may stay as it is.
+    assert.ok(!html.includes(hostile) && html.includes('&lt;script>alert(1)&lt;/script>'), html)
+    assert.doesNotMatch(html, /<script/i)
+    assert.match(html, /<html lang="en">/)
+    assert.match(
+      english.headers.get('content-security-policy') ?? '',
+      /^default-src 'none'; style-src 'self'/,
+    )
+    const french = await (
+      await fetch(`${app.url}/pay/${token}`, { headers: { 'accept-language': 'fr-CI,fr;q=0.9' } })
+    ).text()
+    assert.match(french, /<html lang="fr">/)
+    assert.match(french, /Payer 1\u202f000 XOF|Payer 1 000 XOF/)
+    const switched = await fetch(`${app.url}/pay/${token}?lang=en`, { headers: { 'accept-language': 'fr' } })
+    assert.match(await switched.text(), /<html lang="en">/)
+    assert.match(switched.headers.getSetCookie().join(), /sika_pay_lang=en; Path=\/pay/)
   })
 
   test('the same merchantReference: the same body is the same link, another body a 409 naming it', async () => {
@@ -312,5 +347,57 @@ describe('payments started on link pages are limited per address', () => {
     assert.ok(Number(tries.at(-1)!.headers.get('retry-after')) > 0)
     assert.equal((await fetch(`${app.url}/pay/${token}`)).status, 200, 'the page itself is still shown')
     assert.equal((await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects.length, 0)
+  })
+})
+
+describeEachStore('a live payment link through Orange Money’s own payment page', (store) => {
+  let orange: RunningSimulator
+  let running: LiveApp
+  before(async () => {
+    running = await startLiveApp(store(), async () => {
+      orange = await startOrangeMoneySimulator({ settleDelayMs: 100 })
+      return [{ simulator: orange, channel: 'orange-money', countries: ['CI'] }]
+    })
+  })
+  after(() => running?.close())
+
+  test('the customer goes on to the operator’s page, pays there, and the link’s page shows the payment succeeded', async () => {
+    const created = await running.live.post('/api/v1/payment-link', {
+      merchantReference: reference('orange'),
+      description: 'Panier',
+      country: 'CI',
+      amount: 5000,
+    })
+    assert.equal(created.status, 200, created.text)
+    const link = created.body.data.paymentLink
+    assert.deepEqual(link.channels, ['orange-money'], 'live mode offers only the connected channels')
+    const answer = await payOnLinkPage(running.app.url, link.token, {
+      channel: 'orange-money',
+      phoneNumber: '0700000123',
+    })
+    assert.equal(answer.status, 303, answer.text)
+    const done = new URL(answer.headers.get('location') ?? '', running.app.url)
+    const collectToken = done.searchParams.get('token')!
+    const record = (await running.live.get(`/api/v1/collect/${collectToken}`)).body.data.collect
+    assert.equal(record.status, 'pending')
+    assert.equal(record.paymentLink, link.token)
+    assert.ok(record.redirectUrl?.startsWith(orange.url), record.redirectUrl)
+    const next = await (await fetch(done)).text()
+    const escaped = record.redirectUrl.replaceAll('&', '&amp;')
+    assert.ok(next.includes(`<meta http-equiv="refresh" content="0; url=${escaped}"/>`), next)
+    assert.ok(next.includes(`href="${escaped}"`), 'and a button to it')
+    const paid = await fetch(`${orange.url}/_simulator/payments/${collectToken}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ msisdn: '0700000123' }),
+    })
+    assert.ok(paid.ok, await paid.text())
+    assert.equal((await settledRecord(running, 'collect', collectToken)).status, 'succeeded')
+    done.searchParams.delete('next')
+    const shown = await (await fetch(done)).text()
+    assert.match(shown, /Payment received/)
+    const read = (await running.live.get(`/api/v1/payment-link/${link.token}`)).body.data.paymentLink
+    assert.equal(read.status, 'completed')
+    assert.equal(read.collectedAmount, 5000)
   })
 })
