@@ -35,7 +35,7 @@ describeEachStore('dashboard: the merchant settings page', (store) => {
       .selectFrom('audit_log')
       .selectAll()
       .where('merchant_id', '=', owner.merchantId)
-      .where('action', '=', 'merchant.settings.changed')
+      .where('action', '=', 'merchant.require_batch_approval')
       .orderBy('at_us')
       .execute()
     assert.deepEqual(

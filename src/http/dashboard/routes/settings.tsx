@@ -1,10 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { AppContext } from '../../../app/context.ts'
-import {
-  type MerchantSettings,
-  merchantSettingsOf,
-  setRequireBatchApproval,
-} from '../../../app/dashboard/settings.ts'
+import { type MerchantSettings, merchantSettingsOf } from '../../../app/dashboard/settings.ts'
+import { setRequireBatchApproval } from '../../../app/payout-batches/settings.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { CsrfField, memberPage, type PageContext } from '../layout.tsx'
 import { sendPage } from '../respond.ts'
@@ -25,12 +22,8 @@ export function settingsRoutes(app: FastifyInstance, context: AppContext, guard:
     if (!signedIn) return reply
     const form = (request.body ?? {}) as Record<string, string | undefined>
     const merchantId = signedIn.live.member.merchantId
-    await setRequireBatchApproval(
-      context,
-      memberActor(request, signedIn),
-      merchantId,
-      form.requireBatchApproval === 'on',
-    )
+    const required = form.requireBatchApproval === 'on'
+    await setRequireBatchApproval(context, merchantId, required, memberActor(request, signedIn))
     return show(reply, signedIn, signedIn.page.t.settings.saved)
   })
 }
