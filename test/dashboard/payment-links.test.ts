@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { createPaymentLink } from '../../src/app/payment-links/index.ts'
 import { startApp, type TestApp } from '../support/app.ts'
 import { csrfIn, type SignedInMember, signedInMember } from '../support/dashboard.ts'
 import { payOnLinkPage } from '../support/payment-links.ts'
@@ -117,5 +118,27 @@ describeEachStore('dashboard: payment link pages', (store) => {
     assert.equal((await viewer.browser.post(`${base}/${token}/close`, { csrf: viewer.csrf })).status, 403)
     assert.equal((await viewer.browser.post(base, { csrf: viewer.csrf, description: 'x' })).status, 403)
     assert.equal((await viewer.browser.get(`/dashboard/live/payment-links/${token}`)).status, 404)
+  })
+
+  test('the list goes a page of 50 at a time, with links to the next and the first page', async () => {
+    const owner = await signedInMember(app, { role: 'owner' })
+    const principal = { merchantId: owner.merchantId, merchantName: '', mode: 'sandbox' as const }
+    for (let index = 0; index < 51; index += 1)
+      await createPaymentLink(app.context, principal, {
+        merchantReference: `paged-${index}`,
+        description: `Paged ${index}`,
+        country: 'CI',
+        amount: 1000,
+      })
+    const first = await owner.browser.get(base)
+    assert.equal(
+      (first.text.match(/<a href="\/dashboard\/sandbox\/payment-links\/[^"]+">Paged/g) ?? []).length,
+      50,
+    )
+    assert.match(first.text, /href="\/dashboard\/sandbox\/payment-links\?page=2">Next page/)
+    const second = await owner.browser.get(`${base}?page=2`)
+    assert.equal((second.text.match(/>Paged \d+</g) ?? []).length, 1)
+    assert.match(second.text, /href="\/dashboard\/sandbox\/payment-links">First page/)
+    assert.ok(!second.text.includes('?page=3'))
   })
 })

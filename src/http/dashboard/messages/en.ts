@@ -246,6 +246,7 @@ export const en = {
       refused: 'Sika refused this row.',
     },
     list: 'Batches',
+    pages: 'Pages of the list',
     noBatches: 'No batch yet.',
     token: 'Token',
     created: 'Created',

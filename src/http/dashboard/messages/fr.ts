@@ -242,6 +242,7 @@ export const fr: Messages = {
       refused: 'Sika a refusé cette ligne.',
     },
     list: 'Lots',
+    pages: 'Pages de la liste',
     noBatches: 'Aucun lot pour le moment.',
     token: 'Jeton',
     created: 'Créé',

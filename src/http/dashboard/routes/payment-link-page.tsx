@@ -2,6 +2,7 @@ import type { ChannelView } from '../../../app/catalogue.ts'
 import {
   knownCountries,
   type LinkForm,
+  linksPerPage,
   type TalliedLink,
 } from '../../../app/dashboard/payment-link-actions.ts'
 import type { Operation } from '../../../domain/operation.ts'
@@ -10,6 +11,7 @@ import { type PaymentLinkStatus, paymentLinkStatus } from '../../../domain/payme
 import { formatInstant, formatMoney } from '../format.ts'
 import { allows, CsrfField, memberPage, type PageContext } from '../layout.tsx'
 import { OperationsTable } from '../operations-table.tsx'
+import { ListPages } from './payout-batch-page.tsx'
 
 export interface LinksView {
   list: Page<TalliedLink>
@@ -18,6 +20,8 @@ export interface LinksView {
   error?: string
   /** What the member typed, shown again after a refusal. */
   form: LinkForm
+  /** The list's page number. */
+  current: number
 }
 
 function when(page: PageContext, atUs: number): string {
@@ -207,6 +211,13 @@ function LinkList({ page, view }: { page: PageContext; view: LinksView }) {
           ))}
         </tbody>
       </table>
+      <ListPages
+        page={page}
+        path={`/dashboard/${page.mode}/payment-links`}
+        current={view.current}
+        total={view.list.total}
+        perPage={linksPerPage}
+      />
     </section>
   )
 }

@@ -111,7 +111,14 @@ async function showLinks(
     linksOf(context, principal, shown.page),
     linkChannels(context, principal),
   ])
-  const view = { list, channels, nowUs: context.clock.nowUs(), error: shown.error, form: shown.form ?? {} }
+  const view = {
+    list,
+    channels,
+    nowUs: context.clock.nowUs(),
+    error: shown.error,
+    form: shown.form ?? {},
+    current: shown.page,
+  }
   return sendPage(reply, shown.status, linksPage(signedIn.page, view))
 }
 

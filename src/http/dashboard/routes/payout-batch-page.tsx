@@ -1,4 +1,9 @@
-import type { BatchItemView, BatchSummary, BatchView } from '../../../app/dashboard/payout-batch-view.ts'
+import {
+  type BatchItemView,
+  type BatchSummary,
+  type BatchView,
+  batchesPerPage,
+} from '../../../app/dashboard/payout-batch-view.ts'
 import type { Page } from '../../../domain/pages.ts'
 import type { PayoutBatchStatus } from '../../../domain/payout-batches.ts'
 import { formatInstant, formatMoney } from '../format.ts'
@@ -27,7 +32,34 @@ function countsText(page: PageContext, counts: Record<string, number>): string {
     .join(' · ')
 }
 
-export function BatchList({ page, list }: { page: PageContext; list: Page<BatchSummary> }) {
+/** Links to the first and the next page of a list, when it has more than one. */
+export function ListPages(props: {
+  page: PageContext
+  path: string
+  current: number
+  total: number
+  perPage: number
+}) {
+  const { t } = props.page
+  const more = props.total > props.current * props.perPage
+  if (props.current <= 1 && !more) return null
+  return (
+    <nav aria-label={t.payoutBatches.pages}>
+      {props.current > 1 && <a href={props.path}>{t.common.first}</a>}{' '}
+      {more && <a href={`${props.path}?page=${props.current + 1}`}>{t.common.next}</a>}
+    </nav>
+  )
+}
+
+export function BatchList({
+  page,
+  list,
+  current,
+}: {
+  page: PageContext
+  list: Page<BatchSummary>
+  current: number
+}) {
   const { t } = page
   return (
     <section aria-labelledby="batches">
@@ -72,6 +104,13 @@ export function BatchList({ page, list }: { page: PageContext; list: Page<BatchS
           </tbody>
         </table>
       )}
+      <ListPages
+        page={page}
+        path={`/dashboard/${page.mode}/payout-batches`}
+        current={current}
+        total={list.total}
+        perPage={batchesPerPage}
+      />
     </section>
   )
 }

@@ -61,7 +61,7 @@ export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, gua
       if (!signedIn) return reply
       const { page } = request.query as { page?: string }
       const list = await batchesOf(context, signedIn.live.member.merchantId, mode, pageNumber(page))
-      return sendPage(reply, 200, batchesPage(signedIn.page, list, {}))
+      return sendPage(reply, 200, batchesPage(signedIn.page, list, { current: pageNumber(page) }))
     })
     app.post(`${base}/preview`, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'batches', mode)
@@ -113,7 +113,7 @@ async function submitAnswer(
   return sendPage(
     reply,
     'apiError' in outcome ? outcome.apiError.status : 422,
-    batchesPage(signedIn.page, list, { error }),
+    batchesPage(signedIn.page, list, { error, current: 1 }),
   )
 }
 
@@ -226,7 +226,7 @@ async function previewAnswer(
   const rows = readPayoutCsv(text)
   if (isRefusal(rows)) {
     const list = await batchesOf(context, signedIn.live.member.merchantId, mode, 1)
-    return sendPage(reply, 422, batchesPage(signedIn.page, list, { refusal: rows }))
+    return sendPage(reply, 422, batchesPage(signedIn.page, list, { refusal: rows, current: 1 }))
   }
   const preview = await previewPayoutBatch(context, principalOf(signedIn, mode), rows)
   const reference = form.reference?.trim() || newBatchReference()
@@ -238,6 +238,8 @@ async function previewAnswer(
 interface ListNote {
   refusal?: DashboardRefusal
   error?: string
+  /** The list's page number. */
+  current: number
 }
 
 /** A positive page number from the query; the first page otherwise. */
@@ -260,7 +262,7 @@ function batchesPage(page: PageContext, list: Page<BatchSummary>, note: ListNote
       )}
       <p>{t.payoutBatches.intro}</p>
       {allows(page, 'batches') && <UploadForm page={page} />}
-      <BatchList page={page} list={list} />
+      <BatchList page={page} list={list} current={note.current} />
     </>,
   )
 }
