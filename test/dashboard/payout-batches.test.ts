@@ -318,4 +318,22 @@ describeEachStore('dashboard: payout batch upload and preview', (store) => {
     assert.equal(refused.status, 409)
     assert.match(refused.text, /Sika refused this:.*succeeded/)
   })
+
+  test('a batch beyond the balance passes the preview but is refused on submit with the total and what is available; nothing is made', async () => {
+    const finance = await signedInMember(app, { role: 'finance' })
+    const before = await xof(finance.merchantId)
+    const rows = [1, 2, 3].map((index) => `400000,orange-money,CI,+22507000005${index}0,,big-${index}`)
+    const preview = await upload(finance, [header, ...rows].join('\n'), 'too-big')
+    assert.equal(preview.status, 200, preview.text)
+    const answer = await finance.browser.postMultipart('/dashboard/sandbox/payout-batches', {
+      csrf: csrfIn(preview.text, '/dashboard/sandbox/payout-batches'),
+      csv: /name="csv" value="([^"]*)"/.exec(preview.text)?.[1] ?? '',
+      reference: 'too-big',
+    })
+    assert.equal(answer.status, 422, answer.text)
+    assert.match(answer.text, /Sika refused this: The batch needs \d+ XOF.*available XOF balance is \d+/)
+    assert.deepEqual(await xof(finance.merchantId), before)
+    const list = await finance.browser.get('/dashboard/sandbox/payout-batches')
+    assert.ok(!list.text.includes('too-big'), 'no batch made')
+  })
 })
