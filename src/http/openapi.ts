@@ -38,6 +38,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           name: 'events',
           description: 'Callbacks: one event per status an operation takes, with its delivery attempts.',
         },
+        {
+          name: 'payout-batch',
+          description:
+            'Pay up to 1,000 customers in one request: each payout a disbursement of its own; approval, cancel.',
+        },
         { name: 'health', description: 'Liveness and readiness probes.' },
       ],
       components: {

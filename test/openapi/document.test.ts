@@ -213,7 +213,11 @@ describeEachStore('the OpenAPI document', (store) => {
     )
     assert.deepEqual(
       initiations.map(({ name }) => name).sort(),
-      operationKindNames.map((kind) => `POST /api/v1/${initiationPathOf(kind, '{token}')}`).sort(),
+      [
+        ...operationKindNames.map((kind) => `POST /api/v1/${initiationPathOf(kind, '{token}')}`),
+        // A payout batch initiates many disbursements under its own merchantReference.
+        'POST /api/v1/payout-batch',
+      ].sort(),
     )
     for (const { name, segments, operation } of initiations) {
       const parts = [
