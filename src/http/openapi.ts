@@ -7,6 +7,32 @@ import { describeSandboxBehaviour, sandboxBehaviours } from '../domain/sandbox-o
 import { type ErrorCode, errorRegistry } from '../errors.ts'
 import { ErrorEnvelope, EventType, operationRecordOf } from './schemas.ts'
 
+/** The document's tags: one per operation kind, then the other resources. */
+const documentTags = [
+  ...operationKindNames.map((kind) => ({ name: kind, description: operationKinds[kind].summary })),
+  {
+    name: 'transaction',
+    description: 'Balance movements: holds, postings and releases; CSV statements.',
+  },
+  { name: 'balance', description: 'The balance, held and available amounts per currency.' },
+  { name: 'channels', description: 'The channels, countries, limits and fees the merchant may use.' },
+  {
+    name: 'events',
+    description: 'Callbacks: one event per status an operation takes, with its delivery attempts.',
+  },
+  {
+    name: 'payment link',
+    description:
+      'A URL (and its QR code) where customers pay you on a page Sika hosts: no integration needed. Guide: docs/guide/payment-links.md.',
+  },
+  {
+    name: 'payout-batch',
+    description:
+      'Pay up to 1,000 customers in one request: each payout a disbursement of its own; approval, cancel.',
+  },
+  { name: 'health', description: 'Liveness and readiness probes.' },
+]
+
 /**
  * The OpenAPI 3.1 document is generated from the schemas that validate requests and serialise
  * responses: there is no second copy to keep in step. This file only adds what routes do not
@@ -26,25 +52,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       // Relative: "Try it out" calls the origin the page was opened at (localhost, 127.0.0.1 or a
       // public name alike), which is also the only origin the page's Content-Security-Policy allows.
       servers: [{ url: '/', description: 'This Sika instance: the origin that serves this document' }],
-      tags: [
-        ...operationKindNames.map((kind) => ({ name: kind, description: operationKinds[kind].summary })),
-        {
-          name: 'transaction',
-          description: 'Balance movements: holds, postings and releases; CSV statements.',
-        },
-        { name: 'balance', description: 'The balance, held and available amounts per currency.' },
-        { name: 'channels', description: 'The channels, countries, limits and fees the merchant may use.' },
-        {
-          name: 'events',
-          description: 'Callbacks: one event per status an operation takes, with its delivery attempts.',
-        },
-        {
-          name: 'payment link',
-          description:
-            'A URL (and its QR code) where customers pay you on a page Sika hosts: no integration needed. Guide: docs/guide/payment-links.md.',
-        },
-        { name: 'health', description: 'Liveness and readiness probes.' },
-      ],
+      tags: documentTags,
       components: {
         securitySchemes: {
           apiKey: {

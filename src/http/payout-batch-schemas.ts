@@ -94,3 +94,38 @@ export const CancelBody = Type.Object(
   },
   { additionalProperties: false, description: 'Empty, or a reason' },
 )
+
+/** The document's examples of a batch: its request and the answer. */
+export const payoutBatchExamples = {
+  request: {
+    merchantReference: 'salaries-2026-11',
+    callbackUrl: 'https://shop.example/sika/callback',
+    items: [
+      {
+        amount: 150000,
+        channel: 'orange-money',
+        country: 'CI',
+        customer: { phoneNumber: '+2250700000101', fullName: 'Awa Kone' },
+        merchantReference: 'salary-2026-11-awa',
+      },
+      {
+        amount: 120000,
+        channel: 'mtn-momo',
+        country: 'CI',
+        customer: { phoneNumber: '+2250500000102', fullName: 'Yao Koffi' },
+        merchantReference: 'salary-2026-11-yao',
+      },
+    ],
+  },
+  record: {
+    token: 'k3v9q-7m2xp-a8d4f-q1w2e-r5t6y',
+    merchantReference: 'salaries-2026-11',
+    status: 'processing',
+    itemCount: 2,
+    totalAmount: 275400,
+    currency: 'XOF',
+    counts: { pending: 2, succeeded: 0, failed: 0, canceled: 0, error: 0 },
+    createdBy: 'API',
+    initiationDate: '2026-11-28T10:00:00.000000Z',
+  },
+}

@@ -217,6 +217,8 @@ describeEachStore('the OpenAPI document', (store) => {
         ...operationKindNames.map((kind) => `POST /api/v1/${initiationPathOf(kind, '{token}')}`),
         // Not an operation, but created under a merchantReference as one is.
         'POST /api/v1/payment-link',
+        // A payout batch initiates many disbursements under its own merchantReference.
+        'POST /api/v1/payout-batch',
       ].sort(),
     )
     for (const { name, segments, operation } of initiations) {

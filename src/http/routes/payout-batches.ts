@@ -18,6 +18,7 @@ import {
   PayoutBatchBody,
   PayoutBatchListQuery,
   PayoutBatchRecord,
+  payoutBatchExamples,
 } from '../payout-batch-schemas.ts'
 import { envelope, listEnvelope, operationRecordOf, TokenParams } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
@@ -135,8 +136,13 @@ function acceptRoute(app: FastifyInstance, context: AppContext): void {
         summary: 'Pay many customers in one request',
         description:
           'Accepts 1 to 1,000 payouts in one currency, all or nothing: each is validated and priced as a disbursement (a 422 names the item, items[41].customer.phoneNumber, and nothing is created); an item whose merchantReference already names a disbursement is a 409 naming it; the total of the items’ cash amounts must be available (422 insufficient_balance with total and available). Each item becomes a disbursement of its own (its own token, record, callbacks and hold), listed under GET /api/v1/disbursement?batch={token}. Items go to their operators at a bounded pace, after approval when your setting requireBatchApproval is on. The same merchantReference with the same body answers the same batch; with another body it is a 409. The body may reach 2 MiB.',
-        body: PayoutBatchBody,
-        response: { 200: envelope('payoutBatch', PayoutBatchRecord) },
+        body: { ...PayoutBatchBody, examples: [payoutBatchExamples.request] },
+        response: {
+          200: {
+            ...envelope('payoutBatch', PayoutBatchRecord),
+            examples: [envelopeOf('Payout batch !', 'payoutBatch', payoutBatchExamples.record)],
+          },
+        },
       },
     },
     async (request) => {
