@@ -142,6 +142,13 @@ describeEachStore('payout batches', (store) => {
     for (const status of ['succeeded', 'failed', 'canceled', 'error'])
       assert.equal(byType.get(`disbursement.${status}`), expected[status], status)
     assert.equal(byType.get('payout_batch.completed'), 1)
+    // The batch's event is listed with the others (checked against the published document).
+    const listedEvents = await client.get('/api/v1/events', { perPage: 100 })
+    assert.equal(listedEvents.status, 200, listedEvents.text)
+    const batchEvent = listedEvents.body.data.events.find(
+      (event: any) => event.type === 'payout_batch.completed',
+    )
+    assert.equal(batchEvent?.data.payoutBatch.token, batch.token)
     const batchEvents = events.filter((event) => /^(disbursement|payout_batch)\./.test(event.type))
     assert.ok(batchEvents.every((event) => event.callback_url === callbackUrl))
     await assertStoreConsistent(app)

@@ -5,6 +5,7 @@ import { type TSchema, Type } from 'typebox'
 import { operationKindNames, operationKinds } from '../domain/kinds.ts'
 import { describeSandboxBehaviour, sandboxBehaviours } from '../domain/sandbox-outcomes.ts'
 import { type ErrorCode, errorRegistry } from '../errors.ts'
+import { PayoutBatchRecord } from './payout-batch-schemas.ts'
 import { ErrorEnvelope, EventType, operationRecordOf } from './schemas.ts'
 
 /** The document's tags: one per operation kind, then the other resources. */
@@ -177,9 +178,12 @@ function callbackWebhook() {
       description: 'The mode of the operation; each mode signs with its own webhook secret',
     }),
     data: Type.Union(
-      operationKindNames.map((kind) =>
-        Type.Object({ [operationKinds[kind].dataKey.details]: operationRecordOf(kind) }),
-      ),
+      [
+        ...operationKindNames.map((kind) =>
+          Type.Object({ [operationKinds[kind].dataKey.details]: operationRecordOf(kind) }),
+        ),
+        Type.Object({ payoutBatch: PayoutBatchRecord }),
+      ],
       { description: 'The record as the details endpoint returns it, under its data key' },
     ),
   })

@@ -560,11 +560,22 @@ export const Pagination = Type.Object(
   { description: 'Where this page is in the list' },
 )
 
+/** How a payout batch ends: each has its event. */
+const payoutBatchEndings = ['completed', 'rejected', 'canceled'] as const
+
 /** `<kind>.<status>`, e.g. collect.succeeded: the type of a callback event. */
-export const EventType = Type.Unsafe<`${OperationKind}.${(typeof statuses)[number]}`>(
+export const EventType = Type.Unsafe<
+  `${OperationKind}.${(typeof statuses)[number]}` | `payout_batch.${(typeof payoutBatchEndings)[number]}`
+>(
   Type.Union(
-    operationKindNames.flatMap((kind) => statuses.map((status) => Type.Literal(`${kind}.${status}`))),
-    { description: '<kind>.<status>: the status the operation took, such as collect.succeeded' },
+    [
+      ...operationKindNames.flatMap((kind) => statuses.map((status) => Type.Literal(`${kind}.${status}`))),
+      ...payoutBatchEndings.map((status) => Type.Literal(`payout_batch.${status}`)),
+    ],
+    {
+      description:
+        '<kind>.<status>: the status the operation took, such as collect.succeeded; payout_batch.<status> when a payout batch ends (it is listed under its first item’s token)',
+    },
   ),
 )
 

@@ -105,7 +105,13 @@ export class PayoutBatchWorker {
         })
         dispatched += taken.length
         await this.send(taken)
-        await context.store.payoutBatches.renew(batch.id, this.owner, context.clock.nowUs() + leaseMs * 1000)
+        const kept = await context.store.payoutBatches.renew(
+          batch.id,
+          this.owner,
+          context.clock.nowUs() + leaseMs * 1000,
+        )
+        // Its lease ran out and another instance holds it now: the rest is that instance's.
+        if (!kept) return dispatched
         if (!queuedLeft) break
       }
       const done = !queuedLeft && (await completeIfFinal(context, batch.id))
