@@ -41,10 +41,8 @@ export interface SikaClientOptions {
 
 // ---- the five operation kinds: one table, as src/domain/kinds.ts is for the server ----
 
-/** The kinds, read from the document: every path `/api/v1/<kind>/{token}`. */
-export type OperationKind = {
-  [Path in keyof paths]: Path extends `/api/v1/${infer Kind}/{token}` ? Kind : never
-}[keyof paths]
+/** The kinds, as the generated data keys name them (a payout batch or a payment link is no operation). */
+export type OperationKind = keyof typeof operationDataKeys
 
 type KindPath<Kind extends OperationKind> = `/api/v1/${Kind}`
 /** A kind initiated on an operation it acts on (a refund: POST /api/v1/collect/{token}/refund). */
@@ -106,7 +104,7 @@ type Initiated<Kind extends OperationKind> = Promise<
   SikaResult<OperationRecord<Kind>, InitiateOperation<Kind>>
 >
 
-export interface OperationResource<Kind extends OperationKind>
+interface OperationResourceBase<Kind extends OperationKind>
   extends Listing<ListOperation<Kind>, Keys<Kind>['list']> {
   /** POST /api/v1/<kind>; a refund is initiated on the collect it refunds: `refund.initiate(collectToken, body)`. */
   initiate: Kind extends DirectKind
@@ -114,6 +112,26 @@ export interface OperationResource<Kind extends OperationKind>
     : (token: string, body: InitiationBody<Kind>) => Initiated<Kind>
   get(token: string): Promise<SikaResult<OperationRecord<Kind>, GetOperation<Kind>>>
 }
+
+/** The kinds a merchant may cancel before they reach an operator: every path `/api/v1/<kind>/{token}/cancel`. */
+export type CancelableKind = {
+  [Kind in OperationKind]: `/api/v1/${Kind}/{token}/cancel` extends keyof paths ? Kind : never
+}[OperationKind]
+type CancelOperation<Kind extends CancelableKind> = paths[`/api/v1/${Kind}/{token}/cancel`]['post']
+
+export type OperationResource<Kind extends OperationKind> = OperationResourceBase<Kind> &
+  (Kind extends CancelableKind
+    ? {
+        /** POST /api/v1/<kind>/{token}/cancel: canceled before it reaches an operator, or a 409 not_cancelable. */
+        cancel(
+          token: string,
+          body?: RequestBody<CancelOperation<Kind>>,
+        ): Promise<SikaResult<OperationRecord<Kind>, CancelOperation<Kind>>>
+      }
+    : unknown)
+
+type PayoutBatchRecord = DataOf<operations['getPayoutBatch']>['payoutBatch']
+type PaymentLinkRecord = DataOf<operations['getPaymentLink']>['paymentLink']
 
 type TransactionsOperation = operations['listTransactions']
 type EventListOperation = operations['listEvents']
@@ -144,6 +162,27 @@ export type SikaClient = { readonly [Kind in OperationKind]: OperationResource<K
     redeliver(
       id: string,
     ): Promise<SikaResult<DataOf<operations['redeliverEvent']>['event'], operations['redeliverEvent']>>
+  }
+  readonly payoutBatches: Listing<operations['listPayoutBatches'], 'payoutBatches'> & {
+    /** POST /api/v1/payout-batch: up to 1,000 disbursements accepted (or refused) as one. */
+    create(
+      body: RequestBody<operations['createPayoutBatch']>,
+    ): Promise<SikaResult<PayoutBatchRecord, operations['createPayoutBatch']>>
+    get(token: string): Promise<SikaResult<PayoutBatchRecord, operations['getPayoutBatch']>>
+    /** Cancels every item not yet at an operator; the batch completes when the rest have ended. */
+    cancel(
+      token: string,
+      body?: RequestBody<operations['cancelPayoutBatch']>,
+    ): Promise<SikaResult<PayoutBatchRecord, operations['cancelPayoutBatch']>>
+  }
+  readonly paymentLinks: Listing<operations['listPaymentLinks'], 'paymentLinks'> & {
+    /** POST /api/v1/payment-link: a page Sika hosts where customers pay, with its QR code. */
+    create(
+      body: RequestBody<operations['createPaymentLink']>,
+    ): Promise<SikaResult<PaymentLinkRecord, operations['createPaymentLink']>>
+    get(token: string): Promise<SikaResult<PaymentLinkRecord, operations['getPaymentLink']>>
+    /** Takes no more payments; what is under way goes on. */
+    close(token: string): Promise<SikaResult<PaymentLinkRecord, operations['closePaymentLink']>>
   }
   readonly health: {
     /** 200 while the process runs. */
@@ -206,12 +245,16 @@ export function createSikaClient(options: SikaClientOptions): SikaClient {
       const params = token === undefined ? {} : { params: { path: { token } } }
       return toResult(untyped.POST(initiatedAt, { ...params, body }), record(keys.created))
     }
-    return {
+    const cancelPath = `${path}/{token}/cancel`
+    const cancel = (token: string, body: unknown = {}) =>
+      toResult(untyped.POST(cancelPath, { params: { path: { token } }, body }), record(keys.details))
+    const resource: OperationResourceBase<Kind> = {
       ...listing<ListOperation<Kind>, Keys<Kind>['list']>(path, keys.list),
       initiate: initiate as OperationResource<Kind>['initiate'],
       get: (token) =>
         toResult(untyped.GET(`${path}/{token}`, { params: { path: { token } } }), record(keys.details)),
     }
+    return (keys.cancelable ? { ...resource, cancel } : resource) as OperationResource<Kind>
   }
 
   const kinds = Object.fromEntries(
@@ -245,6 +288,34 @@ export function createSikaClient(options: SikaClientOptions): SikaClient {
         toResult(
           api.POST('/api/v1/events/{id}/redeliver', { params: { path: { id } } }),
           (body) => body.data.event,
+        ),
+    },
+    payoutBatches: {
+      ...listing<operations['listPayoutBatches'], 'payoutBatches'>('/api/v1/payout-batch', 'payoutBatches'),
+      create: (body) => toResult(api.POST('/api/v1/payout-batch', { body }), (answer) => answer.data.payoutBatch),
+      get: (token) =>
+        toResult(
+          api.GET('/api/v1/payout-batch/{token}', { params: { path: { token } } }),
+          (answer) => answer.data.payoutBatch,
+        ),
+      cancel: (token, body = {}) =>
+        toResult(
+          api.POST('/api/v1/payout-batch/{token}/cancel', { params: { path: { token } }, body }),
+          (answer) => answer.data.payoutBatch,
+        ),
+    },
+    paymentLinks: {
+      ...listing<operations['listPaymentLinks'], 'paymentLinks'>('/api/v1/payment-link', 'paymentLinks'),
+      create: (body) => toResult(api.POST('/api/v1/payment-link', { body }), (answer) => answer.data.paymentLink),
+      get: (token) =>
+        toResult(
+          api.GET('/api/v1/payment-link/{token}', { params: { path: { token } } }),
+          (answer) => answer.data.paymentLink,
+        ),
+      close: (token) =>
+        toResult(
+          api.POST('/api/v1/payment-link/{token}/close', { params: { path: { token } } }),
+          (answer) => answer.data.paymentLink,
         ),
     },
     health: {

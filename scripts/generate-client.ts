@@ -5,6 +5,7 @@ import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript'
 import { createContext } from '../src/app/bootstrap.ts'
+import { operationKindNames, operationKinds } from '../src/domain/kinds.ts'
 import { loadConfig } from '../src/config.ts'
 import { buildServer } from '../src/http/server.ts'
 import { createLogger } from '../src/logger.ts'
@@ -44,14 +45,12 @@ function dataKeyOf(document: OpenAPI3, path: string, method: 'get' | 'post'): st
 }
 
 /**
- * Where each kind's record sits in `data` (created, details, list), read from the document: every
- * path `/api/v1/<kind>/{token}` is a kind. The spec's own names, quirks included.
+ * Where each kind's record sits in `data` (created, details, list), read from the document at the
+ * paths of the domain's kinds. The spec's own names, quirks included.
  */
 function dataKeysModule(document: OpenAPI3): string {
-  const kinds = Object.keys(document.paths ?? {}).flatMap((path) => {
-    const match = /^\/api\/v1\/([a-z-]+)\/\{token\}$/.exec(path)
-    return match ? [match[1]!] : []
-  })
+  // The kinds are the domain's: a payout batch or a payment link has a details path too, but is no operation.
+  const kinds = operationKindNames.map((kind) => operationKinds[kind].path)
   const paths = Object.keys(document.paths ?? {})
   const entries = kinds.map((kind) => {
     const base = `/api/v1/${kind}`
@@ -62,10 +61,11 @@ function dataKeysModule(document: OpenAPI3): string {
       details: dataKeyOf(document, `${base}/{token}`, 'get'),
       list: dataKeyOf(document, base, 'get'),
     }
-    return `  '${kind}': { created: '${keys.created}', details: '${keys.details}', list: '${keys.list}', initiatedAt: '${createdAt}' },`
+    const cancelable = paths.includes(`${base}/{token}/cancel`)
+    return `  '${kind}': { created: '${keys.created}', details: '${keys.details}', list: '${keys.list}', initiatedAt: '${createdAt}', cancelable: ${cancelable} },`
   })
   return `// Generated from the OpenAPI document by \`npm run client:generate\`: do not edit.
-/** Where each kind's record sits in \`data\`, and where it is initiated, as the document says. */
+/** Where each kind's record sits in \`data\`, where it is initiated and whether it can be canceled, as the document says. */
 export const operationDataKeys = {
 ${entries.join('\n')}
 } as const

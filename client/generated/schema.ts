@@ -344,6 +344,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payout-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payout batches
+         * @description Newest first, `perPage` 1 to 100 (default 10).
+         */
+        get: operations["listPayoutBatches"];
+        put?: never;
+        /**
+         * Pay many customers in one request
+         * @description Accepts 1 to 1,000 payouts in one currency, all or nothing: each is validated and priced as a disbursement (a 422 names the item, items[41].customer.phoneNumber, and nothing is created); an item whose merchantReference already names a disbursement is a 409 naming it; the total of the items’ cash amounts must be available (422 insufficient_balance with total and available). Each item becomes a disbursement of its own (its own token, record, callbacks and hold), listed under GET /api/v1/disbursement?batch={token}. Items go to their operators at a bounded pace, after approval when your setting requireBatchApproval is on. The same merchantReference with the same body answers the same batch; with another body it is a 409. The body may reach 2 MiB.
+         */
+        post: operations["createPayoutBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payout-batch/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a payout batch by its token
+         * @description With its items counted by status. Its items are disbursements: GET /api/v1/disbursement?batch={token} lists them. Another merchant’s token, the other mode’s, or an unknown one: the same 404.
+         */
+        get: operations["getPayoutBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payout-batch/{token}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payout batch
+         * @description Cancels every item no operator has yet: each ends canceled (failureReason.code canceled_by_merchant) and its hold is released. A batch awaiting approval ends canceled (event payout_batch.canceled); one being processed completes once the items already sent are final. Canceling twice answers the same batch; a completed or rejected batch is a 409 not_cancelable.
+         */
+        post: operations["cancelPayoutBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disbursement/{token}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a disbursement no operator has yet
+         * @description A disbursement waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why. Canceling twice answers the same canceled record.
+         */
+        post: operations["cancelDisbursement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/withdraw/{token}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a withdraw no operator has yet
+         * @description A withdraw waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why. Canceling twice answers the same canceled record.
+         */
+        post: operations["cancelWithdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transaction": {
         parameters: {
             query?: never;
@@ -442,6 +546,70 @@ export interface paths {
          * @description Queues the event for delivery at once, whatever its delivery status; attempts go on counting.
          */
         post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment links
+         * @description Newest first, `perPage` 1 to 100 (default 10), each with its status, paymentCount and collectedAmount. Its payments: GET /api/v1/collect?paymentLink={token}.
+         */
+        get: operations["listPaymentLinks"];
+        put?: never;
+        /**
+         * Create a payment link
+         * @description A page Sika hosts at url (and a QR code of it at qrCodeUrl) where a customer chooses a channel, types a phone number (and the amount, for an amountRange) and pays: each payment is an ordinary collect of this mode, with the link’s callbackUrl and metadata, its record naming the link in paymentLink. A single-use link (reusable false, the default) takes one succeeded payment, and refuses another while one is pending. The same merchantReference with the same body returns the existing link; with another body it is a 409.
+         */
+        post: operations["createPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-link/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a payment link by its token
+         * @description Another merchant’s token, the other mode’s, or an unknown one: the same 404.
+         */
+        get: operations["getPaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-link/{token}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a payment link
+         * @description Its page takes no more payments (a payment already pending goes on to its end). Closing a closed link answers it again; a link already expired or completed is a 422 link_unavailable. No body.
+         */
+        post: operations["closePaymentLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -570,6 +738,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -674,6 +848,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -716,6 +896,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -754,6 +940,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -792,6 +984,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -830,6 +1028,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -868,6 +1072,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -906,6 +1116,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -944,6 +1160,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -982,6 +1204,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1010,6 +1238,10 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
+                /** @description Only the items of this payout batch (its token) */
+                batch?: string;
+                /** @description Only the collects paid through the payment link with this token */
+                paymentLink?: string;
             };
             header?: never;
             path?: never;
@@ -1096,8 +1328,12 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                                 /** @description What its refunds that are not failed, canceled or error add up to */
                                 refundedAmount: number;
+                                /** @description The token of the payment link the customer paid through (absent otherwise) */
+                                paymentLink?: string;
                             }[];
                         };
                         /** @description The pagination of the list */
@@ -1164,6 +1400,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1206,6 +1448,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1244,6 +1492,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1282,6 +1536,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1320,6 +1580,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1358,6 +1624,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1396,6 +1668,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1434,6 +1712,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1472,6 +1756,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1678,8 +1968,12 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                                 /** @description What its refunds that are not failed, canceled or error add up to */
                                 refundedAmount: number;
+                                /** @description The token of the payment link the customer paid through (absent otherwise) */
+                                paymentLink?: string;
                             };
                         };
                     };
@@ -1722,6 +2016,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1764,6 +2064,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1802,6 +2108,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1840,12 +2152,22 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `duplicate_merchant_reference`: This merchantReference was already used with a different request. */
+            /**
+             * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
+             *
+             *     `not_cancelable`: This payout has reached its operator and can no longer be canceled.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1860,7 +2182,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "duplicate_merchant_reference";
+                        code: "duplicate_merchant_reference" | "not_cancelable";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -1878,12 +2200,18 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1916,6 +2244,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1954,6 +2288,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2000,6 +2340,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2038,6 +2384,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2076,6 +2428,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2114,6 +2472,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2152,6 +2516,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2285,8 +2655,12 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                                 /** @description What its refunds that are not failed, canceled or error add up to */
                                 refundedAmount: number;
+                                /** @description The token of the payment link the customer paid through (absent otherwise) */
+                                paymentLink?: string;
                             };
                         };
                     };
@@ -2325,6 +2699,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2367,6 +2747,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2405,6 +2791,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2443,6 +2835,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2481,6 +2879,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2519,6 +2923,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2557,6 +2967,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2595,6 +3011,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2633,6 +3055,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2661,6 +3089,8 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
+                /** @description Only the items of this payout batch (its token) */
+                batch?: string;
             };
             header?: never;
             path?: never;
@@ -2747,6 +3177,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             }[];
                         };
                         /** @description The pagination of the list */
@@ -2813,6 +3245,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2855,6 +3293,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2893,6 +3337,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2931,6 +3381,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2969,6 +3425,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3007,6 +3469,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3045,6 +3513,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3083,6 +3557,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3121,6 +3601,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3325,6 +3811,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             };
                         };
                     };
@@ -3367,6 +3855,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3409,6 +3903,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3447,6 +3947,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3485,12 +3991,22 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `duplicate_merchant_reference`: This merchantReference was already used with a different request. */
+            /**
+             * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
+             *
+             *     `not_cancelable`: This payout has reached its operator and can no longer be canceled.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3505,7 +4021,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "duplicate_merchant_reference";
+                        code: "duplicate_merchant_reference" | "not_cancelable";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -3523,12 +4039,18 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3561,6 +4083,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3599,6 +4127,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3645,6 +4179,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3683,6 +4223,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3721,6 +4267,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3759,6 +4311,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3797,6 +4355,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3929,6 +4493,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             };
                         };
                     };
@@ -3967,6 +4533,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4009,6 +4581,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4047,6 +4625,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4085,6 +4669,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4123,6 +4713,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4161,6 +4757,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4199,6 +4801,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4237,6 +4845,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4275,6 +4889,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4303,6 +4923,8 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
+                /** @description Only the items of this payout batch (its token) */
+                batch?: string;
             };
             header?: never;
             path?: never;
@@ -4389,6 +5011,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             }[];
                         };
                         /** @description The pagination of the list */
@@ -4455,6 +5079,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4497,6 +5127,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4535,6 +5171,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4573,6 +5215,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4611,6 +5259,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4649,6 +5303,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4687,6 +5347,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4725,6 +5391,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4763,6 +5435,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4967,6 +5645,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             };
                         };
                     };
@@ -5009,6 +5689,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5051,6 +5737,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5089,6 +5781,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5127,12 +5825,22 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `duplicate_merchant_reference`: This merchantReference was already used with a different request. */
+            /**
+             * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
+             *
+             *     `not_cancelable`: This payout has reached its operator and can no longer be canceled.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5147,7 +5855,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "duplicate_merchant_reference";
+                        code: "duplicate_merchant_reference" | "not_cancelable";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -5165,12 +5873,18 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5203,6 +5917,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5241,6 +5961,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5287,6 +6013,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5325,6 +6057,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5363,6 +6101,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5401,6 +6145,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5439,6 +6189,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5571,6 +6327,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             };
                         };
                     };
@@ -5609,6 +6367,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5651,6 +6415,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5689,6 +6459,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5727,6 +6503,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5765,6 +6547,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5803,6 +6591,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5841,6 +6635,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5879,6 +6679,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5917,6 +6723,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5945,6 +6757,8 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
+                /** @description Only the items of this payout batch (its token) */
+                batch?: string;
             };
             header?: never;
             path?: never;
@@ -6031,6 +6845,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             }[];
                         };
                         /** @description The pagination of the list */
@@ -6097,6 +6913,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6139,6 +6961,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6177,6 +7005,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6215,6 +7049,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6253,6 +7093,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6291,6 +7137,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6329,6 +7181,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6367,6 +7225,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6405,6 +7269,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6609,6 +7479,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             };
                         };
                     };
@@ -6651,6 +7523,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6693,6 +7571,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6731,6 +7615,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6769,12 +7659,22 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `duplicate_merchant_reference`: This merchantReference was already used with a different request. */
+            /**
+             * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
+             *
+             *     `not_cancelable`: This payout has reached its operator and can no longer be canceled.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6789,7 +7689,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "duplicate_merchant_reference";
+                        code: "duplicate_merchant_reference" | "not_cancelable";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -6807,12 +7707,18 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6845,6 +7751,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6883,6 +7795,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6929,6 +7847,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6967,6 +7891,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7005,6 +7935,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7043,6 +7979,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7081,6 +8023,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7213,6 +8161,8 @@ export interface operations {
                                 country: string;
                                 /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                                 operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
                             };
                         };
                     };
@@ -7251,6 +8201,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7293,6 +8249,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7331,6 +8293,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7369,6 +8337,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7407,6 +8381,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7445,6 +8425,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7483,6 +8469,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7521,6 +8513,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7559,6 +8557,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7587,6 +8591,8 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
+                /** @description Only the items of this payout batch (its token) */
+                batch?: string;
             };
             header?: never;
             path?: never;
@@ -7799,6 +8805,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7841,6 +8853,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7879,6 +8897,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7917,6 +8941,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7955,6 +8985,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7993,6 +9029,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8031,6 +9073,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8069,6 +9117,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8107,6 +9161,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8470,6 +9530,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8512,6 +9578,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8550,6 +9622,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8588,12 +9666,22 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `duplicate_merchant_reference`: This merchantReference was already used with a different request. */
+            /**
+             * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
+             *
+             *     `not_cancelable`: This payout has reached its operator and can no longer be canceled.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8608,7 +9696,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "duplicate_merchant_reference";
+                        code: "duplicate_merchant_reference" | "not_cancelable";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -8626,12 +9714,18 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8664,6 +9758,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8702,6 +9802,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8748,6 +9854,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8786,6 +9898,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8824,6 +9942,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8862,6 +9986,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8900,6 +10030,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9154,6 +10290,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9196,6 +10338,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9234,6 +10382,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9272,6 +10426,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9310,6 +10470,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9348,6 +10514,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9386,6 +10558,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9424,6 +10602,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9462,6 +10646,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9643,6 +10833,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9685,6 +10881,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9723,6 +10925,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9761,6 +10969,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9799,6 +11013,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9808,6 +11028,8 @@ export interface operations {
              * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
              *
              *     `refund_exceeds_collected`: The refunds of this collect would add up to more than was collected.
+             *
+             *     `not_cancelable`: This payout has reached its operator and can no longer be canceled.
              */
             409: {
                 headers: {
@@ -9823,7 +11045,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "duplicate_merchant_reference" | "refund_exceeds_collected";
+                        code: "duplicate_merchant_reference" | "refund_exceeds_collected" | "not_cancelable";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -9841,12 +11063,18 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9879,6 +11107,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9917,6 +11151,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9965,6 +11205,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10003,6 +11249,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10041,6 +11293,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10079,6 +11337,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10117,6 +11381,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10145,6 +11415,8 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601, exclusive, on the date */
                 to?: string;
+                /** @description Only the items of this payout batch (its token) */
+                batch?: string;
             };
             header?: never;
             path?: never;
@@ -10284,6 +11556,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10326,6 +11604,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10364,6 +11648,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10402,6 +11692,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10440,6 +11736,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10478,6 +11780,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10516,6 +11824,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10554,6 +11868,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10592,6 +11912,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10742,6 +12068,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10784,6 +12116,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10822,6 +12160,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10860,6 +12204,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10898,6 +12248,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10936,6 +12292,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10974,6 +12336,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11012,6 +12380,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11050,6 +12424,3745 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    listPayoutBatches: {
+        parameters: {
+            query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                perPage?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of records, newest first, under data.payoutBatches, with meta.pagination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under payoutBatches */
+                        data: {
+                            /** @description The records of this page, newest first */
+                            payoutBatches: {
+                                /** @description The batch’s token, issued by Sika */
+                                token: string;
+                                /** @description Your reference of the batch, as sent */
+                                merchantReference: string;
+                                /** @description awaiting_approval (a member must approve it), processing (its items go to their operators), completed (every item is final), rejected or canceled (before processing; every hold released) */
+                                status: "awaiting_approval" | "processing" | "completed" | "rejected" | "canceled";
+                                /** @description How many payouts the batch carries */
+                                itemCount: number;
+                                /** @description The sum of the items’ cash amounts (amounts with fees), in major units */
+                                totalAmount: number;
+                                /** @description The one currency of its items */
+                                currency: string;
+                                /** @description The items counted by status */
+                                counts: {
+                                    /** @description Items pending */
+                                    pending: number;
+                                    /** @description Items succeeded */
+                                    succeeded: number;
+                                    /** @description Items failed */
+                                    failed: number;
+                                    /** @description Items canceled */
+                                    canceled: number;
+                                    /** @description Items error */
+                                    error: number;
+                                };
+                                /** @description Who made it: API, or the dashboard member’s name */
+                                createdBy?: string;
+                                /** @description The member who approved it, when one had to */
+                                approvedBy?: string;
+                                /** @description When it was accepted: ISO 8601 in UTC with microseconds */
+                                initiationDate: string;
+                                /** @description When it completed, or was rejected or canceled; absent before */
+                                completionDate?: string;
+                                /** @description The metadata sent */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                        };
+                        /** @description The pagination of the list */
+                        meta: {
+                            /** @description Where this page is in the list */
+                            pagination: {
+                                /** @description How many records the filters select, in all */
+                                total: number;
+                                /** @description Records per page, as asked (10 by default) */
+                                perPage: number;
+                                /** @description The page answered */
+                                currentPage: number;
+                                /** @description Always 1 */
+                                firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
+                                firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
+                                pages: {
+                                    [key: string]: string;
+                                };
+                                /** @description The last page (1 for an empty list) */
+                                lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
+                                lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
+                                nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
+                                previousPageUrl: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    createPayoutBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchantReference": "salaries-2026-11",
+                 *       "callbackUrl": "https://shop.example/sika/callback",
+                 *       "items": [
+                 *         {
+                 *           "amount": 150000,
+                 *           "channel": "orange-money",
+                 *           "country": "CI",
+                 *           "customer": {
+                 *             "phoneNumber": "+2250700000101",
+                 *             "fullName": "Awa Kone"
+                 *           },
+                 *           "merchantReference": "salary-2026-11-awa"
+                 *         },
+                 *         {
+                 *           "amount": 120000,
+                 *           "channel": "mtn-momo",
+                 *           "country": "CI",
+                 *           "customer": {
+                 *             "phoneNumber": "+2250500000102",
+                 *             "fullName": "Yao Koffi"
+                 *           },
+                 *           "merchantReference": "salary-2026-11-yao"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
+                    merchantReference: string;
+                    /**
+                     * Format: uri
+                     * @description Where the batch’s events (payout_batch.completed, .rejected, .canceled) and its items’ disbursement events are POSTed. In live mode a loopback, private or link-local host is refused
+                     */
+                    callbackUrl?: string;
+                    /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    /** @description 1 to 1000 payouts, in one currency. A fault in any of them refuses the whole batch, naming it: items[41].customer.phoneNumber */
+                    items: {
+                        /** @description The amount before fees, in major units of the country’s currency (XOF and XAF have no decimals); within the channel’s limits (GET /api/v1/channels). pricing.supportedByAccount says whether the fee comes on top of it or out of it */
+                        amount: number;
+                        /** @description The operator code, such as orange-money or mtn-momo; GET /api/v1/channels lists the codes this merchant may use, per country */
+                        channel: string;
+                        /** @description ISO 3166-1 alpha-2, such as CI; it sets the currency (CI: XOF, CM: XAF, GH: GHS, KE: KES, UG: UGX) */
+                        country: string;
+                        /** @description The customer whose mobile-money wallet pays (a collect, a recharge) or is paid (a disbursement, a withdraw) */
+                        customer: {
+                            /** @description The customer’s name, up to 100 characters; passed to operators that take one */
+                            fullName?: string;
+                            /** @description 8 to 15 digits, optional leading +. Read for the side’s country: national form or international; recorded in E.164 (+225...). Another country’s calling code is a 422 */
+                            phoneNumber: string;
+                            /**
+                             * Format: email
+                             * @description The customer’s email, up to 254 characters
+                             */
+                            email?: string;
+                        };
+                        /** @description Unique per merchant, mode and kind; 1 to 64 printable characters */
+                        merchantReference: string;
+                        /**
+                         * Format: uri
+                         * @description Where this payout’s statuses are POSTed; the batch’s callbackUrl when absent
+                         */
+                        callbackUrl?: string;
+                        /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The record, under data.payoutBatch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "statusCode": 200,
+                     *       "message": "Payout batch !",
+                     *       "data": {
+                     *         "payoutBatch": {
+                     *           "token": "k3v9q-7m2xp-a8d4f-q1w2e-r5t6y",
+                     *           "merchantReference": "salaries-2026-11",
+                     *           "status": "processing",
+                     *           "itemCount": 2,
+                     *           "totalAmount": 275400,
+                     *           "currency": "XOF",
+                     *           "counts": {
+                     *             "pending": 2,
+                     *             "succeeded": 0,
+                     *             "failed": 0,
+                     *             "canceled": 0,
+                     *             "error": 0
+                     *           },
+                     *           "createdBy": "API",
+                     *           "initiationDate": "2026-11-28T10:00:00.000000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under payoutBatch */
+                        data: {
+                            /** @description A payout batch, as its details endpoint answers it */
+                            payoutBatch: {
+                                /** @description The batch’s token, issued by Sika */
+                                token: string;
+                                /** @description Your reference of the batch, as sent */
+                                merchantReference: string;
+                                /** @description awaiting_approval (a member must approve it), processing (its items go to their operators), completed (every item is final), rejected or canceled (before processing; every hold released) */
+                                status: "awaiting_approval" | "processing" | "completed" | "rejected" | "canceled";
+                                /** @description How many payouts the batch carries */
+                                itemCount: number;
+                                /** @description The sum of the items’ cash amounts (amounts with fees), in major units */
+                                totalAmount: number;
+                                /** @description The one currency of its items */
+                                currency: string;
+                                /** @description The items counted by status */
+                                counts: {
+                                    /** @description Items pending */
+                                    pending: number;
+                                    /** @description Items succeeded */
+                                    succeeded: number;
+                                    /** @description Items failed */
+                                    failed: number;
+                                    /** @description Items canceled */
+                                    canceled: number;
+                                    /** @description Items error */
+                                    error: number;
+                                };
+                                /** @description Who made it: API, or the dashboard member’s name */
+                                createdBy?: string;
+                                /** @description The member who approved it, when one had to */
+                                approvedBy?: string;
+                                /** @description When it was accepted: ISO 8601 in UTC with microseconds */
+                                initiationDate: string;
+                                /** @description When it completed, or was rejected or canceled; absent before */
+                                completionDate?: string;
+                                /** @description The metadata sent */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request" | "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
+             *
+             *     `not_cancelable`: This payout has reached its operator and can no longer be canceled.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "duplicate_merchant_reference" | "not_cancelable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: Request bodies must be JSON (content-type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `validation_failed`: The request is not valid.
+             *
+             *     `insufficient_balance`: The available balance does not cover this operation.
+             *
+             *     `channel_unavailable`: This channel does not serve this country and operation.
+             *
+             *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getPayoutBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record, under data.payoutBatch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under payoutBatch */
+                        data: {
+                            /** @description A payout batch, as its details endpoint answers it */
+                            payoutBatch: {
+                                /** @description The batch’s token, issued by Sika */
+                                token: string;
+                                /** @description Your reference of the batch, as sent */
+                                merchantReference: string;
+                                /** @description awaiting_approval (a member must approve it), processing (its items go to their operators), completed (every item is final), rejected or canceled (before processing; every hold released) */
+                                status: "awaiting_approval" | "processing" | "completed" | "rejected" | "canceled";
+                                /** @description How many payouts the batch carries */
+                                itemCount: number;
+                                /** @description The sum of the items’ cash amounts (amounts with fees), in major units */
+                                totalAmount: number;
+                                /** @description The one currency of its items */
+                                currency: string;
+                                /** @description The items counted by status */
+                                counts: {
+                                    /** @description Items pending */
+                                    pending: number;
+                                    /** @description Items succeeded */
+                                    succeeded: number;
+                                    /** @description Items failed */
+                                    failed: number;
+                                    /** @description Items canceled */
+                                    canceled: number;
+                                    /** @description Items error */
+                                    error: number;
+                                };
+                                /** @description Who made it: API, or the dashboard member’s name */
+                                createdBy?: string;
+                                /** @description The member who approved it, when one had to */
+                                approvedBy?: string;
+                                /** @description When it was accepted: ISO 8601 in UTC with microseconds */
+                                initiationDate: string;
+                                /** @description When it completed, or was rejected or canceled; absent before */
+                                completionDate?: string;
+                                /** @description The metadata sent */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    cancelPayoutBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or a reason */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why, in your words; kept in failureReason.message */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The record, under data.payoutBatch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under payoutBatch */
+                        data: {
+                            /** @description A payout batch, as its details endpoint answers it */
+                            payoutBatch: {
+                                /** @description The batch’s token, issued by Sika */
+                                token: string;
+                                /** @description Your reference of the batch, as sent */
+                                merchantReference: string;
+                                /** @description awaiting_approval (a member must approve it), processing (its items go to their operators), completed (every item is final), rejected or canceled (before processing; every hold released) */
+                                status: "awaiting_approval" | "processing" | "completed" | "rejected" | "canceled";
+                                /** @description How many payouts the batch carries */
+                                itemCount: number;
+                                /** @description The sum of the items’ cash amounts (amounts with fees), in major units */
+                                totalAmount: number;
+                                /** @description The one currency of its items */
+                                currency: string;
+                                /** @description The items counted by status */
+                                counts: {
+                                    /** @description Items pending */
+                                    pending: number;
+                                    /** @description Items succeeded */
+                                    succeeded: number;
+                                    /** @description Items failed */
+                                    failed: number;
+                                    /** @description Items canceled */
+                                    canceled: number;
+                                    /** @description Items error */
+                                    error: number;
+                                };
+                                /** @description Who made it: API, or the dashboard member’s name */
+                                createdBy?: string;
+                                /** @description The member who approved it, when one had to */
+                                approvedBy?: string;
+                                /** @description When it was accepted: ISO 8601 in UTC with microseconds */
+                                initiationDate: string;
+                                /** @description When it completed, or was rejected or canceled; absent before */
+                                completionDate?: string;
+                                /** @description The metadata sent */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request" | "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_cancelable`: This payout has reached its operator and can no longer be canceled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_cancelable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: Request bodies must be JSON (content-type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    cancelDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or a reason */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why, in your words; kept in failureReason.message */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The record, under data.disbursement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under disbursement */
+                        data: {
+                            /** @description The disbursement, as its details endpoint answers it */
+                            disbursement: {
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
+                                operation: "disbursement";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
+                                token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
+                                status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
+                                redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
+                                amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
+                                pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
+                                    percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
+                                    additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
+                                    feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
+                                    supportedByAccount: boolean;
+                                };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
+                                cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
+                                transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
+                                customer: {
+                                    /** @description As sent; empty when none was sent */
+                                    fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
+                                    phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
+                                    email: string;
+                                };
+                                /** @description Your reference, as sent at initiation */
+                                merchantReference: string;
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
+                                initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
+                                currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
+                                failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
+                                    code: string;
+                                    /** @description The reason in words, for a person */
+                                    message: string;
+                                };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
+                                completionDate?: string;
+                                /** @description The metadata sent at initiation */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                                /** @description The channel (operator code), as sent */
+                                channel: string;
+                                /** @description The country, as sent */
+                                country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request" | "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_cancelable`: This payout has reached its operator and can no longer be canceled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_cancelable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: Request bodies must be JSON (content-type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    cancelWithdraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or a reason */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why, in your words; kept in failureReason.message */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The record, under data.withdraw */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under withdraw */
+                        data: {
+                            /** @description The withdraw, as its details endpoint answers it */
+                            withdraw: {
+                                /**
+                                 * @description The kind of this record, so that records can be told apart
+                                 * @enum {string}
+                                 */
+                                operation: "withdraw";
+                                /** @description The operation’s token, issued by Sika: five groups of five lower-case letters and digits joined by hyphens; read the record back with it */
+                                token: string;
+                                /** @description pending until it ends; then, once and for good, succeeded, failed (declined: funds, limits, unknown account), canceled (the customer refused, or it expired) or error (a technical failure: no money moved) */
+                                status: "pending" | "succeeded" | "failed" | "canceled" | "error";
+                                /** @description Where to send the customer while pending: the hosted checkout page, or the operator’s own payment page */
+                                redirectUrl?: string;
+                                /** @description The amount before fees, as sent, in major units */
+                                amount: number;
+                                /** @description The fee of this operation (or side) and who bears it */
+                                pricing: {
+                                    /** @description The fee’s percentage of the amount: 1.5 means 1.5 % */
+                                    percentageFee: number;
+                                    /** @description A fixed part of the fee, in major units of the currency, added to the percentage */
+                                    additionalFee: number;
+                                    /** @description The fee: amount × percentageFee / 100 + additionalFee, rounded half up to the currency’s precision */
+                                    feesAmount: number;
+                                    /** @description Who bears the fee; not a permission. true: the merchant’s balance bears it (a collect credits amount - feesAmount; a disbursement takes amount + feesAmount; the customer’s wallet moves by amount). false: the customer bears it (pays amount + feesAmount on a collect; receives amount - feesAmount from a disbursement; the balance moves by amount). With a fee of 0, as on recharges, it changes nothing */
+                                    supportedByAccount: boolean;
+                                };
+                                /** @description What moves on the merchant’s balance, in major units: credited on a collect (amount - feesAmount when supportedByAccount is true, amount otherwise), taken on a disbursement or withdraw (amount + feesAmount when true, amount otherwise) */
+                                cashAmount: number;
+                                /** @description What moves on the customer’s wallet, in major units: paid on a collect (amount when supportedByAccount is true, amount + feesAmount otherwise), received from a disbursement (amount when true, amount - feesAmount otherwise). It is what the operator is asked for */
+                                transactionAmount: number;
+                                /** @description The customer whose wallet the money moves on */
+                                customer: {
+                                    /** @description As sent; empty when none was sent */
+                                    fullName: string;
+                                    /** @description In international form (E.164, +225...), read for the country */
+                                    phoneNumber: string;
+                                    /** @description As sent; empty when none was sent */
+                                    email: string;
+                                };
+                                /** @description Your reference, as sent at initiation */
+                                merchantReference: string;
+                                /** @description When it was initiated: ISO 8601 in UTC with microseconds and a trailing Z */
+                                initiationDate: string;
+                                /** @description The currency of its country (ISO 4217: XOF, XAF, GHS...) */
+                                currency: string;
+                                /** @description Why it did not succeed: present once failed, canceled or error */
+                                failureReason?: {
+                                    /** @description A stable reason to branch on, such as insufficient_funds, customer_declined, operator_unavailable or expired */
+                                    code: string;
+                                    /** @description The reason in words, for a person */
+                                    message: string;
+                                };
+                                /** @description When it took its final status (as initiationDate); absent while pending */
+                                completionDate?: string;
+                                /** @description The metadata sent at initiation */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                                /** @description The channel (operator code), as sent */
+                                channel: string;
+                                /** @description The country, as sent */
+                                country: string;
+                                /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
+                                operatorReference?: string;
+                                /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                                batch?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request" | "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_cancelable`: This payout has reached its operator and can no longer be canceled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_cancelable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: Request bodies must be JSON (content-type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11187,6 +16300,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11229,6 +16348,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11267,6 +16392,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11305,6 +16436,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11343,6 +16480,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11381,6 +16524,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11419,6 +16568,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11457,6 +16612,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11495,6 +16656,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11636,6 +16803,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11678,6 +16851,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11716,6 +16895,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11754,12 +16939,18 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11792,6 +16983,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11830,6 +17027,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11868,6 +17071,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11906,6 +17115,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11944,6 +17159,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11982,6 +17203,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12020,6 +17247,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12099,6 +17332,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12141,6 +17380,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12179,6 +17424,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12217,6 +17468,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12255,6 +17512,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12293,6 +17556,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12331,6 +17600,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12369,6 +17644,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12415,8 +17696,8 @@ export interface operations {
                             events: {
                                 /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
-                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
-                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded; payout_batch.<status> when a payout batch ends (it is listed under its first item’s token) */
+                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error" | "payout_batch.completed" | "payout_batch.rejected" | "payout_batch.canceled";
                                 /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
@@ -12505,6 +17786,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12547,6 +17834,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12585,6 +17878,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12623,6 +17922,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12661,6 +17966,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12699,6 +18010,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12737,6 +18054,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12775,6 +18098,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12813,6 +18142,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12851,8 +18186,8 @@ export interface operations {
                             event: {
                                 /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
-                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
-                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded; payout_batch.<status> when a payout batch ends (it is listed under its first item’s token) */
+                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error" | "payout_batch.completed" | "payout_batch.rejected" | "payout_batch.canceled";
                                 /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
@@ -12928,6 +18263,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12970,6 +18311,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13008,6 +18355,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13046,6 +18399,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13084,6 +18443,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13122,6 +18487,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13160,6 +18531,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13198,6 +18575,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13236,6 +18619,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13274,8 +18663,8 @@ export interface operations {
                             event: {
                                 /** @description evt_...: also the webhook-id header of each delivery; deduplicate on it */
                                 id: string;
-                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
-                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                                /** @description <kind>.<status>: the status the operation took, such as collect.succeeded; payout_batch.<status> when a payout batch ends (it is listed under its first item’s token) */
+                                type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error" | "payout_batch.completed" | "payout_batch.rejected" | "payout_batch.canceled";
                                 /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
@@ -13340,6 +18729,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13382,6 +18777,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13420,6 +18821,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13458,6 +18865,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13496,12 +18909,18 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 64 KiB. */
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13534,6 +18953,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13572,6 +18997,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13610,6 +19041,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13648,6 +19085,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13686,6 +19129,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13724,6 +19173,12 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13762,6 +19217,2342 @@ export interface operations {
                         collect?: string;
                         /** @description refund_exceeds_collected: what is left to refund of it, in major units */
                         leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    listPaymentLinks: {
+        parameters: {
+            query?: {
+                /** @description The page, from 1; a page past the end is an empty list with the true total */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                perPage?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of records, newest first, under data.paymentLinks, with meta.pagination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under paymentLinks */
+                        data: {
+                            /** @description The records of this page, newest first */
+                            paymentLinks: {
+                                /** @description The link’s token, issued by Sika: five groups of five lower-case letters and digits */
+                                token: string;
+                                /** @description The page where customers pay: share it, or show its QR code */
+                                url: string;
+                                /** @description An SVG image of the QR code of url, served by Sika */
+                                qrCodeUrl: string;
+                                /** @description active: takes payments; completed: a single-use link was paid; expired: past expiresAt; closed: you closed it */
+                                status: "active" | "completed" | "expired" | "closed";
+                                /** @description As sent */
+                                description: string;
+                                /** @description The fixed amount, in major units (absent when the customer types it) */
+                                amount?: number;
+                                /** @description The bounds of the amount the customer types (absent on a fixed amount) */
+                                amountRange?: {
+                                    /** @description Smallest amount, major units */
+                                    min: number;
+                                    /** @description Largest amount, major units */
+                                    max: number;
+                                };
+                                /** @description The country’s currency */
+                                currency: string;
+                                /** @description As sent */
+                                country: string;
+                                /** @description The channels offered to the customer */
+                                channels: string[];
+                                /** @description Whether it takes more than one succeeded payment */
+                                reusable: boolean;
+                                /** @description ISO 8601 in UTC: when it stops taking payments */
+                                expiresAt: string;
+                                /** @description How many payments through it succeeded */
+                                paymentCount: number;
+                                /** @description What those payments add up to: the sum of their amounts before fees, in major units */
+                                collectedAmount: number;
+                                /** @description Your reference, as sent */
+                                merchantReference: string;
+                                /** @description When it was created: ISO 8601 in UTC */
+                                initiationDate: string;
+                                /** @description When you closed it (closed links only) */
+                                closedAt?: string;
+                                /** @description As sent */
+                                callbackUrl?: string;
+                                /** @description As sent */
+                                succeededUrl?: string;
+                                /** @description The metadata sent at initiation */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                        };
+                        /** @description The pagination of the list */
+                        meta: {
+                            /** @description Where this page is in the list */
+                            pagination: {
+                                /** @description How many records the filters select, in all */
+                                total: number;
+                                /** @description Records per page, as asked (10 by default) */
+                                perPage: number;
+                                /** @description The page answered */
+                                currentPage: number;
+                                /** @description Always 1 */
+                                firstPage: number;
+                                /** @description The URL of the first page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
+                                firstPageUrl: string;
+                                /** @description At most the 10 page numbers nearest the current one, each with its URL */
+                                pages: {
+                                    [key: string]: string;
+                                };
+                                /** @description The last page (1 for an empty list) */
+                                lastPage: number;
+                                /** @description The URL of the last page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters */
+                                lastPageUrl: string;
+                                /** @description The URL of the next page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the last page */
+                                nextPageUrl: string | null;
+                                /** @description The URL of the previous page, absolute on PUBLIC_BASE_URL, keeping perPage and the filters; null on the first page */
+                                previousPageUrl: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `validation_failed`: The request is not valid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "validation_failed";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    createPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchantReference": "robe-wax-m",
+                 *       "description": "Robe wax, taille M",
+                 *       "country": "CI",
+                 *       "amount": 15000,
+                 *       "succeededUrl": "https://boutique.example/merci"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unique per merchant and mode among your payment links; 1 to 56 printable characters. Each payment through the link is a collect whose merchantReference is this one followed by -1, -2, -3... */
+                    merchantReference: string;
+                    /** @description What the customer pays for, shown on the payment page: 1 to 200 characters */
+                    description: string;
+                    /** @description ISO 3166-1 alpha-2, such as CI: the country of the customers’ wallets; it sets the currency */
+                    country: string;
+                    /** @description A fixed amount before fees, in major units of the country’s currency. Give exactly one of amount and amountRange */
+                    amount?: number;
+                    /** @description The customer types the amount, within these bounds (both included) */
+                    amountRange?: {
+                        /** @description The smallest amount the customer may type, in major units */
+                        min: number;
+                        /** @description The largest amount the customer may type, in major units */
+                        max: number;
+                    };
+                    /** @description The channels the customer may choose from (GET /api/v1/channels?country=CI&kind=collect lists them). Default: every channel this mode serves in the country whose limits take the amount */
+                    channels?: string[];
+                    /**
+                     * @description true: any number of customers may pay it until it expires or is closed. false (default): it takes one succeeded payment, then its status is completed
+                     * @default false
+                     */
+                    reusable?: boolean;
+                    /** @description ISO 8601 date-time after which the link takes no payment: at most 90 days away; default 7 days */
+                    expiresAt?: string;
+                    /**
+                     * Format: uri
+                     * @description Where each status of every collect paid through the link is POSTed as a signed event, as for a collect
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Where the customer’s browser goes after a succeeded payment, with token, merchantReference and status of the collect in the query. A redirect never settles money: read the collect or wait for the callback
+                     */
+                    succeededUrl?: string;
+                    /** @description Your own key-value pairs (at most 20 keys of 1 to 40 characters, string values of at most 500), returned on the record and its callbacks */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The record, under data.paymentLink */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "statusCode": 200,
+                     *       "message": "Payment link !",
+                     *       "data": {
+                     *         "paymentLink": {
+                     *           "token": "k3n8q-2hx7d-p9c4m-w6t1z-b5r0v",
+                     *           "url": "https://sika.example/pay/k3n8q-2hx7d-p9c4m-w6t1z-b5r0v",
+                     *           "qrCodeUrl": "https://sika.example/pay/k3n8q-2hx7d-p9c4m-w6t1z-b5r0v/qr.svg",
+                     *           "status": "active",
+                     *           "description": "Robe wax, taille M",
+                     *           "amount": 15000,
+                     *           "currency": "XOF",
+                     *           "country": "CI",
+                     *           "channels": [
+                     *             "mtn-momo",
+                     *             "orange-money",
+                     *             "wave"
+                     *           ],
+                     *           "reusable": false,
+                     *           "expiresAt": "2026-11-28T10:00:00.000000Z",
+                     *           "paymentCount": 0,
+                     *           "collectedAmount": 0,
+                     *           "merchantReference": "robe-wax-m",
+                     *           "initiationDate": "2026-11-21T10:00:00.000000Z",
+                     *           "succeededUrl": "https://boutique.example/merci"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under paymentLink */
+                        data: {
+                            /** @description A payment link, as its details endpoint answers it */
+                            paymentLink: {
+                                /** @description The link’s token, issued by Sika: five groups of five lower-case letters and digits */
+                                token: string;
+                                /** @description The page where customers pay: share it, or show its QR code */
+                                url: string;
+                                /** @description An SVG image of the QR code of url, served by Sika */
+                                qrCodeUrl: string;
+                                /** @description active: takes payments; completed: a single-use link was paid; expired: past expiresAt; closed: you closed it */
+                                status: "active" | "completed" | "expired" | "closed";
+                                /** @description As sent */
+                                description: string;
+                                /** @description The fixed amount, in major units (absent when the customer types it) */
+                                amount?: number;
+                                /** @description The bounds of the amount the customer types (absent on a fixed amount) */
+                                amountRange?: {
+                                    /** @description Smallest amount, major units */
+                                    min: number;
+                                    /** @description Largest amount, major units */
+                                    max: number;
+                                };
+                                /** @description The country’s currency */
+                                currency: string;
+                                /** @description As sent */
+                                country: string;
+                                /** @description The channels offered to the customer */
+                                channels: string[];
+                                /** @description Whether it takes more than one succeeded payment */
+                                reusable: boolean;
+                                /** @description ISO 8601 in UTC: when it stops taking payments */
+                                expiresAt: string;
+                                /** @description How many payments through it succeeded */
+                                paymentCount: number;
+                                /** @description What those payments add up to: the sum of their amounts before fees, in major units */
+                                collectedAmount: number;
+                                /** @description Your reference, as sent */
+                                merchantReference: string;
+                                /** @description When it was created: ISO 8601 in UTC */
+                                initiationDate: string;
+                                /** @description When you closed it (closed links only) */
+                                closedAt?: string;
+                                /** @description As sent */
+                                callbackUrl?: string;
+                                /** @description As sent */
+                                succeededUrl?: string;
+                                /** @description The metadata sent at initiation */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request" | "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `duplicate_merchant_reference`: This merchantReference was already used with a different request.
+             *
+             *     `not_cancelable`: This payout has reached its operator and can no longer be canceled.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "duplicate_merchant_reference" | "not_cancelable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: Request bodies must be JSON (content-type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `validation_failed`: The request is not valid.
+             *
+             *     `insufficient_balance`: The available balance does not cover this operation.
+             *
+             *     `channel_unavailable`: This channel does not serve this country and operation.
+             *
+             *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    getPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link’s token, issued by Sika: five groups of five lower-case letters and digits */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record, under data.paymentLink */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under paymentLink */
+                        data: {
+                            /** @description A payment link, as its details endpoint answers it */
+                            paymentLink: {
+                                /** @description The link’s token, issued by Sika: five groups of five lower-case letters and digits */
+                                token: string;
+                                /** @description The page where customers pay: share it, or show its QR code */
+                                url: string;
+                                /** @description An SVG image of the QR code of url, served by Sika */
+                                qrCodeUrl: string;
+                                /** @description active: takes payments; completed: a single-use link was paid; expired: past expiresAt; closed: you closed it */
+                                status: "active" | "completed" | "expired" | "closed";
+                                /** @description As sent */
+                                description: string;
+                                /** @description The fixed amount, in major units (absent when the customer types it) */
+                                amount?: number;
+                                /** @description The bounds of the amount the customer types (absent on a fixed amount) */
+                                amountRange?: {
+                                    /** @description Smallest amount, major units */
+                                    min: number;
+                                    /** @description Largest amount, major units */
+                                    max: number;
+                                };
+                                /** @description The country’s currency */
+                                currency: string;
+                                /** @description As sent */
+                                country: string;
+                                /** @description The channels offered to the customer */
+                                channels: string[];
+                                /** @description Whether it takes more than one succeeded payment */
+                                reusable: boolean;
+                                /** @description ISO 8601 in UTC: when it stops taking payments */
+                                expiresAt: string;
+                                /** @description How many payments through it succeeded */
+                                paymentCount: number;
+                                /** @description What those payments add up to: the sum of their amounts before fees, in major units */
+                                collectedAmount: number;
+                                /** @description Your reference, as sent */
+                                merchantReference: string;
+                                /** @description When it was created: ISO 8601 in UTC */
+                                initiationDate: string;
+                                /** @description When you closed it (closed links only) */
+                                closedAt?: string;
+                                /** @description As sent */
+                                callbackUrl?: string;
+                                /** @description As sent */
+                                succeededUrl?: string;
+                                /** @description The metadata sent at initiation */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `bad_request`: The request is not valid HTTP/1.1. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+        };
+    };
+    closePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link’s token, issued by Sika: five groups of five lower-case letters and digits */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record, under data.paymentLink */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true on every answer that succeeded */
+                        success: boolean;
+                        /** @description The HTTP status: 200 */
+                        statusCode: number;
+                        /** @description A short label of the answer, such as "Collect !" */
+                        message: string;
+                        /** @description Holds the answer under paymentLink */
+                        data: {
+                            /** @description A payment link, as its details endpoint answers it */
+                            paymentLink: {
+                                /** @description The link’s token, issued by Sika: five groups of five lower-case letters and digits */
+                                token: string;
+                                /** @description The page where customers pay: share it, or show its QR code */
+                                url: string;
+                                /** @description An SVG image of the QR code of url, served by Sika */
+                                qrCodeUrl: string;
+                                /** @description active: takes payments; completed: a single-use link was paid; expired: past expiresAt; closed: you closed it */
+                                status: "active" | "completed" | "expired" | "closed";
+                                /** @description As sent */
+                                description: string;
+                                /** @description The fixed amount, in major units (absent when the customer types it) */
+                                amount?: number;
+                                /** @description The bounds of the amount the customer types (absent on a fixed amount) */
+                                amountRange?: {
+                                    /** @description Smallest amount, major units */
+                                    min: number;
+                                    /** @description Largest amount, major units */
+                                    max: number;
+                                };
+                                /** @description The country’s currency */
+                                currency: string;
+                                /** @description As sent */
+                                country: string;
+                                /** @description The channels offered to the customer */
+                                channels: string[];
+                                /** @description Whether it takes more than one succeeded payment */
+                                reusable: boolean;
+                                /** @description ISO 8601 in UTC: when it stops taking payments */
+                                expiresAt: string;
+                                /** @description How many payments through it succeeded */
+                                paymentCount: number;
+                                /** @description What those payments add up to: the sum of their amounts before fees, in major units */
+                                collectedAmount: number;
+                                /** @description Your reference, as sent */
+                                merchantReference: string;
+                                /** @description When it was created: ISO 8601 in UTC */
+                                initiationDate: string;
+                                /** @description When you closed it (closed links only) */
+                                closedAt?: string;
+                                /** @description As sent */
+                                callbackUrl?: string;
+                                /** @description As sent */
+                                succeededUrl?: string;
+                                /** @description The metadata sent at initiation */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `bad_request`: The request is not valid HTTP/1.1.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "bad_request" | "invalid_json";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `missing_credentials`: The api-key and secret-key headers are both required.
+             *
+             *     `invalid_credentials`: The api-key and secret-key do not match an active key pair.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "missing_credentials" | "invalid_credentials";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `merchant_suspended`: This merchant account is suspended. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "merchant_suspended";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "not_found";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request was not received in time; send it whole, at once. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "request_timeout";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than 64 KiB (2 MiB for a payout batch). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "payload_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: Request bodies must be JSON (content-type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unsupported_media_type";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /**
+             * @description `validation_failed`: The request is not valid.
+             *
+             *     `link_unavailable`: This payment link takes no more payments: it is expired, closed or completed.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "validation_failed" | "link_unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the delay in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "rate_limited";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `headers_too_large`: The request headers are too large (16 KiB at most). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "headers_too_large";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `internal_error`: An internal error occurred. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "internal_error";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
+                        /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
+                        requestId: string;
+                    };
+                };
+            };
+            /** @description `unavailable`: The service is temporarily unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description false on every error
+                         * @enum {boolean}
+                         */
+                        success: false;
+                        /** @description The HTTP status, as on the answer */
+                        statusCode: number;
+                        /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
+                        code: "unavailable";
+                        /** @description What is wrong and how to fix it, in words: show it, do not parse it */
+                        message: string;
+                        /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
+                        errors?: {
+                            /** @description The field at fault, with its path: amount, customer.phoneNumber, to.channel (body when the body itself is) */
+                            field: string;
+                            /** @description Why, as a stable code: required, invalid_format, unknown_field, unknown_channel... */
+                            code: string;
+                            /** @description What that field must be */
+                            message: string;
+                        }[];
+                        /** @description duplicate_merchant_reference: the token of the operation holding the reference */
+                        token?: string;
+                        /** @description refund_exceeds_collected: the refunded collect */
+                        collect?: string;
+                        /** @description refund_exceeds_collected: what is left to refund of it, in major units */
+                        leftToRefund?: number;
+                        /** @description insufficient_balance on a payout batch: its items’ cash amounts, in major units */
+                        total?: number;
+                        /** @description insufficient_balance on a payout batch: the available balance, in major units */
+                        available?: number;
+                        /** @description not_cancelable: the status of what could not be canceled */
+                        status?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13788,8 +21579,8 @@ export interface operations {
                 "application/json": {
                     /** @description evt_...: the webhook-id header; deduplicate on it */
                     id: string;
-                    /** @description <kind>.<status>: the status the operation took, such as collect.succeeded */
-                    type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error";
+                    /** @description <kind>.<status>: the status the operation took, such as collect.succeeded; payout_batch.<status> when a payout batch ends (it is listed under its first item’s token) */
+                    type: "collect.pending" | "collect.succeeded" | "collect.failed" | "collect.canceled" | "collect.error" | "recharge.pending" | "recharge.succeeded" | "recharge.failed" | "recharge.canceled" | "recharge.error" | "disbursement.pending" | "disbursement.succeeded" | "disbursement.failed" | "disbursement.canceled" | "disbursement.error" | "withdraw.pending" | "withdraw.succeeded" | "withdraw.failed" | "withdraw.canceled" | "withdraw.error" | "transfer.pending" | "transfer.succeeded" | "transfer.failed" | "transfer.canceled" | "transfer.error" | "refund.pending" | "refund.succeeded" | "refund.failed" | "refund.canceled" | "refund.error" | "payout_batch.completed" | "payout_batch.rejected" | "payout_batch.canceled";
                     /** @description When the operation took the status: ISO 8601 in UTC with microseconds and a trailing Z */
                     createdAt: string;
                     /** @description The mode of the operation; each mode signs with its own webhook secret */
@@ -13860,8 +21651,12 @@ export interface operations {
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
+                            /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                            batch?: string;
                             /** @description What its refunds that are not failed, canceled or error add up to */
                             refundedAmount: number;
+                            /** @description The token of the payment link the customer paid through (absent otherwise) */
+                            paymentLink?: string;
                         };
                     } | {
                         /** @description The recharge, as its details endpoint answers it */
@@ -13928,6 +21723,8 @@ export interface operations {
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
+                            /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                            batch?: string;
                         };
                     } | {
                         /** @description The disbursement, as its details endpoint answers it */
@@ -13994,6 +21791,8 @@ export interface operations {
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
+                            /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                            batch?: string;
                         };
                     } | {
                         /** @description The withdraw, as its details endpoint answers it */
@@ -14060,6 +21859,8 @@ export interface operations {
                             country: string;
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
+                            /** @description On an item of a payout batch: the batch’s token (GET /api/v1/payout-batch/{token}) */
+                            batch?: string;
                         };
                     } | {
                         /** @description The transfer, as its details endpoint answers it */
@@ -14239,6 +22040,47 @@ export interface operations {
                             };
                             /** @description Live mode: the id of this payment at its operator (its transaction id once known, before that the reference Sika submitted it under) */
                             operatorReference?: string;
+                        };
+                    } | {
+                        /** @description A payout batch, as its details endpoint answers it */
+                        payoutBatch: {
+                            /** @description The batch’s token, issued by Sika */
+                            token: string;
+                            /** @description Your reference of the batch, as sent */
+                            merchantReference: string;
+                            /** @description awaiting_approval (a member must approve it), processing (its items go to their operators), completed (every item is final), rejected or canceled (before processing; every hold released) */
+                            status: "awaiting_approval" | "processing" | "completed" | "rejected" | "canceled";
+                            /** @description How many payouts the batch carries */
+                            itemCount: number;
+                            /** @description The sum of the items’ cash amounts (amounts with fees), in major units */
+                            totalAmount: number;
+                            /** @description The one currency of its items */
+                            currency: string;
+                            /** @description The items counted by status */
+                            counts: {
+                                /** @description Items pending */
+                                pending: number;
+                                /** @description Items succeeded */
+                                succeeded: number;
+                                /** @description Items failed */
+                                failed: number;
+                                /** @description Items canceled */
+                                canceled: number;
+                                /** @description Items error */
+                                error: number;
+                            };
+                            /** @description Who made it: API, or the dashboard member’s name */
+                            createdBy?: string;
+                            /** @description The member who approved it, when one had to */
+                            approvedBy?: string;
+                            /** @description When it was accepted: ISO 8601 in UTC with microseconds */
+                            initiationDate: string;
+                            /** @description When it completed, or was rejected or canceled; absent before */
+                            completionDate?: string;
+                            /** @description The metadata sent */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                         };
                     };
                 };

@@ -178,6 +178,63 @@ describeEachStore('the typed client', (store) => {
     assert.ok(lines[1]!.endsWith(refund.data.token))
   })
 
+  test('a payout batch, its items and a cancel, typed', async () => {
+    const items = [0, 1].map((index) => ({
+      amount: 1000 + index,
+      channel: 'wave',
+      country: 'SN',
+      customer: { phoneNumber: `+22177000001${index}`, fullName: `Seller ${index}` },
+      merchantReference: reference('batch-item'),
+    }))
+    const created = await client.payoutBatches.create({ merchantReference: reference('batch'), items })
+    assert.ok(created.ok, JSON.stringify(created))
+    assert.equal(created.data.itemCount, 2)
+    const read = await client.payoutBatches.get(created.data.token)
+    assert.ok(read.ok, JSON.stringify(read))
+    assert.equal(read.data.token, created.data.token)
+    const listed = await client.payoutBatches.list({ perPage: 5 })
+    assert.ok(listed.ok, JSON.stringify(listed))
+    assert.ok(listed.data.items.some((batch) => batch.token === created.data.token))
+    const itemsOfBatch = await client.disbursement.list({ batch: created.data.token })
+    assert.ok(itemsOfBatch.ok, JSON.stringify(itemsOfBatch))
+    assert.equal(itemsOfBatch.data.items.length, 2)
+    assert.ok(itemsOfBatch.data.items.every((item) => item.batch === created.data.token))
+    // The batch holds what its items take from the balance: their cashAmounts.
+    const heldByItems = itemsOfBatch.data.items.reduce((sum, item) => sum + item.cashAmount, 0)
+    assert.equal(created.data.totalAmount, heldByItems)
+
+    const paid = await client.disbursement.initiate({
+      ...items[0]!,
+      merchantReference: reference('payout'),
+      callbackUrl: 'http://127.0.0.1:9/sika/callback',
+    })
+    assert.ok(paid.ok, JSON.stringify(paid))
+    const refused = await client.disbursement.cancel(paid.data.token, { reason: 'typed client' })
+    assert.ok(!refused.ok)
+    assert.equal(refused.error.code, 'not_cancelable')
+  })
+
+  test('a payment link: created with its page and QR code, read, listed and closed, typed', async () => {
+    const created = await client.paymentLinks.create({
+      merchantReference: reference('link'),
+      description: 'Wax print, 2 yards',
+      country: 'CI',
+      amount: 12000,
+    })
+    assert.ok(created.ok, JSON.stringify(created))
+    assert.equal(created.data.status, 'active')
+    assert.ok(created.data.url.endsWith(`/pay/${created.data.token}`), created.data.url)
+    const read = await client.paymentLinks.get(created.data.token)
+    assert.ok(read.ok, JSON.stringify(read))
+    assert.equal(read.data.paymentCount, 0)
+    const listed = await client.paymentLinks.list({ perPage: 5 })
+    assert.ok(listed.ok, JSON.stringify(listed))
+    assert.ok(listed.data.items.some((link) => link.token === created.data.token))
+    const closed = await client.paymentLinks.close(created.data.token)
+    assert.ok(closed.ok, JSON.stringify(closed))
+    assert.equal(closed.data.status, 'closed')
+  })
+
   test('401: wrong or missing keys are failures with their codes', async () => {
     const wrong = createSikaClient({
       baseUrl: app.url,
