@@ -292,7 +292,8 @@ export function createSikaClient(options: SikaClientOptions): SikaClient {
     },
     payoutBatches: {
       ...listing<operations['listPayoutBatches'], 'payoutBatches'>('/api/v1/payout-batch', 'payoutBatches'),
-      create: (body) => toResult(api.POST('/api/v1/payout-batch', { body }), (answer) => answer.data.payoutBatch),
+      create: (body) =>
+        toResult(api.POST('/api/v1/payout-batch', { body }), (answer) => answer.data.payoutBatch),
       get: (token) =>
         toResult(
           api.GET('/api/v1/payout-batch/{token}', { params: { path: { token } } }),
@@ -306,7 +307,8 @@ export function createSikaClient(options: SikaClientOptions): SikaClient {
     },
     paymentLinks: {
       ...listing<operations['listPaymentLinks'], 'paymentLinks'>('/api/v1/payment-link', 'paymentLinks'),
-      create: (body) => toResult(api.POST('/api/v1/payment-link', { body }), (answer) => answer.data.paymentLink),
+      create: (body) =>
+        toResult(api.POST('/api/v1/payment-link', { body }), (answer) => answer.data.paymentLink),
       get: (token) =>
         toResult(
           api.GET('/api/v1/payment-link/{token}', { params: { path: { token } } }),
