@@ -256,6 +256,69 @@ if (succeededEvent) {
   say(`redelivery queued: ${redelivered.deliveryStatus}`)
 }
 
+// ---- A payout batch: one request, each item an ordinary disbursement ----
+console.log('A payout batch of two salaries, the second to a number that fails in the sandbox')
+const batch = expectOk(
+  await client.payoutBatches.create({
+    merchantReference: reference('salaries'),
+    callbackUrl,
+    items: [
+      {
+        amount: 25000,
+        channel: 'wave',
+        country: 'SN',
+        customer: { phoneNumber: '+221770000011', fullName: 'Awa Ndiaye' },
+        merchantReference: reference('salary-awa'),
+      },
+      {
+        amount: 30000,
+        channel: 'wave',
+        country: 'SN',
+        customer: { phoneNumber: '+221770000901', fullName: 'Yao Diallo' },
+        merchantReference: reference('salary-yao'),
+      },
+    ],
+  }),
+  'send a payout batch',
+)
+let batchNow = batch
+for (let attempt = 0; batchNow.status !== 'completed' && attempt < 100; attempt++) {
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  batchNow = expectOk(await client.payoutBatches.get(batch.token), 'read the batch')
+}
+check(batchNow.status === 'completed', `the batch completed (it is ${batchNow.status})`)
+check(batchNow.counts.succeeded === 1 && batchNow.counts.failed === 1, 'one salary paid, the other failed')
+const batchItems = expectOk(await client.disbursement.list({ batch: batch.token }), 'list the items')
+check(batchItems.items.length === 2, 'the batch lists its two disbursements')
+say(
+  `batch ${batch.token}: ${batchNow.status}, ${batchNow.totalAmount} ${batchNow.currency} held at acceptance`,
+)
+
+// ---- Cancel: a payout its operator already holds cannot be taken back ----
+console.log('Cancel a payout that was already paid')
+const notCancelable = await client.disbursement.cancel(disbursement.token)
+check(!notCancelable.ok, 'a paid disbursement cannot be canceled')
+if (!notCancelable.ok) {
+  check(notCancelable.error.code === 'not_cancelable', `a 409 (got ${String(notCancelable.error.code)})`)
+  say(`${String(notCancelable.error.status)} ${notCancelable.error.code}: ${notCancelable.error.message}`)
+}
+
+// ---- A payment link: a page where customers pay, with its QR code ----
+console.log('A payment link, then closed')
+const link = expectOk(
+  await client.paymentLinks.create({
+    merchantReference: reference('wax-print'),
+    description: 'Wax print, 6 yards',
+    country: 'CI',
+    amount: 12000,
+  }),
+  'create a payment link',
+)
+check(link.status === 'active' && link.url.endsWith(`/pay/${link.token}`), 'the link is active at its page')
+say(`link ${link.token}: ${link.url} (QR code ${link.qrCodeUrl})`)
+const closedLink = expectOk(await client.paymentLinks.close(link.token), 'close the link')
+check(closedLink.status === 'closed', 'the link is closed')
+
 // ---- Idempotency, and errors as typed values ----
 console.log('The same reference again, and a deliberate error')
 const again = expectOk(await client.collect.initiate(collectBody), 'the same collect again')
