@@ -116,6 +116,10 @@ describeEachStore('payment links', (store) => {
     assert.equal(other.status, 409, other.text)
     assert.equal(other.body.code, 'duplicate_merchant_reference')
     assert.equal(other.body.token, first.body.data.paymentLink.token)
+    assert.equal(
+      other.body.message,
+      `The merchantReference ${body.merchantReference} already names payment link ${first.body.data.paymentLink.token}, made with another body; use a new merchantReference.`,
+    )
     const listed = await client.get('/api/v1/payment-link')
     assert.equal(listed.body.data.paymentLinks.length, 1, 'one link was created')
   })

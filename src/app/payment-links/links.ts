@@ -71,9 +71,13 @@ async function existingLink(
   const found = await context.store.paymentLinks.findByReference(merchantId, mode, merchantReference)
   if (!found) return undefined
   if (found.requestHash !== requestHash)
-    throw new ApiError('duplicate_merchant_reference', undefined, undefined, undefined, {
-      token: found.token,
-    })
+    throw new ApiError(
+      'duplicate_merchant_reference',
+      `The merchantReference ${merchantReference} already names payment link ${found.token}, made with another body; use a new merchantReference.`,
+      undefined,
+      undefined,
+      { token: found.token },
+    )
   return context.store.paymentLinks.findByToken(merchantId, mode, found.token)
 }
 
