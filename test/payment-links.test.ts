@@ -199,6 +199,47 @@ describeEachStore('payment links', (store) => {
     assert.equal(refused.body.code, 'link_unavailable')
   })
 
+  test('a merchantReference of 64 characters: accepted, and each collect’s reference stays within 64', async () => {
+    const { client } = await merchant()
+    // Two references alike in their first 60 characters: their collects' references stay apart.
+    const stem = `${reference('long')}-`.padEnd(60, 'é')
+    const tokens = []
+    for (const end of ['wxyz', 'WXYZ']) {
+      const created = await client.post('/api/v1/payment-link', {
+        merchantReference: `${stem}${end}`,
+        description: 'Tissu',
+        country: 'CI',
+        amount: 1000,
+      })
+      assert.equal(created.status, 200, created.text)
+      assert.equal(created.body.data.paymentLink.merchantReference, `${stem}${end}`)
+      const { token } = created.body.data.paymentLink
+      const paid = await payOnLinkPage(app.url, token, { channel: 'orange-money', phoneNumber: '0700000123' })
+      assert.equal(paid.status, 303, paid.text)
+      tokens.push(token)
+    }
+    const references = []
+    for (const token of tokens) {
+      const [collect] = (await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects
+      assert.equal(collect.status, 'succeeded')
+      references.push(collect.merchantReference as string)
+    }
+    for (const collectReference of references) {
+      assert.ok([...collectReference].length <= 64, collectReference)
+      assert.ok(collectReference.startsWith([...stem].slice(0, 45).join('')), collectReference)
+      assert.match(collectReference, /-[0-9a-f]{10}-1$/)
+    }
+    assert.notEqual(references[0], references[1])
+    const tooLong = await client.post('/api/v1/payment-link', {
+      merchantReference: `${stem}wxyz5`,
+      description: 'Tissu',
+      country: 'CI',
+      amount: 1000,
+    })
+    assert.equal(tooLong.status, 422, tooLong.text)
+    assert.equal(tooLong.body.errors[0].field, 'merchantReference')
+  })
+
   test('a reusable link counts its succeeded payments and their amounts; its collects carry paymentLink, its callbackUrl, its metadata and numbered references', async () => {
     const { client } = await merchant()
     const merchantReference = reference('tips')

@@ -11,9 +11,8 @@ export const PaymentLinkBody = Type.Object(
   {
     merchantReference: Type.Unsafe<string>({
       ...merchantReference,
-      maxLength: 56,
       description:
-        'Unique per merchant and mode among your payment links; 1 to 56 printable characters. Each payment through the link is a collect whose merchantReference is this one followed by -1, -2, -3...',
+        'Unique per merchant and mode among your payment links; 1 to 64 printable characters. Each payment through the link is a collect whose merchantReference is this one followed by -1, -2, -3... when that fits in 64 characters; otherwise its first 45 characters, a hyphen, 10 hexadecimal characters derived from the whole reference, and -1, -2, -3...',
     }),
     description: Type.String({
       minLength: 1,
