@@ -240,6 +240,70 @@ describeEachStore('payment links', (store) => {
     assert.equal(tooLong.body.errors[0].field, 'merchantReference')
   })
 
+  test('the list filters on status, merchantReference, from and to; a bad value is a 422; page URLs keep the filters', async () => {
+    const { client } = await merchant()
+    const create = async (name: string, extra: Record<string, unknown> = {}) => {
+      const response = await client.post('/api/v1/payment-link', {
+        merchantReference: reference(name),
+        description: name,
+        country: 'CI',
+        amount: 1000,
+        ...extra,
+      })
+      assert.equal(response.status, 200, response.text)
+      return response.body.data.paymentLink as {
+        token: string
+        merchantReference: string
+        initiationDate: string
+        expiresAt: string
+      }
+    }
+    const expiring = await create('expiring', { expiresAt: new Date(Date.now() + 1500).toISOString() })
+    const older = await create('older', { reusable: true })
+    const closed = await create('closed')
+    const completed = await create('completed')
+    const newer = await create('newer')
+    assert.equal((await client.post(`/api/v1/payment-link/${closed.token}/close`)).status, 200)
+    const paid = await payOnLinkPage(app.url, completed.token, {
+      channel: 'orange-money',
+      phoneNumber: '0700000123',
+    })
+    assert.equal(paid.status, 303, paid.text)
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Date.parse(expiring.expiresAt) + 100 - Date.now())),
+    )
+    const tokensOf = async (query: Record<string, string | number>) => {
+      const response = await client.get('/api/v1/payment-link', query)
+      assert.equal(response.status, 200, response.text)
+      return response.body.data.paymentLinks.map((link: { token: string }) => link.token)
+    }
+    assert.deepEqual(await tokensOf({ status: 'active' }), [newer.token, older.token])
+    assert.deepEqual(await tokensOf({ status: 'closed' }), [closed.token])
+    assert.deepEqual(await tokensOf({ status: 'completed' }), [completed.token])
+    assert.deepEqual(await tokensOf({ status: 'expired' }), [expiring.token])
+    assert.deepEqual(await tokensOf({ merchantReference: older.merchantReference }), [older.token])
+    assert.deepEqual(await tokensOf({ from: older.initiationDate, to: completed.initiationDate }), [
+      closed.token,
+      older.token,
+    ])
+    const first = await client.get('/api/v1/payment-link', { status: 'active', perPage: 1 })
+    assert.equal(first.body.meta.pagination.total, 2)
+    const next = first.body.meta.pagination.nextPageUrl as string
+    assert.equal(next, `${testPublicBaseUrl}/api/v1/payment-link?page=2&perPage=1&status=active`)
+    const second = await client.get(next.slice(testPublicBaseUrl.length))
+    assert.deepEqual(
+      second.body.data.paymentLinks.map((link: { token: string }) => link.token),
+      [older.token],
+    )
+    const badStatus = await client.get('/api/v1/payment-link', { status: 'paid' })
+    assert.equal(badStatus.status, 422, badStatus.text)
+    assert.equal(badStatus.body.errors[0].field, 'status')
+    assert.match(badStatus.body.errors[0].message, /active, completed, expired, closed/)
+    const badDate = await client.get('/api/v1/payment-link', { from: 'yesterday' })
+    assert.equal(badDate.status, 422, badDate.text)
+    assert.equal(badDate.body.errors[0].field, 'from')
+  })
+
   test('a reusable link counts its succeeded payments and their amounts; its collects carry paymentLink, its callbackUrl, its metadata and numbered references', async () => {
     const { client } = await merchant()
     const merchantReference = reference('tips')

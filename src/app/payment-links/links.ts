@@ -11,7 +11,7 @@ import {
   paymentLinkStatus,
 } from '../../domain/payment-links.ts'
 import { ApiError, type FieldError, validationFailed } from '../../errors.ts'
-import type { TalliedLink } from '../../store/repositories/payment-links.ts'
+import type { PaymentLinkFilter, TalliedLink } from '../../store/repositories/payment-links.ts'
 import { listChannels } from '../catalogue.ts'
 import type { AppContext } from '../context.ts'
 import { hashRequest, refuseInternalUrls } from '../initiate.ts'
@@ -258,12 +258,21 @@ function expiryOf(expiresAt: string | undefined, nowUs: number): number {
   return atUs
 }
 
+/** The list's filters; a status is the one the record shows now. */
+export type PaymentLinkListFilter = Omit<PaymentLinkFilter, 'nowUs'>
+
 export function listPaymentLinks(
   context: AppContext,
   principal: Principal,
   page: PageRequest,
+  filter: PaymentLinkListFilter = {},
 ): Promise<Page<TalliedLink>> {
-  return context.store.paymentLinks.list(principal.merchantId, principal.mode, page)
+  return context.store.paymentLinks.list(
+    principal.merchantId,
+    principal.mode,
+    { ...filter, nowUs: context.clock.nowUs() },
+    page,
+  )
 }
 
 /** Another merchant's token, the other mode's, or an unknown one: the same 404. */

@@ -16,6 +16,7 @@ import {
   PaymentLinkParams,
   PaymentLinkRecord,
 } from '../payment-link-schemas.ts'
+import { dateRange } from '../query.ts'
 import { envelope, listEnvelope } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
 
@@ -82,16 +83,22 @@ export function paymentLinkRoutes(app: FastifyInstance, context: AppContext): vo
         operationId: 'listPaymentLinks',
         summary: 'List payment links',
         description:
-          'Newest first, `perPage` 1 to 100 (default 10), each with its status, paymentCount and collectedAmount. Its payments: GET /api/v1/collect?paymentLink={token}.',
+          'Newest first, `perPage` 1 to 100 (default 10), each with its status, paymentCount and collectedAmount, with filters: status (the status each link has now), merchantReference, from and to (on initiationDate). Page URLs in meta.pagination keep perPage and the filters. A link’s payments: GET /api/v1/collect?paymentLink={token}.',
         querystring: PaymentLinkListQuery,
         response: { 200: listEnvelope('paymentLinks', PaymentLinkRecord) },
       },
     },
     async (request) => {
-      const query = request.query as { page?: number; perPage?: number }
+      const query = request.query as PaymentLinkListQuery
       const page = query.page ?? 1
       const perPage = query.perPage ?? 10
-      const { items, total } = await listPaymentLinks(context, request.principal, { page, perPage })
+      const { page: _page, perPage: _perPage, from, to, ...filters } = query
+      const { items, total } = await listPaymentLinks(
+        context,
+        request.principal,
+        { page, perPage },
+        { ...filters, ...dateRange(from, to) },
+      )
       return {
         ...envelopeOf(
           'Payment links !',
