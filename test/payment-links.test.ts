@@ -304,6 +304,45 @@ describeEachStore('payment links', (store) => {
     assert.equal(badDate.body.errors[0].field, 'from')
   })
 
+  test('close takes no body, an empty JSON body or {}; any field in it is a 422 unknown_field', async () => {
+    const { client } = await merchant()
+    const tokens = []
+    for (let index = 0; index < 2; index += 1) {
+      const created = await client.post('/api/v1/payment-link', {
+        merchantReference: reference('close-body'),
+        description: 'Bougie',
+        country: 'CI',
+        amount: 1000,
+      })
+      tokens.push(created.body.data.paymentLink.token as string)
+    }
+    const json = { 'content-type': 'application/json' }
+    const withField = await client.request('POST', `/api/v1/payment-link/${tokens[0]}/close`, {
+      body: JSON.stringify({ reason: 'sold elsewhere' }),
+      headers: json,
+    })
+    assert.equal(withField.status, 422, withField.text)
+    assert.equal(withField.body.errors[0].field, 'reason')
+    assert.equal(withField.body.errors[0].code, 'unknown_field')
+    const unchanged = await client.get(`/api/v1/payment-link/${tokens[0]}`)
+    assert.equal(unchanged.body.data.paymentLink.status, 'active', 'a refusal changes nothing')
+    const empty = await client.request('POST', `/api/v1/payment-link/${tokens[0]}/close`, {
+      body: '',
+      headers: json,
+    })
+    assert.equal(empty.status, 200, empty.text)
+    assert.equal(empty.body.data.paymentLink.status, 'closed')
+    const braces = await client.post(`/api/v1/payment-link/${tokens[1]}/close`, {})
+    assert.equal(braces.status, 200, braces.text)
+    assert.equal(braces.body.data.paymentLink.status, 'closed')
+    const malformed = await client.request('POST', `/api/v1/payment-link/${tokens[1]}/close`, {
+      body: '{',
+      headers: json,
+    })
+    assert.equal(malformed.status, 400, malformed.text)
+    assert.equal(malformed.body.code, 'invalid_json')
+  })
+
   test('a reusable link counts its succeeded payments and their amounts; its collects carry paymentLink, its callbackUrl, its metadata and numbered references', async () => {
     const { client } = await merchant()
     const merchantReference = reference('tips')

@@ -86,6 +86,12 @@ const token = Type.String({
 
 export const PaymentLinkParams = Type.Object({ token })
 
+/** Close takes no field: no body, an empty one, or {}; a field in it is a 422 unknown_field. */
+export const PaymentLinkCloseBody = Type.Object(
+  {},
+  { additionalProperties: false, description: 'No body, or an empty object: closing takes no field' },
+)
+
 const linkStatus = (description: string) =>
   Type.Union(
     paymentLinkStatuses.map((status) => Type.Literal(status)),
