@@ -316,7 +316,7 @@ export function createSikaClient(options: SikaClientOptions): SikaClient {
         ),
       close: (token) =>
         toResult(
-          api.POST('/api/v1/payment-link/{token}/close', { params: { path: { token } } }),
+          api.POST('/api/v1/payment-link/{token}/close', { params: { path: { token } }, body: {} }),
           (answer) => answer.data.paymentLink,
         ),
     },

@@ -116,6 +116,10 @@ describeEachStore('payment links', (store) => {
     assert.equal(other.status, 409, other.text)
     assert.equal(other.body.code, 'duplicate_merchant_reference')
     assert.equal(other.body.token, first.body.data.paymentLink.token)
+    assert.equal(
+      other.body.message,
+      `The merchantReference ${body.merchantReference} already names payment link ${first.body.data.paymentLink.token}, made with another body; use a new merchantReference.`,
+    )
     const listed = await client.get('/api/v1/payment-link')
     assert.equal(listed.body.data.paymentLinks.length, 1, 'one link was created')
   })
@@ -193,6 +197,150 @@ describeEachStore('payment links', (store) => {
     const refused = await client.post(`/api/v1/payment-link/${made[1]}/close`)
     assert.equal(refused.status, 422, refused.text)
     assert.equal(refused.body.code, 'link_unavailable')
+  })
+
+  test('a merchantReference of 64 characters: accepted, and each collect’s reference stays within 64', async () => {
+    const { client } = await merchant()
+    // Two references alike in their first 60 characters: their collects' references stay apart.
+    const stem = `${reference('long')}-`.padEnd(60, 'é')
+    const tokens = []
+    for (const end of ['wxyz', 'WXYZ']) {
+      const created = await client.post('/api/v1/payment-link', {
+        merchantReference: `${stem}${end}`,
+        description: 'Tissu',
+        country: 'CI',
+        amount: 1000,
+      })
+      assert.equal(created.status, 200, created.text)
+      assert.equal(created.body.data.paymentLink.merchantReference, `${stem}${end}`)
+      const { token } = created.body.data.paymentLink
+      const paid = await payOnLinkPage(app.url, token, { channel: 'orange-money', phoneNumber: '0700000123' })
+      assert.equal(paid.status, 303, paid.text)
+      tokens.push(token)
+    }
+    const references = []
+    for (const token of tokens) {
+      const [collect] = (await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects
+      assert.equal(collect.status, 'succeeded')
+      references.push(collect.merchantReference as string)
+    }
+    for (const collectReference of references) {
+      assert.ok([...collectReference].length <= 64, collectReference)
+      assert.ok(collectReference.startsWith([...stem].slice(0, 45).join('')), collectReference)
+      assert.match(collectReference, /-[0-9a-f]{10}-1$/)
+    }
+    assert.notEqual(references[0], references[1])
+    const tooLong = await client.post('/api/v1/payment-link', {
+      merchantReference: `${stem}wxyz5`,
+      description: 'Tissu',
+      country: 'CI',
+      amount: 1000,
+    })
+    assert.equal(tooLong.status, 422, tooLong.text)
+    assert.equal(tooLong.body.errors[0].field, 'merchantReference')
+  })
+
+  test('the list filters on status, merchantReference, from and to; a bad value is a 422; page URLs keep the filters', async () => {
+    const { client } = await merchant()
+    const create = async (name: string, extra: Record<string, unknown> = {}) => {
+      const response = await client.post('/api/v1/payment-link', {
+        merchantReference: reference(name),
+        description: name,
+        country: 'CI',
+        amount: 1000,
+        ...extra,
+      })
+      assert.equal(response.status, 200, response.text)
+      return response.body.data.paymentLink as {
+        token: string
+        merchantReference: string
+        initiationDate: string
+        expiresAt: string
+      }
+    }
+    const expiring = await create('expiring', { expiresAt: new Date(Date.now() + 1500).toISOString() })
+    const older = await create('older', { reusable: true })
+    const closed = await create('closed')
+    const completed = await create('completed')
+    const newer = await create('newer')
+    assert.equal((await client.post(`/api/v1/payment-link/${closed.token}/close`)).status, 200)
+    const paid = await payOnLinkPage(app.url, completed.token, {
+      channel: 'orange-money',
+      phoneNumber: '0700000123',
+    })
+    assert.equal(paid.status, 303, paid.text)
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Date.parse(expiring.expiresAt) + 100 - Date.now())),
+    )
+    const tokensOf = async (query: Record<string, string | number>) => {
+      const response = await client.get('/api/v1/payment-link', query)
+      assert.equal(response.status, 200, response.text)
+      return response.body.data.paymentLinks.map((link: { token: string }) => link.token)
+    }
+    assert.deepEqual(await tokensOf({ status: 'active' }), [newer.token, older.token])
+    assert.deepEqual(await tokensOf({ status: 'closed' }), [closed.token])
+    assert.deepEqual(await tokensOf({ status: 'completed' }), [completed.token])
+    assert.deepEqual(await tokensOf({ status: 'expired' }), [expiring.token])
+    assert.deepEqual(await tokensOf({ merchantReference: older.merchantReference }), [older.token])
+    assert.deepEqual(await tokensOf({ from: older.initiationDate, to: completed.initiationDate }), [
+      closed.token,
+      older.token,
+    ])
+    const first = await client.get('/api/v1/payment-link', { status: 'active', perPage: 1 })
+    assert.equal(first.body.meta.pagination.total, 2)
+    const next = first.body.meta.pagination.nextPageUrl as string
+    assert.equal(next, `${testPublicBaseUrl}/api/v1/payment-link?page=2&perPage=1&status=active`)
+    const second = await client.get(next.slice(testPublicBaseUrl.length))
+    assert.deepEqual(
+      second.body.data.paymentLinks.map((link: { token: string }) => link.token),
+      [older.token],
+    )
+    const badStatus = await client.get('/api/v1/payment-link', { status: 'paid' })
+    assert.equal(badStatus.status, 422, badStatus.text)
+    assert.equal(badStatus.body.errors[0].field, 'status')
+    assert.match(badStatus.body.errors[0].message, /active, completed, expired, closed/)
+    const badDate = await client.get('/api/v1/payment-link', { from: 'yesterday' })
+    assert.equal(badDate.status, 422, badDate.text)
+    assert.equal(badDate.body.errors[0].field, 'from')
+  })
+
+  test('close takes no body, an empty JSON body or {}; any field in it is a 422 unknown_field', async () => {
+    const { client } = await merchant()
+    const tokens = []
+    for (let index = 0; index < 2; index += 1) {
+      const created = await client.post('/api/v1/payment-link', {
+        merchantReference: reference('close-body'),
+        description: 'Bougie',
+        country: 'CI',
+        amount: 1000,
+      })
+      tokens.push(created.body.data.paymentLink.token as string)
+    }
+    const json = { 'content-type': 'application/json' }
+    const withField = await client.request('POST', `/api/v1/payment-link/${tokens[0]}/close`, {
+      body: JSON.stringify({ reason: 'sold elsewhere' }),
+      headers: json,
+    })
+    assert.equal(withField.status, 422, withField.text)
+    assert.equal(withField.body.errors[0].field, 'reason')
+    assert.equal(withField.body.errors[0].code, 'unknown_field')
+    const unchanged = await client.get(`/api/v1/payment-link/${tokens[0]}`)
+    assert.equal(unchanged.body.data.paymentLink.status, 'active', 'a refusal changes nothing')
+    const empty = await client.request('POST', `/api/v1/payment-link/${tokens[0]}/close`, {
+      body: '',
+      headers: json,
+    })
+    assert.equal(empty.status, 200, empty.text)
+    assert.equal(empty.body.data.paymentLink.status, 'closed')
+    const braces = await client.post(`/api/v1/payment-link/${tokens[1]}/close`, {})
+    assert.equal(braces.status, 200, braces.text)
+    assert.equal(braces.body.data.paymentLink.status, 'closed')
+    const malformed = await client.request('POST', `/api/v1/payment-link/${tokens[1]}/close`, {
+      body: '{',
+      headers: json,
+    })
+    assert.equal(malformed.status, 400, malformed.text)
+    assert.equal(malformed.body.code, 'invalid_json')
   })
 
   test('a reusable link counts its succeeded payments and their amounts; its collects carry paymentLink, its callbackUrl, its metadata and numbered references', async () => {

@@ -561,7 +561,7 @@ export interface paths {
         };
         /**
          * List payment links
-         * @description Newest first, `perPage` 1 to 100 (default 10), each with its status, paymentCount and collectedAmount. Its payments: GET /api/v1/collect?paymentLink={token}.
+         * @description Newest first, `perPage` 1 to 100 (default 10), each with its status, paymentCount and collectedAmount, with filters: status (the status each link has now), merchantReference, from and to (on initiationDate). Page URLs in meta.pagination keep perPage and the filters. A link’s payments: GET /api/v1/collect?paymentLink={token}.
          */
         get: operations["listPaymentLinks"];
         put?: never;
@@ -607,7 +607,7 @@ export interface paths {
         put?: never;
         /**
          * Close a payment link
-         * @description Its page takes no more payments (a payment already pending goes on to its end). Closing a closed link answers it again; a link already expired or completed is a 422 link_unavailable. No body.
+         * @description Its page takes no more payments (a payment already pending goes on to its end). Closing a closed link answers it again; a link already expired or completed is a 422 link_unavailable. No body, an empty one (even sent as application/json), or {}; a field in it is a 422 unknown_field.
          */
         post: operations["closePaymentLink"];
         delete?: never;
@@ -19237,6 +19237,14 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the links with this status now */
+                status?: "active" | "completed" | "expired" | "closed";
+                /** @description Only the link with this merchantReference */
+                merchantReference?: string;
+                /** @description ISO 8601, inclusive, on initiationDate */
+                from?: string;
+                /** @description ISO 8601, exclusive, on initiationDate */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -19762,7 +19770,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Unique per merchant and mode among your payment links; 1 to 56 printable characters. Each payment through the link is a collect whose merchantReference is this one followed by -1, -2, -3... */
+                    /** @description Unique per merchant and mode among your payment links; 1 to 64 printable characters. Each payment through the link is a collect whose merchantReference is this one followed by -1, -2, -3... when that fits in 64 characters; otherwise its first 45 characters, a hyphen, 10 hexadecimal characters derived from the whole reference, and -1, -2, -3... */
                     merchantReference: string;
                     /** @description What the customer pays for, shown on the payment page: 1 to 200 characters */
                     description: string;
@@ -20947,7 +20955,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body, or an empty object: closing takes no field */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description The record, under data.paymentLink */
             200: {

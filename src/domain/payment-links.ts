@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Mode, OperationKind } from './kinds.ts'
 import type { Currency } from './money.ts'
 import type { Metadata } from './operation.ts'
@@ -61,9 +62,25 @@ export function amountToPay(
   return { amountMinor: typedMinor }
 }
 
-/** The merchantReference of a link's nth collect. */
+/** The longest merchantReference (CONTRACT.md, Errors: bounds), in characters. */
+const longestReference = 64
+/** How much of a link's reference a shortened collect reference keeps, and its digest's length. */
+const keptCharacters = 45
+const digestCharacters = 10
+
+/**
+ * The merchantReference of a link's nth collect: `<link reference>-<n>` when that fits in 64
+ * characters. Otherwise the link's first 45 characters, a hyphen, 10 hexadecimal characters
+ * digested from its whole reference (two long references alike at their start stay apart), and
+ * `-<n>`. Characters are counted as the API counts them, by code point, so none is cut in half.
+ */
 export function linkPaymentReference(link: PaymentLink, number: number): string {
-  return `${link.merchantReference}-${number}`
+  const whole = `${link.merchantReference}-${number}`
+  if ([...whole].length <= longestReference) return whole
+  const digest = createHash('sha256').update(link.merchantReference).digest('hex').slice(0, digestCharacters)
+  const suffix = `-${digest}-${number}`
+  const kept = Math.min(keptCharacters, longestReference - suffix.length)
+  return `${[...link.merchantReference].slice(0, kept).join('')}${suffix}`
 }
 
 /** Expiry: seven days when not given, ninety at most. */

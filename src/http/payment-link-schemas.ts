@@ -11,9 +11,8 @@ export const PaymentLinkBody = Type.Object(
   {
     merchantReference: Type.Unsafe<string>({
       ...merchantReference,
-      maxLength: 56,
       description:
-        'Unique per merchant and mode among your payment links; 1 to 56 printable characters. Each payment through the link is a collect whose merchantReference is this one followed by -1, -2, -3...',
+        'Unique per merchant and mode among your payment links; 1 to 64 printable characters. Each payment through the link is a collect whose merchantReference is this one followed by -1, -2, -3... when that fits in 64 characters; otherwise its first 45 characters, a hyphen, 10 hexadecimal characters derived from the whole reference, and -1, -2, -3...',
     }),
     description: Type.String({
       minLength: 1,
@@ -87,7 +86,34 @@ const token = Type.String({
 
 export const PaymentLinkParams = Type.Object({ token })
 
-export const PaymentLinkListQuery = Type.Object({ ...pageQuery }, { additionalProperties: false })
+/** Close takes no field: no body, an empty one, or {}; a field in it is a 422 unknown_field. */
+export const PaymentLinkCloseBody = Type.Object(
+  {},
+  { additionalProperties: false, description: 'No body, or an empty object: closing takes no field' },
+)
+
+const linkStatus = (description: string) =>
+  Type.Union(
+    paymentLinkStatuses.map((status) => Type.Literal(status)),
+    { description },
+  )
+
+/** CONTRACT.md, Lists: the list query of the other lists, on the link's own statuses. */
+export const PaymentLinkListQuery = Type.Object(
+  {
+    ...pageQuery,
+    status: Type.Optional(linkStatus('Only the links with this status now')),
+    merchantReference: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Only the link with this merchantReference' }),
+    ),
+    from: Type.Optional(
+      Type.String({ maxLength: 40, description: 'ISO 8601, inclusive, on initiationDate' }),
+    ),
+    to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601, exclusive, on initiationDate' })),
+  },
+  { additionalProperties: false },
+)
+export type PaymentLinkListQuery = Static<typeof PaymentLinkListQuery>
 
 const major = (description: string) => Type.Number({ description })
 
@@ -96,12 +122,8 @@ export const PaymentLinkRecord = Type.Object(
     token,
     url: Type.String({ description: 'The page where customers pay: share it, or show its QR code' }),
     qrCodeUrl: Type.String({ description: 'An SVG image of the QR code of url, served by Sika' }),
-    status: Type.Union(
-      paymentLinkStatuses.map((status) => Type.Literal(status)),
-      {
-        description:
-          'active: takes payments; completed: a single-use link was paid; expired: past expiresAt; closed: you closed it',
-      },
+    status: linkStatus(
+      'active: takes payments; completed: a single-use link was paid; expired: past expiresAt; closed: you closed it',
     ),
     description: Type.String({ description: 'As sent' }),
     amount: Type.Optional(major('The fixed amount, in major units (absent when the customer types it)')),

@@ -4,6 +4,7 @@ export {
   createPaymentLink,
   listPaymentLinks,
   type PaymentLinkInput,
+  type PaymentLinkListFilter,
   paymentLinkDetails,
   paymentLinkPayments,
   type TalliedLink,

@@ -11,7 +11,7 @@ import {
   paymentLinkStatus,
 } from '../../domain/payment-links.ts'
 import { ApiError, type FieldError, validationFailed } from '../../errors.ts'
-import type { TalliedLink } from '../../store/repositories/payment-links.ts'
+import type { PaymentLinkFilter, TalliedLink } from '../../store/repositories/payment-links.ts'
 import { listChannels } from '../catalogue.ts'
 import type { AppContext } from '../context.ts'
 import { hashRequest, refuseInternalUrls } from '../initiate.ts'
@@ -71,9 +71,13 @@ async function existingLink(
   const found = await context.store.paymentLinks.findByReference(merchantId, mode, merchantReference)
   if (!found) return undefined
   if (found.requestHash !== requestHash)
-    throw new ApiError('duplicate_merchant_reference', undefined, undefined, undefined, {
-      token: found.token,
-    })
+    throw new ApiError(
+      'duplicate_merchant_reference',
+      `The merchantReference ${merchantReference} already names payment link ${found.token}, made with another body; use a new merchantReference.`,
+      undefined,
+      undefined,
+      { token: found.token },
+    )
   return context.store.paymentLinks.findByToken(merchantId, mode, found.token)
 }
 
@@ -254,12 +258,21 @@ function expiryOf(expiresAt: string | undefined, nowUs: number): number {
   return atUs
 }
 
+/** The list's filters; a status is the one the record shows now. */
+export type PaymentLinkListFilter = Omit<PaymentLinkFilter, 'nowUs'>
+
 export function listPaymentLinks(
   context: AppContext,
   principal: Principal,
   page: PageRequest,
+  filter: PaymentLinkListFilter = {},
 ): Promise<Page<TalliedLink>> {
-  return context.store.paymentLinks.list(principal.merchantId, principal.mode, page)
+  return context.store.paymentLinks.list(
+    principal.merchantId,
+    principal.mode,
+    { ...filter, nowUs: context.clock.nowUs() },
+    page,
+  )
 }
 
 /** Another merchant's token, the other mode's, or an unknown one: the same 404. */

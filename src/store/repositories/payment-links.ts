@@ -1,10 +1,10 @@
-import { type Selectable, sql } from 'kysely'
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely'
 import type { Mode } from '../../domain/kinds.ts'
 import type { Currency } from '../../domain/money.ts'
 import type { Metadata } from '../../domain/operation.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
-import type { PaymentLink, PaymentLinkTally } from '../../domain/payment-links.ts'
-import type { PaymentLinksTable } from '../schema.ts'
+import type { PaymentLink, PaymentLinkStatus, PaymentLinkTally } from '../../domain/payment-links.ts'
+import type { Database, PaymentLinksTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import type { MerchantStatus } from './merchants.ts'
 
@@ -20,6 +20,15 @@ export interface PublicLink extends TalliedLink {
   merchantStatus: MerchantStatus
 }
 
+/** The list's filters (CONTRACT.md, Lists): from inclusive, to exclusive, on the creation time. */
+export interface PaymentLinkFilter {
+  status?: PaymentLinkStatus
+  merchantReference?: string
+  fromUs?: number
+  toUs?: number
+  nowUs: number
+}
+
 export interface PaymentLinksRepository {
   /** Inserts the link under its unique merchantReference; false when the reference is taken. */
   insertIfNew(link: PaymentLink): Promise<boolean>
@@ -27,7 +36,13 @@ export interface PaymentLinksRepository {
   /** Another merchant's token, or the other mode's, is not found. */
   findByToken(merchantId: string, mode: Mode, token: string): Promise<TalliedLink | undefined>
   findAnyByToken(token: string): Promise<PublicLink | undefined>
-  list(merchantId: string, mode: Mode, page: PageRequest): Promise<Page<TalliedLink>>
+  /** Newest first; a status filter reads the status as of `filter.nowUs`, as the record shows it. */
+  list(
+    merchantId: string,
+    mode: Mode,
+    filter: PaymentLinkFilter,
+    page: PageRequest,
+  ): Promise<Page<TalliedLink>>
   /** Closes the link unless it already is; the time it was closed either way. */
   close(merchantId: string, mode: Mode, token: string, nowUs: number): Promise<number | undefined>
   /** The number of the link's next collect (1, 2, 3...): one conditional UPDATE, so two instances never share one. */
@@ -73,7 +88,7 @@ export function paymentLinksRepository({ db }: RepositoryScope): PaymentLinksRep
       return row && (await tallied(db, [toLink(row)]))[0]
     },
     findAnyByToken: (token) => findAnyByToken(db, token),
-    list: (merchantId, mode, page) => listLinks(db, merchantId, mode, page),
+    list: (merchantId, mode, filter, page) => listLinks(db, merchantId, mode, filter, page),
     async close(merchantId, mode, token, nowUs) {
       await db
         .updateTable('payment_links')
@@ -144,8 +159,20 @@ async function findAnyByToken(db: Executor, token: string): Promise<PublicLink |
   return { ...found!, merchantName: row.merchant_name, merchantStatus: row.merchant_status }
 }
 
-async function listLinks(db: Executor, merchantId: string, mode: Mode, page: PageRequest) {
-  const base = db.selectFrom('payment_links').where('merchant_id', '=', merchantId).where('mode', '=', mode)
+async function listLinks(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  filter: PaymentLinkFilter,
+  page: PageRequest,
+) {
+  let base = db.selectFrom('payment_links').where('merchant_id', '=', merchantId).where('mode', '=', mode)
+  if (filter.merchantReference !== undefined)
+    base = base.where('merchant_reference', '=', filter.merchantReference)
+  if (filter.fromUs !== undefined) base = base.where('created_at_us', '>=', filter.fromUs)
+  if (filter.toUs !== undefined) base = base.where('created_at_us', '<', filter.toUs)
+  const { status, nowUs } = filter
+  if (status !== undefined) base = base.where((eb) => hasStatus(eb, status, nowUs))
   const [counted, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
     base
@@ -157,6 +184,32 @@ async function listLinks(db: Executor, merchantId: string, mode: Mode, page: Pag
       .execute(),
   ])
   return { items: await tallied(db, rows.map(toLink)), total: Number(counted.total) }
+}
+
+/**
+ * domain/payment-links.ts's paymentLinkStatus, as a condition on the row: closed, else completed
+ * (single-use with a succeeded collect), else expired (at or past expiresAt), else active.
+ */
+function hasStatus(
+  eb: ExpressionBuilder<Database, 'payment_links'>,
+  status: PaymentLinkStatus,
+  nowUs: number,
+) {
+  const closed = eb('payment_links.closed_at_us', 'is not', null)
+  const open = eb('payment_links.closed_at_us', 'is', null)
+  const paid = eb.exists(
+    eb
+      .selectFrom('operations')
+      .select(sql.lit(1).as('one'))
+      .whereRef('operations.payment_link', '=', 'payment_links.token')
+      .where('operations.status', '=', 'succeeded'),
+  )
+  const spent = eb.and([eb('payment_links.reusable', '=', 0), paid])
+  const past = eb('payment_links.expires_at_us', '<=', nowUs)
+  if (status === 'closed') return closed
+  if (status === 'completed') return eb.and([open, spent])
+  if (status === 'expired') return eb.and([open, eb.not(spent), past])
+  return eb.and([open, eb.not(spent), eb('payment_links.expires_at_us', '>', nowUs)])
 }
 
 /**
