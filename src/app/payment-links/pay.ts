@@ -219,8 +219,8 @@ export async function awaitLinkPaymentChange(
   signal: AbortSignal,
   wait: { maxMs: number; everyMs: number } = paymentWait,
 ): Promise<Operation | undefined> {
-  let operation = await linkPaymentOutcome(context, view, collectToken)
   const deadline = performance.now() + wait.maxMs
+  let operation = await linkPaymentOutcome(context, view, collectToken)
   while (operation?.status === 'pending' && !signal.aborted) {
     const left = deadline - performance.now()
     if (left <= 0) break
