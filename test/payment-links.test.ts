@@ -440,6 +440,89 @@ describeEachStore('payment links', (store) => {
     assert.doesNotMatch(page, /<form/)
     assert.equal((await client.get('/api/v1/collect', { paymentLink: token })).body.data.collects.length, 1)
   })
+  test('the pending page follows its payment with no delayed refresh: meta refresh 0 to itself with wait=1, held until the payment changes or 5 s pass', async () => {
+    const { client } = await merchant()
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference: reference('held'),
+      description: 'Foulard',
+      country: 'CI',
+      amount: 4000,
+    })
+    const { token } = created.body.data.paymentLink
+    // 906: pending until the sandbox's checkout page decides.
+    const first = await payOnLinkPage(app.url, token, { channel: 'orange-money', phoneNumber: '0700000906' })
+    const done = new URL(first.headers.get('location') ?? '', app.url)
+    const collectToken = done.searchParams.get('token')!
+    done.searchParams.delete('next')
+    const pending = await (await fetch(done)).text()
+    const refresh = /<meta http-equiv="refresh" content="0; url=([^"]+)"\/>/.exec(pending)
+    assert.ok(refresh, pending)
+    const held = new URL(refresh[1]!.replaceAll('&amp;', '&'), app.url)
+    assert.equal(held.pathname, `/pay/${token}/done`)
+    assert.equal(held.searchParams.get('token'), collectToken)
+    assert.equal(held.searchParams.get('wait'), '1')
+    assert.match(pending, /href="[^"]*follow=off"/, 'a link turns it off (WCAG 2.2.1)')
+    let started = performance.now()
+    const still = await fetch(held)
+    const heldMs = performance.now() - started
+    assert.ok(heldMs >= 4_500 && heldMs < 7_000, `held ${heldMs} ms while nothing changed`)
+    const again = await still.text()
+    assert.ok(again.includes(refresh[0]), 'then the same page, which asks again')
+    assert.doesNotMatch(again, /href="[^"]*wait=1[^"]*"/, 'its links hold nothing')
+    const off = new URL(held)
+    off.searchParams.set('follow', 'off')
+    started = performance.now()
+    const notFollowing = await (await fetch(off)).text()
+    assert.ok(performance.now() - started < 2_000, 'follow=off is never held')
+    assert.doesNotMatch(notFollowing, /http-equiv="refresh"/)
+    started = performance.now()
+    const answer = fetch(held)
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    assert.equal((await decideOnCheckout(app.url, `/checkout/${collectToken}`, 'pay')).status, 303)
+    const paid = await answer
+    const answeredMs = performance.now() - started
+    assert.ok(answeredMs < 3_000, `answered ${answeredMs} ms after the wait began, once the payment changed`)
+    const shown = await paid.text()
+    assert.match(shown, /Payment received/)
+    assert.doesNotMatch(shown, /http-equiv="refresh"/)
+  })
+
+  test('a held page reads the payment every 500 ms, holding nothing between reads, and stops when the customer leaves', async () => {
+    const { client } = await merchant()
+    const created = await client.post('/api/v1/payment-link', {
+      merchantReference: reference('left'),
+      description: 'Pagne',
+      country: 'CI',
+      amount: 2500,
+    })
+    const { token } = created.body.data.paymentLink
+    const first = await payOnLinkPage(app.url, token, { channel: 'orange-money', phoneNumber: '0700000906' })
+    const held = new URL(first.headers.get('location') ?? '', app.url)
+    const collectToken = held.searchParams.get('token')!
+    held.searchParams.delete('next')
+    held.searchParams.set('wait', '1')
+    const operations = app.context.store.operations
+    const read = operations.findAnyByToken
+    let reads = 0
+    operations.findAnyByToken = (asked) => {
+      if (asked === collectToken) reads += 1
+      return read(asked)
+    }
+    try {
+      const leaving = new AbortController()
+      const answer = fetch(held, { signal: leaving.signal }).catch((error: Error) => error)
+      await new Promise((resolve) => setTimeout(resolve, 1_700))
+      leaving.abort()
+      assert.ok((await answer) instanceof Error)
+      const whileWaiting = reads
+      assert.ok(whileWaiting >= 3 && whileWaiting <= 5, `${whileWaiting} reads in 1.7 s`)
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      assert.ok(reads <= whileWaiting + 1, `${reads - whileWaiting} reads after the customer left`)
+    } finally {
+      operations.findAnyByToken = read
+    }
+  })
+
   test('a single-use link paid by eight customers at once: one payment is started, the others are refused and create nothing', async () => {
     const { client } = await merchant()
     const created = await client.post('/api/v1/payment-link', {

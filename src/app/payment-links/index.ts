@@ -10,11 +10,13 @@ export {
   type TalliedLink,
 } from './links.ts'
 export {
+  awaitLinkPaymentChange,
   linkPaymentOutcome,
   loadPaymentPage,
   type PaymentPageView,
   type PaymentRefusal,
   type PaymentRequest,
+  paymentWait,
   payThroughLink,
 } from './pay.ts'
 export { linkUrls, paymentLinkRecord } from './records.ts'

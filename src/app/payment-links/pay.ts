@@ -181,21 +181,65 @@ function refusalText(error: ApiError): string {
  * Where a payment of the link stands, for its customer's page: the collect must be the link's. A
  * live side still pending is asked of its operator (once at a time and at most once a second
  * however often the page refreshes), so the page follows the payment even when no notification
- * comes.
+ * comes; `askOperator: false` reads only what Sika holds.
  */
 export async function linkPaymentOutcome(
   context: AppContext,
   view: PaymentPageView,
   collectToken: string,
+  options: { askOperator?: boolean } = {},
 ): Promise<Operation | undefined> {
   if (!tokenShape.test(collectToken)) return undefined
   const found = await context.store.operations.findAnyByToken(collectToken)
   let operation = found?.operation
   if (!operation || operation.paymentLink !== view.link.token) return undefined
   const side = operation.sides[0]!
-  if (operation.mode === 'live' && operation.status === 'pending' && side.submittedAtUs !== undefined) {
+  const live = operation.mode === 'live' && options.askOperator !== false
+  if (live && operation.status === 'pending' && side.submittedAtUs !== undefined) {
     await checkSide(context, operation.id, side.role)
     operation = (await context.store.operations.findById(operation.id)) ?? operation
   }
   return operation
+}
+
+/** How long the page of a pending payment is held at most (`awaitLinkPaymentChange`), and how often it reads the payment meanwhile. */
+export const paymentWait = { maxMs: 5_000, everyMs: 500 }
+
+/**
+ * The page of a pending payment, held (a long poll) until the payment is no longer pending, or
+ * `wait.maxMs` passed, or `signal` aborts (the customer left, the server stops). The operator is
+ * asked once, at the start, as each load of the page does (`linkPaymentOutcome`); then what Sika
+ * holds is read every `wait.everyMs`, which a notification or a background status check updates.
+ * Nothing is held between two reads: no connection, no transaction, only a timer.
+ */
+export async function awaitLinkPaymentChange(
+  context: AppContext,
+  view: PaymentPageView,
+  collectToken: string,
+  signal: AbortSignal,
+  wait: { maxMs: number; everyMs: number } = paymentWait,
+): Promise<Operation | undefined> {
+  const deadline = performance.now() + wait.maxMs
+  let operation = await linkPaymentOutcome(context, view, collectToken)
+  while (operation?.status === 'pending' && !signal.aborted) {
+    const left = deadline - performance.now()
+    if (left <= 0) break
+    await pause(Math.min(wait.everyMs, left), signal)
+    if (signal.aborted) break
+    operation = await linkPaymentOutcome(context, view, collectToken, { askOperator: false })
+  }
+  return operation
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
 }

@@ -49,7 +49,7 @@ export const en = {
   approveTitle: 'Approve on your phone',
   approve: (amount: string) =>
     `Your operator is asking you to approve the payment of ${amount}. Follow the instructions on your phone.`,
-  approveRefresh: 'This page updates by itself every few seconds.',
+  approveRefresh: 'This page updates by itself as soon as the payment changes.',
   approveStill: 'This page no longer updates by itself: use the button to see where the payment stands.',
   stopUpdating: 'Stop updating this page by itself',
   startUpdating: 'Update this page by itself',
@@ -119,7 +119,7 @@ export const fr: PayMessages = {
   approveTitle: 'Validez sur votre téléphone',
   approve: (amount) =>
     `Votre opérateur vous demande de valider le paiement de ${amount}. Suivez les instructions sur votre téléphone.`,
-  approveRefresh: 'Cette page se met à jour toute seule toutes les quelques secondes.',
+  approveRefresh: 'Cette page se met à jour toute seule dès que le paiement change.',
   approveStill:
     'Cette page ne se met plus à jour toute seule : utilisez le bouton pour voir où en est le paiement.',
   stopUpdating: 'Ne plus mettre à jour cette page toute seule',

@@ -22,9 +22,10 @@ export function moneyText(locale: PayLocale, minor: number, currency: Currency):
   return `${number} ${currency}`
 }
 
-/** The path with `lang` set to the other language: the switch is a plain link, no script. */
+/** The path with `lang` set to the other language (and never held: no `wait`): the switch is a plain link, no script. */
 function switchHref(page: PayPageContext): string {
   const url = new URL(page.path, 'http://page.invalid')
+  url.searchParams.delete('wait')
   url.searchParams.set('lang', page.t.otherLocale)
   return `${url.pathname}${url.search}`
 }
@@ -84,7 +85,10 @@ export function messagePage(
 
 /**
  * While the customer approves on their phone (or the operator's page, `operatorUrl`, has yet to
- * confirm): the page reloads itself every few seconds.
+ * confirm): the page asks for itself again at once (meta refresh 0: no delayed refresh, which
+ * axe-core's meta-refresh rule and WCAG 2.2.1 refuse) with `wait=1`, which the server holds until
+ * the payment changes or a few seconds pass (pay-routes.tsx, showOutcome). The customer can turn
+ * that off, and check with a button instead.
  */
 export function approvePage(
   page: PayPageContext,
@@ -94,10 +98,13 @@ export function approvePage(
   const title = pending.operatorUrl ? t.waitingTitle : t.approveTitle
   const here = new URL(page.path, 'http://page.invalid')
   here.searchParams.delete('next')
+  here.searchParams.delete('wait')
   here.searchParams.set('follow', pending.refresh ? 'off' : 'on')
   const toggle = `${here.pathname}${here.search}`
   here.searchParams.delete('follow')
   const again = `${here.pathname}${here.search}${pending.refresh ? '' : '&follow=off'}`
+  here.searchParams.set('wait', '1')
+  const held = `${here.pathname}${here.search}`
   return payDocument(
     page,
     title,
@@ -120,12 +127,9 @@ export function approvePage(
         </a>
       )}
     </>,
-    pending.refresh ? { seconds: refreshSeconds } : undefined,
+    pending.refresh ? { seconds: 0, url: held } : undefined,
   )
 }
-
-/** How often the page of a pending payment reloads itself, while the customer lets it. */
-export const refreshSeconds = 5
 
 /** The operator's (or the sandbox's) own payment page: left for at once, with a button when a browser waits. */
 export function continuePage(page: PayPageContext, url: string): string {

@@ -4,6 +4,7 @@ import QRCode from 'qrcode'
 import type { AppContext } from '../../app/context.ts'
 import type { PaymentRefusal } from '../../app/payment-links/index.ts'
 import {
+  awaitLinkPaymentChange,
   linkPaymentOutcome,
   linkUrls,
   loadPaymentPage,
@@ -63,6 +64,8 @@ export function sendPayPage(
 /** What the routes share: the CSRF of a link's form, and each request's language. */
 export interface PayTools {
   context: AppContext
+  /** The pages held waiting on their payment (showOutcome): each is answered at once when the server stops. */
+  held: Set<AbortController>
   /** A new nonce in a cookie for the link's form, and the token the form carries. */
   issueCsrf(reply: FastifyReply, token: string): string
   /** The token of the nonce the browser holds, when it holds one. */
@@ -120,19 +123,10 @@ export async function payRoutes(app: FastifyInstance, context: AppContext): Prom
   })
   app.get('/pay/:token', async (request, reply) => showLink(tools, request, reply))
   app.post('/pay/:token', async (request, reply) => pay(tools, request, reply))
-  app.get('/pay/:token/done', async (request, reply) => {
-    const view = await loadPaymentPage(context, (request.params as { token: string }).token)
-    const { token, next } = request.query as { token?: string; next?: string }
-    const operation = view && token ? await linkPaymentOutcome(context, view, token) : undefined
-    if (!view || !operation) return notFound(tools, request, reply)
-    const returnUrl = operation.status === 'succeeded' ? returnUrlOf(view, operation) : undefined
-    if (returnUrl) return reply.code(303).header('location', returnUrl).send()
-    const page = tools.pageOf(request, reply, view.link.mode === 'sandbox')
-    const follow = {
-      fromForm: next === 'operator',
-      refresh: (request.query as { follow?: string }).follow !== 'off',
-    }
-    return sendPayPage(reply, 200, outcomePage(page, view, operation, follow))
+  app.get('/pay/:token/done', async (request, reply) => showOutcome(tools, request, reply))
+  // A page held waiting on its payment (showOutcome) is answered at once when the server stops.
+  app.addHook('preClose', async () => {
+    for (const wait of tools.held) wait.abort()
   })
 }
 
@@ -145,6 +139,7 @@ function payTools(context: AppContext): PayTools {
   const formOf = (request: FastifyRequest) => (request.body as Record<string, string> | undefined) ?? {}
   return {
     context,
+    held: new Set(),
     issueCsrf(reply, token) {
       const nonce = randomBytes(16).toString('base64url')
       reply.header(
@@ -181,6 +176,51 @@ function payTools(context: AppContext): PayTools {
 function notFound(tools: PayTools, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const page = tools.pageOf(request, reply, false)
   return sendPayPage(reply, 404, messagePage(page, page.t.notFoundTitle, page.t.notFound))
+}
+
+/**
+ * Where a payment of the link stands (`/pay/{token}/done?token=`). With `wait=1` (the pending
+ * page's own refresh, while the customer lets it follow the payment) the answer is held until the
+ * payment is no longer pending, or 5 s passed, or the customer left (awaitLinkPaymentChange).
+ */
+async function showOutcome(
+  tools: PayTools,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { context } = tools
+  const linkToken = (request.params as { token: string }).token
+  let view = await loadPaymentPage(context, linkToken)
+  const { token, next, follow, wait } = request.query as Record<string, string | undefined>
+  if (!view || !token) return notFound(tools, request, reply)
+  const refresh = follow !== 'off'
+  const operation =
+    refresh && wait === '1'
+      ? await awaitLinkPaymentChange(context, view, token, customerGone(tools, reply))
+      : await linkPaymentOutcome(context, view, token)
+  if (!operation) return notFound(tools, request, reply)
+  // After a wait the link may have changed too (completed by this payment, closed meanwhile).
+  if (wait === '1' && operation.status !== 'pending')
+    view = (await loadPaymentPage(context, linkToken)) ?? view
+  const returnUrl = operation.status === 'succeeded' ? returnUrlOf(view, operation) : undefined
+  if (returnUrl) return reply.code(303).header('location', returnUrl).send()
+  const page = tools.pageOf(request, reply, view.link.mode === 'sandbox')
+  return sendPayPage(
+    reply,
+    200,
+    outcomePage(page, view, operation, { fromForm: next === 'operator', refresh }),
+  )
+}
+
+/** Aborts when the customer's connection closes before the answer, or the server stops. */
+function customerGone(tools: PayTools, reply: FastifyReply): AbortSignal {
+  const wait = new AbortController()
+  tools.held.add(wait)
+  reply.raw.once('close', () => {
+    tools.held.delete(wait)
+    wait.abort()
+  })
+  return wait.signal
 }
 
 /** The link's page: its form while it takes payments, otherwise what became of it. */
