@@ -20,11 +20,15 @@ import {
   PayoutBatchRecord,
   payoutBatchExamples,
 } from '../payout-batch-schemas.ts'
+import { dateRange } from '../query.ts'
 import { envelope, listEnvelope, operationRecordOf, TokenParams } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
 
 /** Two MiB: a batch of 1,000 payouts with metadata; every other route keeps 64 KiB. */
 export const payoutBatchBodyLimitBytes = 2 * 1024 * 1024
+
+/** A cancel's body may be absent, or empty under `content-type: application/json`: read as `{}`. */
+const emptyBody = { emptyBodyAsObject: true }
 
 /** A cancel's body may be absent: read as `{}`. */
 function emptyBodyAsObject(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
@@ -49,17 +53,18 @@ function listRoute(app: FastifyInstance, context: AppContext): void {
         tags: ['payout-batch'],
         operationId: 'listPayoutBatches',
         summary: 'List payout batches',
-        description: 'Newest first, `perPage` 1 to 100 (default 10).',
+        description:
+          'Newest first, `perPage` 1 to 100 (default 10). Filters: `status`, `merchantReference`, and `from` (inclusive) and `to` (exclusive) on the initiationDate; the page URLs keep them.',
         querystring: PayoutBatchListQuery,
         response: { 200: listEnvelope('payoutBatches', PayoutBatchRecord) },
       },
     },
     async (request) => {
       const query = request.query as PayoutBatchListQuery
-      const page = query.page ?? 1
-      const perPage = query.perPage ?? 10
+      const { page = 1, perPage = 10, status, merchantReference, from, to } = query
       const { merchantId, mode } = request.principal
-      const { items, total } = await listPayoutBatches(context, merchantId, mode, { page, perPage })
+      const filter = { status, merchantReference, ...dateRange(from, to) }
+      const { items, total } = await listPayoutBatches(context, merchantId, mode, { page, perPage }, filter)
       return {
         ...envelopeOf('Payout batches !', 'payoutBatches', items.map(payoutBatchRecord)),
         meta: {
@@ -114,12 +119,14 @@ function batchCancelRoute(app: FastifyInstance, context: AppContext): void {
         body: CancelBody,
         response: { 200: envelope('payoutBatch', PayoutBatchRecord) },
       },
+      config: emptyBody,
       preValidation: emptyBodyAsObject,
     },
     async (request) => {
       const { token } = request.params as { token: string }
       const { merchantId, mode } = request.principal
-      const view = await cancelPayoutBatch(context, merchantId, mode, token)
+      const reason = (request.body as { reason?: string }).reason
+      const view = await cancelPayoutBatch(context, merchantId, mode, token, reason)
       return envelopeOf('Payout batch !', 'payoutBatch', payoutBatchRecord(view))
     },
   )
@@ -172,6 +179,7 @@ function cancelRoute(
         body: CancelBody,
         response: { 200: envelope(dataKey.details, operationRecordOf(kind)) },
       },
+      config: emptyBody,
       preValidation: emptyBodyAsObject,
     },
     async (request) => {
