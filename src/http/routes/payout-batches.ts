@@ -114,7 +114,7 @@ function batchCancelRoute(app: FastifyInstance, context: AppContext): void {
         operationId: 'cancelPayoutBatch',
         summary: 'Cancel a payout batch',
         description:
-          'Cancels every item no operator has yet: each ends canceled (failureReason.code canceled_by_merchant) and its hold is released. A batch awaiting approval ends canceled (event payout_batch.canceled); one being processed completes once the items already sent are final. Canceling twice answers the same batch; a completed or rejected batch is a 409 not_cancelable.',
+          'Cancels every item no operator has yet: each ends canceled (failureReason.code canceled_by_merchant, with your reason when given) and its hold is released. Items pawaPay still holds ENQUEUED are asked of pawaPay and end canceled once it confirms. The body may be empty. A batch awaiting approval ends canceled (event payout_batch.canceled); one being processed completes once the items already sent are final. Canceling twice answers the same batch; a completed or rejected batch is a 409 not_cancelable.',
         params: TokenParams,
         body: CancelBody,
         response: { 200: envelope('payoutBatch', PayoutBatchRecord) },
@@ -174,7 +174,7 @@ function cancelRoute(
         tags: [kind],
         operationId: `cancel${kind[0]!.toUpperCase()}${kind.slice(1)}`,
         summary: `Cancel a ${kind} no operator has yet`,
-        description: `A ${kind} waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why. Canceling twice answers the same canceled record.`,
+        description: `A ${kind} waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why; so is a cancel pawaPay did not answer (send it again). The body may be empty. Canceling twice answers the same canceled record.`,
         params: TokenParams,
         body: CancelBody,
         response: { 200: envelope(dataKey.details, operationRecordOf(kind)) },
