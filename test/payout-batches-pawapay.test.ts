@@ -81,6 +81,110 @@ describeEachStore('payout batches through pawaPay', (store) => {
     })),
   })
 
+  /** Runs the batch worker until no item of the batch is left queued in Sika: each is at pawaPay. */
+  async function dispatched(token: string) {
+    const { store } = running.app.context
+    const row = await running.app.db
+      .selectFrom('payout_batches')
+      .select(['merchant_id', 'id'])
+      .where('token', '=', token)
+      .executeTakeFirstOrThrow()
+    await runUntil('the items to reach pawaPay', async () => {
+      const queued = await store.payoutBatches.itemIds(Number(row.id), { queuedOnly: true })
+      const listed = (await live.get('/api/v1/disbursement', { batch: token })).body.data.disbursements
+      return queued.length === 0 && listed.every((record: any) => record.operatorReference)
+    })
+    return (await live.get('/api/v1/disbursement', { batch: token })).body.data.disbursements as any[]
+  }
+
+  test('live: an item callbackUrl on a private address is a 422 naming items[i].callbackUrl; nothing is created', async () => {
+    const body = batchOf(3)
+    const items = [body.items[0]!, body.items[1]!, body.items[2]!] as Array<
+      (typeof body.items)[number] & { callbackUrl?: string }
+    >
+    items[0]!.callbackUrl = 'http://169.254.169.254/latest'
+    items[2]!.callbackUrl = 'http://127.0.0.1:9/hook'
+    const refused = await live.post('/api/v1/payout-batch', { ...body, items })
+    assert.equal(refused.status, 422, refused.text)
+    assert.equal(refused.body.code, 'validation_failed')
+    assert.deepEqual(
+      refused.body.errors.map((error: any) => [error.field, error.code]),
+      [
+        ['items[0].callbackUrl', 'forbidden_host'],
+        ['items[2].callbackUrl', 'forbidden_host'],
+      ],
+    )
+    const listed = await live.get('/api/v1/payout-batch', { merchantReference: body.merchantReference })
+    assert.equal(listed.body.meta.pagination.total, 0)
+    const disbursements = await live.get('/api/v1/disbursement', {
+      merchantReference: items[1]!.merchantReference,
+    })
+    assert.equal(disbursements.body.meta.pagination.total, 0)
+  })
+
+  test('a batch cancel asks pawaPay to stop every item it holds ENQUEUED: each ends canceled_by_merchant', async () => {
+    simulator.holdPayouts(true)
+    try {
+      const accepted = await live.post('/api/v1/payout-batch', batchOf(3))
+      assert.equal(accepted.status, 200, accepted.text)
+      const token = accepted.body.data.payoutBatch.token
+      const items = await dispatched(token)
+      const canceled = await live.post(`/api/v1/payout-batch/${token}/cancel`, { reason: 'wrong month' })
+      assert.equal(canceled.status, 200, canceled.text)
+      for (const item of items) await settle(`/api/v1/disbursement/${item.token}`, 'disbursement')
+      for (const item of items) {
+        const ended = (await live.get(`/api/v1/disbursement/${item.token}`)).body.data.disbursement
+        assert.equal(ended.status, 'canceled', JSON.stringify(ended))
+        assert.equal(ended.failureReason.code, 'canceled_by_merchant')
+        assert.match(ended.failureReason.message, /Reason: wrong month/)
+      }
+      await runUntil('the batch to complete', async () => {
+        const batch = (await live.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
+        return batch.status === 'completed'
+      })
+      const batch = (await live.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
+      assert.deepEqual(batch.counts, { pending: 0, succeeded: 0, failed: 0, canceled: 3, error: 0 })
+      await assertStoreConsistent(running.app)
+    } finally {
+      simulator.holdPayouts(false)
+    }
+  })
+
+  test('no answer to the cancel is a 409 saying to send it again; a later decline keeps the operator’s reason', async () => {
+    simulator.holdPayouts(true)
+    const adapter = running.app.context.providers.adapterFor('live', 'moov-money', 'BJ')
+    const cancelQueued = adapter.cancelQueued
+    try {
+      const accepted = await live.post('/api/v1/payout-batch', batchOf(1))
+      const [item] = await dispatched(accepted.body.data.payoutBatch.token)
+      // pawaPay does not answer (a timeout, a 5xx): the adapter says it does not know.
+      adapter.cancelQueued = async () => ({ answer: 'unknown' })
+      const unanswered = await live.post(`/api/v1/disbursement/${item.token}/cancel`, { reason: 'typo' })
+      assert.equal(unanswered.status, 409, unanswered.text)
+      assert.equal(unanswered.body.code, 'not_cancelable')
+      assert.equal(unanswered.body.status, 'pending')
+      assert.match(unanswered.body.message, /did not answer the cancel; send it again/)
+      adapter.cancelQueued = cancelQueued
+      // The provider then declines the payout on its own.
+      assert.ok(
+        simulator.forceStatus(item.operatorReference, {
+          status: 'FAILED',
+          failureCode: 'RECIPIENT_NOT_FOUND',
+          operation: 'payout',
+        } as never),
+      )
+      await settle(`/api/v1/disbursement/${item.token}`, 'disbursement')
+      const ended = (await live.get(`/api/v1/disbursement/${item.token}`)).body.data.disbursement
+      assert.equal(ended.status, 'failed', JSON.stringify(ended))
+      assert.notEqual(ended.failureReason.code, 'canceled_by_merchant')
+      assert.match(ended.failureReason.message, /no wallet/)
+      await assertStoreConsistent(running.app)
+    } finally {
+      adapter.cancelQueued = cancelQueued
+      simulator.holdPayouts(false)
+    }
+  })
+
   test('45 payouts go to pawaPay in bulk requests of at most 20, each paid once', async () => {
     const bulksBefore = simulator.bulkRequests().length
     const accepted = await live.post('/api/v1/payout-batch', batchOf(45))

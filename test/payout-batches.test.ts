@@ -216,6 +216,119 @@ describeEachStore('payout batches', (store) => {
     assert.equal(await disbursementsOf(app, merchant.id), 5)
   })
 
+  test('identical batch POSTs at once all answer the same batch; one batch exists', async () => {
+    const merchant = await app.createMerchant()
+    const client = app.client(merchant.sandbox)
+    const body = batchBody(300, (i) => item(i, '123', 100))
+    const answers = await Promise.all([1, 2, 3, 4].map(() => client.post('/api/v1/payout-batch', body)))
+    for (const answer of answers) assert.equal(answer.status, 200, answer.text)
+    const tokens = new Set(answers.map((answer) => answer.body.data.payoutBatch.token))
+    assert.equal(tokens.size, 1, [...tokens].join())
+    const listed = await client.get('/api/v1/payout-batch', { perPage: 100 })
+    assert.equal(listed.body.meta.pagination.total, 1)
+    assert.equal(await disbursementsOf(app, merchant.id), 300)
+  })
+
+  test('batches racing for the balance: the one refused names the cash total with fees', async () => {
+    const merchant = await app.createMerchant()
+    const client = app.client(merchant.sandbox)
+    // Each fits the 1,000,000 balance alone, not both: the refusal may come at the write.
+    const bodies = [1, 2].map(() => batchBody(6, (i) => item(i, '123', 100_000)))
+    const answers = await Promise.all(bodies.map((body) => client.post('/api/v1/payout-batch', body)))
+    const accepted = answers.filter((answer) => answer.status === 200)
+    const refused = answers.filter((answer) => answer.status !== 200)
+    assert.equal(accepted.length, 1, answers.map((answer) => answer.text).join('\n'))
+    assert.equal(refused.length, 1)
+    assert.equal(refused[0]!.status, 422, refused[0]!.text)
+    assert.equal(refused[0]!.body.code, 'insufficient_balance')
+    const cashTotal = accepted[0]!.body.data.payoutBatch.totalAmount
+    assert.ok(cashTotal > 600_000, String(cashTotal))
+    assert.equal(refused[0]!.body.total, cashTotal)
+    assert.match(refused[0]!.body.message, new RegExp(`needs ${cashTotal} XOF`))
+  })
+
+  test('the batch list filters on status, merchantReference, from and to, and its page URLs keep them', async () => {
+    const merchant = await app.createMerchant()
+    const client = app.client(merchant.sandbox)
+    await app.context.store.payoutBatches.setRequiresApproval(merchant.id, true)
+    const waiting = [0, 1].map(() => batchBody(1, (i) => item(i, '123')))
+    for (const body of waiting) assert.equal((await client.post('/api/v1/payout-batch', body)).status, 200)
+    const between = new Date().toISOString()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    await app.context.store.payoutBatches.setRequiresApproval(merchant.id, false)
+    const processing = batchBody(1, (i) => item(i, '123'))
+    const last = await client.post('/api/v1/payout-batch', processing)
+    assert.equal(last.status, 200, last.text)
+    const references = async (query: Record<string, string | number>) => {
+      const answer = await client.get('/api/v1/payout-batch', query)
+      assert.equal(answer.status, 200, answer.text)
+      return answer.body.data.payoutBatches.map((batch: any) => batch.merchantReference)
+    }
+    assert.deepEqual(await references({ status: 'awaiting_approval' }), [
+      waiting[1]!.merchantReference,
+      waiting[0]!.merchantReference,
+    ])
+    assert.deepEqual(await references({ merchantReference: waiting[0]!.merchantReference }), [
+      waiting[0]!.merchantReference,
+    ])
+    assert.deepEqual(await references({ from: between }), [processing.merchantReference])
+    assert.deepEqual(await references({ to: between }), [
+      waiting[1]!.merchantReference,
+      waiting[0]!.merchantReference,
+    ])
+    const paged = await client.get('/api/v1/payout-batch', { status: 'awaiting_approval', perPage: 1 })
+    assert.equal(paged.body.meta.pagination.total, 2)
+    assert.match(paged.body.meta.pagination.nextPageUrl, /status=awaiting_approval/)
+    const bad = await client.get('/api/v1/payout-batch', { status: 'done' })
+    assertErrorEnvelope(bad, 422, 'validation_failed')
+    assert.equal(bad.body.errors[0].field, 'status')
+    assert.match(bad.body.errors[0].message, /awaiting_approval, processing, completed, rejected, canceled/)
+    assertErrorEnvelope(
+      await client.get('/api/v1/payout-batch', { from: 'yesterday' }),
+      422,
+      'validation_failed',
+    )
+  })
+
+  test('cancel with an empty JSON body answers the record; a batch cancel keeps its reason', async () => {
+    const merchant = await app.createMerchant()
+    const client = app.client(merchant.sandbox)
+    await app.context.store.payoutBatches.setRequiresApproval(merchant.id, true)
+    const empty = { body: '', headers: { 'content-type': 'application/json' } }
+    const first = await client.post(
+      '/api/v1/payout-batch',
+      batchBody(2, (i) => item(i, '123')),
+    )
+    const [target] = (await client.get('/api/v1/disbursement', { batch: first.body.data.payoutBatch.token }))
+      .body.data.disbursements
+    const canceled = await client.request('POST', `/api/v1/disbursement/${target.token}/cancel`, empty)
+    assert.equal(canceled.status, 200, canceled.text)
+    assert.equal(canceled.body.data.disbursement.status, 'canceled')
+    const batchToken = first.body.data.payoutBatch.token
+    const batchCanceled = await client.request('POST', `/api/v1/payout-batch/${batchToken}/cancel`, empty)
+    assert.equal(batchCanceled.status, 200, batchCanceled.text)
+    assert.equal(batchCanceled.body.data.payoutBatch.status, 'canceled')
+    const unknown = await client.request('POST', `/api/v1/payout-batch/${batchToken}/cancel`, {
+      body: '{"why":"x"}',
+      headers: { 'content-type': 'application/json' },
+    })
+    assertErrorEnvelope(unknown, 422, 'validation_failed')
+    assert.equal(unknown.body.errors[0].code, 'unknown_field')
+
+    const second = await client.post(
+      '/api/v1/payout-batch',
+      batchBody(2, (i) => item(i, '123')),
+    )
+    const token = second.body.data.payoutBatch.token
+    const withReason = await client.post(`/api/v1/payout-batch/${token}/cancel`, { reason: 'budget cut' })
+    assert.equal(withReason.status, 200, withReason.text)
+    for (const record of (await client.get('/api/v1/disbursement', { batch: token })).body.data
+      .disbursements) {
+      assert.equal(record.failureReason.code, 'canceled_by_merchant')
+      assert.match(record.failureReason.message, /Reason: budget cut/)
+    }
+  })
+
   test('requireBatchApproval: an API batch waits; its creator cannot approve; another member approves', async () => {
     const merchant = await app.createMerchant()
     const client = app.client(merchant.sandbox)

@@ -353,7 +353,7 @@ export interface paths {
         };
         /**
          * List payout batches
-         * @description Newest first, `perPage` 1 to 100 (default 10).
+         * @description Newest first, `perPage` 1 to 100 (default 10). Filters: `status`, `merchantReference`, and `from` (inclusive) and `to` (exclusive) on the initiationDate; the page URLs keep them.
          */
         get: operations["listPayoutBatches"];
         put?: never;
@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a payout batch
-         * @description Cancels every item no operator has yet: each ends canceled (failureReason.code canceled_by_merchant) and its hold is released. A batch awaiting approval ends canceled (event payout_batch.canceled); one being processed completes once the items already sent are final. Canceling twice answers the same batch; a completed or rejected batch is a 409 not_cancelable.
+         * @description Cancels every item no operator has yet: each ends canceled (failureReason.code canceled_by_merchant, with your reason when given) and its hold is released. Items pawaPay still holds ENQUEUED are asked of pawaPay and end canceled once it confirms. The body may be empty. A batch awaiting approval ends canceled (event payout_batch.canceled); one being processed completes once the items already sent are final. Canceling twice answers the same batch; a completed or rejected batch is a 409 not_cancelable.
          */
         post: operations["cancelPayoutBatch"];
         delete?: never;
@@ -419,7 +419,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a disbursement no operator has yet
-         * @description A disbursement waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why. Canceling twice answers the same canceled record.
+         * @description A disbursement waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why; so is a cancel pawaPay did not answer (send it again). The body may be empty. Canceling twice answers the same canceled record.
          */
         post: operations["cancelDisbursement"];
         delete?: never;
@@ -439,7 +439,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a withdraw no operator has yet
-         * @description A withdraw waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why. Canceling twice answers the same canceled record.
+         * @description A withdraw waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why; so is a cancel pawaPay did not answer (send it again). The body may be empty. Canceling twice answers the same canceled record.
          */
         post: operations["cancelWithdraw"];
         delete?: never;
@@ -12444,6 +12444,14 @@ export interface operations {
                 page?: number;
                 /** @description Records per page, 1 to 100 */
                 perPage?: number;
+                /** @description Only the batches with this status */
+                status?: "awaiting_approval" | "processing" | "completed" | "rejected" | "canceled";
+                /** @description Only the batch with this merchantReference */
+                merchantReference?: string;
+                /** @description ISO 8601, inclusive, on the initiationDate */
+                from?: string;
+                /** @description ISO 8601, exclusive, on the initiationDate */
+                to?: string;
             };
             header?: never;
             path?: never;

@@ -1,7 +1,7 @@
 import type { Mode, OperationKind } from '../domain/kinds.ts'
 import type { Operation } from '../domain/operation.ts'
 import { cancelableKinds, cancelStanding } from '../domain/payout-batches.ts'
-import { canceledByMerchantReason } from '../domain/transitions.ts'
+import { canceledByMerchantReason, withMerchantReason } from '../domain/transitions.ts'
 import { ApiError } from '../errors.ts'
 import type { AppContext } from './context.ts'
 import { checkSide } from './lifecycle.ts'
@@ -34,19 +34,17 @@ export async function cancelOperation(
     case 'queued':
       return cancelQueued(context, operation, reason)
     case 'at-operator':
-      return askOperator(context, operation)
+      return askOperator(context, operation, reason)
     case 'not-cancelable':
       throw notCancelable(operation, standing.why)
   }
 }
 
 async function cancelQueued(context: AppContext, operation: Operation, reason?: string): Promise<Operation> {
-  const failure = reason
-    ? {
-        code: canceledByMerchantReason.code,
-        message: `${canceledByMerchantReason.message} Reason: ${reason}`,
-      }
-    : canceledByMerchantReason
+  const failure = {
+    code: canceledByMerchantReason.code,
+    message: withMerchantReason(canceledByMerchantReason.message, reason),
+  }
   const settled = await executeWrites(context, (steps) =>
     steps.settle({
       operationId: operation.id,
@@ -59,7 +57,7 @@ async function cancelQueued(context: AppContext, operation: Operation, reason?: 
   // The batch worker took it for its operator meanwhile: answered as it now stands.
   const now = await context.store.operations.findById(operation.id)
   const standing = now ? cancelStanding(now) : undefined
-  if (now && standing?.standing === 'at-operator') return askOperator(context, now)
+  if (now && standing?.standing === 'at-operator') return askOperator(context, now, reason)
   throw notCancelable(
     now ?? operation,
     standing?.standing === 'not-cancelable' ? standing.why : 'It is being handed to its operator now.',
@@ -68,10 +66,16 @@ async function cancelQueued(context: AppContext, operation: Operation, reason?: 
 
 /**
  * The operator holds the payout: only an operator that can stop a payout it has not sent on
- * (pawaPay's fail-enqueued) is asked. The request is noted first, so the failure the operator
- * then reports is read as the merchant's cancel, whichever arrives first (its callback or a poll).
+ * (pawaPay's fail-enqueued) is asked. The request (and its reason) is noted first, so the stop the
+ * operator then reports is read as the merchant's cancel, whichever arrives first (its callback or
+ * a poll). No answer leaves the note standing: the cancel may have reached the operator, whose
+ * stop is then still the merchant's cancel, while a decline of its own keeps its own reason.
  */
-async function askOperator(context: AppContext, operation: Operation): Promise<Operation> {
+export async function askOperator(
+  context: AppContext,
+  operation: Operation,
+  reason?: string,
+): Promise<Operation> {
   const side = operation.sides[0]!
   const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
   if (!adapter.cancelQueued)
@@ -80,7 +84,7 @@ async function askOperator(context: AppContext, operation: Operation): Promise<O
       `Its status is pending and its operator (${adapter.name}) holds it, which offers no way to stop a payout once it has it.`,
     )
   const note = (requested: boolean) =>
-    executeWrites(context, (steps) => steps.noteCancelRequest(operation.id, side.role, requested))
+    executeWrites(context, (steps) => steps.noteCancelRequest(operation.id, side.role, requested, reason))
   await note(true)
   const answer = await adapter.cancelQueued(providerRequest(operation, side), context.clock.nowUs())
   if (answer.answer === 'refused') {
@@ -88,9 +92,9 @@ async function askOperator(context: AppContext, operation: Operation): Promise<O
     throw notCancelable(operation, `Its status is pending and its operator has sent it on: ${answer.reason}`)
   }
   if (answer.answer === 'unknown')
-    throw new ApiError(
-      'unavailable',
-      `The operator did not answer the cancel of ${operation.token}; send the cancel again.`,
+    throw notCancelable(
+      operation,
+      'Its status is pending and the operator did not answer the cancel; send it again.',
     )
   // Accepted: the operator's status settles it, asked now.
   await checkSide(context, operation.id, side.role)

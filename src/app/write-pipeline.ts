@@ -351,7 +351,12 @@ export interface WriteSteps {
    */
   dispatch(operationId: number): Promise<Operation | undefined>
   settle(command: Omit<SideOutcomeCommand, 'type'>): Promise<Settled>
-  noteCancelRequest(operationId: number, role: SideRole, requested: boolean): Promise<Operation | undefined>
+  noteCancelRequest(
+    operationId: number,
+    role: SideRole,
+    requested: boolean,
+    reason?: string,
+  ): Promise<Operation | undefined>
 }
 
 export async function executeWrites<T>(
@@ -379,9 +384,9 @@ export async function executeWrites<T>(
         return (await writeTransition(tx, before, transition, clock, taken)).operation
       },
       settle: (command) => settle(context, tx, { type: 'side-outcome', ...command }, taken),
-      noteCancelRequest: async (operationId, role, requested) => {
+      noteCancelRequest: async (operationId, role, requested, reason) => {
         const before = await locked(operationId)
-        const noted = noteCancelRequest(before, role, requested, clock)
+        const noted = noteCancelRequest(before, role, requested, clock, reason)
         if (!noted.changed) return undefined
         return (await writeTransition(tx, before, noted, clock, taken)).operation
       },

@@ -64,6 +64,8 @@ export interface Side {
   queuedInBatch?: boolean
   /** The merchant asked the operator to stop it (pawaPay's fail-enqueued): a failure it then reports is a cancel. */
   cancelRequested?: boolean
+  /** The merchant's words on that cancel, kept in failureReason.message when the operator stops it. */
+  cancelReason?: string
 }
 
 /** The refund a live multi-sided operation opened for one of its customers. */

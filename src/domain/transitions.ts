@@ -115,15 +115,23 @@ export const canceledByMerchantReason: FailureReason = {
   message: 'The merchant canceled the payout before it reached the operator.',
 }
 
-function canceledByMerchant(outcome: { reason: FailureReason }): {
-  status: 'canceled'
-  reason: FailureReason
-} {
+/** The merchant's reason, when it gave one, kept after the message that says what happened. */
+export function withMerchantReason(message: string, reason: string | undefined): string {
+  return reason ? `${message} Reason: ${reason}` : message
+}
+
+function canceledByMerchant(
+  outcome: { reason: FailureReason },
+  reason: string | undefined,
+): { status: 'canceled'; reason: FailureReason } {
   return {
     status: 'canceled',
     reason: {
       code: canceledByMerchantReason.code,
-      message: `The merchant canceled the payout and the operator stopped it (${outcome.reason.message})`,
+      message: withMerchantReason(
+        `The merchant canceled the payout and the operator stopped it (${outcome.reason.message})`,
+        reason,
+      ),
     },
   }
 }
@@ -251,9 +259,11 @@ function settleSide(
   outcome: Exclude<SideOutcome, { status: 'pending' }>,
   clock: TransitionClock,
 ): void {
-  // The operator stopped a payout the merchant asked it to stop (pawaPay's fail-enqueued): a cancel.
-  const stopped = outcome.status === 'failed' || outcome.status === 'canceled'
-  const settled = side.cancelRequested && stopped ? canceledByMerchant(outcome) : outcome
+  // The operator stopped a payout the merchant asked it to stop (pawaPay's fail-enqueued ends it
+  // `canceled`): the merchant's cancel. A `failed` outcome is the operator's own decline, whose
+  // reason the record keeps even while a cancel was asked.
+  const stopped = outcome.status === 'canceled'
+  const settled = side.cancelRequested && stopped ? canceledByMerchant(outcome, side.cancelReason) : outcome
   side.status = settled.status
   side.awaitingCustomer = undefined
   if (settled.status !== 'succeeded') side.failure = settled.reason
@@ -422,13 +432,16 @@ export function noteCancelRequest(
   role: SideRole,
   requested: boolean,
   clock: TransitionClock,
+  reason?: string,
 ): Transition {
   const side = current.sides.find((candidate) => candidate.role === role)
-  if (current.status !== 'pending' || !side || (side.cancelRequested ?? false) === requested)
-    return unchangedTransition(current)
+  const same =
+    (side?.cancelRequested ?? false) === requested && side?.cancelReason === (requested ? reason : undefined)
+  if (current.status !== 'pending' || !side || same) return unchangedTransition(current)
   const operation = cloneOperation(current)
   const noted = operation.sides.find((candidate) => candidate.role === role)!
   noted.cancelRequested = requested ? true : undefined
+  noted.cancelReason = requested ? reason : undefined
   operation.updatedAtUs = clock.nowUs
   return { ...unchangedTransition(operation), changed: true }
 }

@@ -2,6 +2,13 @@ import type { FastifyInstance } from 'fastify'
 import { ApiError, type FieldError, validationFailed } from '../errors.ts'
 import { describeJsonFault } from './json-fault.ts'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An empty `application/json` body is read as `{}` rather than refused (a route whose body is optional). */
+    emptyBodyAsObject?: boolean
+  }
+}
+
 /**
  * Input that no store can hold faithfully is refused before anything reads it: a NUL
  * (PostgreSQL's text cannot hold one) and a lone surrogate (not Unicode: SQLite stores it as
@@ -12,6 +19,8 @@ export function refuseHostileInput(app: FastifyInstance, bodyLimit: number): voi
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, body, done) => {
+    // A route whose body is optional (a cancel, a close) reads an empty JSON body as `{}`.
+    if (body === '' && request.routeOptions.config.emptyBodyAsObject) return done(null, {})
     const problem = jsonTextProblem(body as string)
     if (problem) return done(new ApiError('invalid_json', problem), undefined)
     return parseJson(request, body as string, (error, parsed) => {

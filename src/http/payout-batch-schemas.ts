@@ -79,7 +79,27 @@ export const PayoutBatchRecord = Type.Object(
   { description: 'A payout batch, as its details endpoint answers it' },
 )
 
-export const PayoutBatchListQuery = Type.Object({ ...pageQuery }, { additionalProperties: false })
+export const PayoutBatchListQuery = Type.Object(
+  {
+    ...pageQuery,
+    status: Type.Optional(
+      Type.Union(
+        payoutBatchStatuses.map((status) => Type.Literal(status)),
+        { description: 'Only the batches with this status' },
+      ),
+    ),
+    merchantReference: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Only the batch with this merchantReference' }),
+    ),
+    from: Type.Optional(
+      Type.String({ maxLength: 40, description: 'ISO 8601, inclusive, on the initiationDate' }),
+    ),
+    to: Type.Optional(
+      Type.String({ maxLength: 40, description: 'ISO 8601, exclusive, on the initiationDate' }),
+    ),
+  },
+  { additionalProperties: false },
+)
 export type PayoutBatchListQuery = Static<typeof PayoutBatchListQuery>
 
 export const CancelBody = Type.Object(

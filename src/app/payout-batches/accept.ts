@@ -4,11 +4,13 @@ import type { Metadata, Operation } from '../../domain/operation.ts'
 import { type PayoutBatch, payoutBatchItemKind } from '../../domain/payout-batches.ts'
 import { statementDescriptorOf } from '../../domain/statement-descriptor.ts'
 import { ApiError, type FieldError, validationFailed } from '../../errors.ts'
+import { forbiddenHostReason } from '../../events/ssrf.ts'
+import type { NewPayoutBatch } from '../../store/repositories/payout-batches.ts'
 import type { AppContext } from '../context.ts'
-import { hashRequest, type Initiation, newOperationDraft, refuseInternalUrls } from '../initiate.ts'
+import { hashRequest, type Initiation, newOperationDraft } from '../initiate.ts'
 import { type CustomerInput, priceSides } from '../price-sides.ts'
 import type { Principal } from '../principal.ts'
-import { executeWrites } from '../write-pipeline.ts'
+import { executeWrites, type WriteSteps } from '../write-pipeline.ts'
 import { DuplicateReference, InsufficientBalance } from '../write-refusals.ts'
 import { countedView } from './reads.ts'
 import type { PayoutBatchView } from './records.ts'
@@ -35,8 +37,32 @@ export interface PayoutBatchInput {
 /** Who makes a batch: an API client, or a member in the dashboard (whose batch always awaits approval). */
 export type PayoutBatchOrigin = { kind: 'api' } | { kind: 'member'; memberId: string; label: string }
 
-/** The batch's reference was taken by a concurrent request while this one was written. */
-class BatchReferenceTaken extends Error {}
+/**
+ * The batch's reference was taken by a concurrent request while this one was written: the batch
+ * it made, as this write's transaction read it (with SQLite's group commit the two may share a
+ * group, so a read outside it could not see that batch yet).
+ */
+class BatchReferenceTaken extends Error {
+  constructor(readonly existing?: PayoutBatchView) {
+    super('the payout batch reference is taken')
+  }
+}
+
+/**
+ * A write refused because its reference or its items' were taken: when a batch under its own
+ * reference made them, the refusal carries that batch.
+ */
+async function batchTakenWithin(steps: WriteSteps, batch: NewPayoutBatch, error: unknown): Promise<unknown> {
+  if (!(error instanceof DuplicateReference) && !(error instanceof BatchReferenceTaken)) return error
+  const existing = await steps.tx.payoutBatches.findByReference(
+    batch.merchantId,
+    batch.mode,
+    batch.merchantReference,
+  )
+  if (!existing) return error
+  const counts = await steps.tx.payoutBatches.counts([existing.id])
+  return new BatchReferenceTaken({ batch: existing, counts: counts.get(existing.id)! })
+}
 
 /**
  * Accepts a payout batch in one transaction, all or nothing: every item priced as a disbursement
@@ -61,14 +87,11 @@ export async function acceptPayoutBatch(
   const totalMinor = drafts.reduce((total, draft) => total + draft.sides[0]!.cashAmountMinor, 0)
   const currency = drafts[0]!.currency
   await refuseBeyondBalance(context, principal, currency, totalMinor)
-  if (principal.mode === 'live' && input.callbackUrl) await refuseInternalUrls(input as unknown as Initiation)
   const awaits =
     origin.kind === 'member' || (await context.store.payoutBatches.requiresApproval(principal.merchantId))
   try {
     const batch = await executeWrites(context, async (steps) => {
-      const opened: Operation[] = []
-      for (const draft of drafts) opened.push(await steps.openQueued(draft))
-      const batch: Omit<PayoutBatch, 'id' | 'completedAtUs' | 'approvedBy'> = {
+      const fields: NewPayoutBatch = {
         token,
         merchantId: principal.merchantId,
         mode: principal.mode,
@@ -82,21 +105,37 @@ export async function acceptPayoutBatch(
         ...(input.metadata ? { metadata: input.metadata } : {}),
         createdBy: origin.kind === 'member' ? origin.label : 'API',
         createdByMember: origin.kind === 'member' ? origin.memberId : null,
-        firstOperationId: opened[0]!.id,
+        firstOperationId: 0,
         initiatedAtUs: steps.nowUs,
       }
-      const id = await steps.tx.payoutBatches.insertIfNew(batch)
-      if (id === undefined) throw new BatchReferenceTaken()
-      await steps.tx.payoutBatches.insertItems(
-        id,
-        opened.map((operation) => operation.id),
-      )
-      return { ...batch, id, completedAtUs: null, approvedBy: null }
+      try {
+        return await writeBatch(steps, fields, drafts)
+      } catch (error) {
+        throw await batchTakenWithin(steps, fields, error)
+      }
     })
     return countedView(context, batch)
   } catch (error) {
-    return answerWriteRefusal(context, principal, input, requestHash, error)
+    return answerWriteRefusal(context, principal, input, { requestHash, totalMinor }, error)
   }
+}
+
+/** The items opened queued, then the batch row (its unique index decides a race) and its item list. */
+async function writeBatch(
+  steps: WriteSteps,
+  fields: NewPayoutBatch,
+  drafts: Operation[],
+): Promise<PayoutBatch> {
+  const opened: Operation[] = []
+  for (const draft of drafts) opened.push(await steps.openQueued(draft))
+  const batch = { ...fields, firstOperationId: opened[0]!.id }
+  const id = await steps.tx.payoutBatches.insertIfNew(batch)
+  if (id === undefined) throw new BatchReferenceTaken()
+  await steps.tx.payoutBatches.insertItems(
+    id,
+    opened.map((operation) => operation.id),
+  )
+  return { ...batch, id, completedAtUs: null, approvedBy: null }
 }
 
 async function answerForExistingBatch(
@@ -115,21 +154,34 @@ async function answerForExistingBatch(
   return countedView(context, existing)
 }
 
+/**
+ * A refusal at write time. A concurrent request with the same batch reference may have won the
+ * race: its items' references then refuse this one's first item, or its batch row this one's. So
+ * the batch is looked up first, and an identical replay answers the batch the winner made.
+ */
 async function answerWriteRefusal(
   context: AppContext,
   principal: Principal,
   input: PayoutBatchInput,
-  requestHash: string,
+  { requestHash, totalMinor }: { requestHash: string; totalMinor: number },
   error: unknown,
 ): Promise<PayoutBatchView> {
-  if (error instanceof BatchReferenceTaken) {
-    const existing = await context.store.payoutBatches.findByReference(
-      principal.merchantId,
-      principal.mode,
-      input.merchantReference,
-    )
-    if (existing) return answerForExistingBatch(context, existing, requestHash)
+  const refusal =
+    error instanceof BatchReferenceTaken ||
+    error instanceof DuplicateReference ||
+    error instanceof InsufficientBalance
+  if (!refusal) throw error
+  if (error instanceof BatchReferenceTaken && error.existing) {
+    const { batch, counts } = error.existing
+    if (batch.requestHash === requestHash) return { batch, counts }
+    return answerForExistingBatch(context, batch, requestHash)
   }
+  const existing = await context.store.payoutBatches.findByReference(
+    principal.merchantId,
+    principal.mode,
+    input.merchantReference,
+  )
+  if (existing) return answerForExistingBatch(context, existing, requestHash)
   if (error instanceof DuplicateReference) {
     const index = input.items.findIndex((item) => item.merchantReference === error.existing.merchantReference)
     throw new ApiError(
@@ -148,8 +200,7 @@ async function answerWriteRefusal(
   }
   if (error instanceof InsufficientBalance) {
     const { currency, availableMinor } = error.refused
-    const total = input.items.reduce((sum, item) => sum + item.amount, 0)
-    throw balanceRefusal(currency, availableMinor, undefined, total)
+    throw balanceRefusal(currency, availableMinor, totalMinor)
   }
   throw error
 }
@@ -203,8 +254,31 @@ async function draftItems(
         code: 'currency_mismatch',
         message: `A batch pays in one currency: items[0] pays in ${first.currency}, items[${index}] in ${draft.currency}; send a batch per currency.`,
       })
+  if (principal.mode === 'live') errors.push(...(await internalUrlErrors(input)))
   if (errors.length > 0) throw validationFailed(errors)
   return drafts
+}
+
+/** CONTRACT.md, Callbacks: in live mode the batch's and every item's callbackUrl must reach a public address. */
+async function internalUrlErrors(input: PayoutBatchInput): Promise<FieldError[]> {
+  const named = [
+    { field: 'callbackUrl', url: input.callbackUrl },
+    ...input.items.map((item, index) => ({ field: `items[${index}].callbackUrl`, url: item.callbackUrl })),
+  ]
+  const errors: FieldError[] = []
+  // Items often share one URL: each is looked up once.
+  const reasons = new Map<string, Promise<string | undefined>>()
+  for (const { field, url } of named) {
+    if (url && !reasons.has(url)) reasons.set(url, forbiddenHostReason(url))
+    const reason = url ? await reasons.get(url) : undefined
+    if (reason)
+      errors.push({
+        field,
+        code: 'forbidden_host',
+        message: `${field} must reach a public address: ${reason}.`,
+      })
+  }
+  return errors
 }
 
 function itemErrors(index: number, refusal: ApiError): FieldError[] {
@@ -228,14 +302,9 @@ async function refuseBeyondBalance(
   if (availableMinor < totalMinor) throw balanceRefusal(currency, availableMinor, totalMinor)
 }
 
-function balanceRefusal(
-  currency: string,
-  availableMinor: number,
-  totalMinor?: number,
-  totalAmount?: number,
-): ApiError {
+function balanceRefusal(currency: string, availableMinor: number, totalMinor: number): ApiError {
   const major = (minor: number) => toMajorUnits(minor, currency as never)
-  const total = totalMinor === undefined ? totalAmount : major(totalMinor)
+  const total = major(totalMinor)
   const available = major(availableMinor)
   return new ApiError(
     'insufficient_balance',
@@ -248,6 +317,6 @@ function balanceRefusal(
       },
     ],
     undefined,
-    { total: total ?? 0, available },
+    { total, available },
   )
 }

@@ -1,11 +1,18 @@
 import type { Mode } from '../../domain/kinds.ts'
-import { allItemsFinal, type PayoutBatch, type PayoutBatchStatus } from '../../domain/payout-batches.ts'
+import {
+  allItemsFinal,
+  cancelStanding,
+  type PayoutBatch,
+  type PayoutBatchStatus,
+} from '../../domain/payout-batches.ts'
 import type { FailureReason } from '../../domain/status.ts'
+import { withMerchantReason } from '../../domain/transitions.ts'
 import { ApiError } from '../../errors.ts'
 import type { Repositories } from '../../store/store.ts'
+import { askOperator } from '../cancel.ts'
 import type { AppContext } from '../context.ts'
 import { executeWrites, type WriteSteps } from '../write-pipeline.ts'
-import { findPayoutBatch } from './reads.ts'
+import { countedView, findPayoutBatch } from './reads.ts'
 import { type PayoutBatchView, payoutBatchEvent } from './records.ts'
 
 /** Why a batch cannot be approved or rejected: a value the dashboard says in its own words. */
@@ -79,7 +86,10 @@ export async function rejectPayoutBatch(
 }
 
 /**
- * CONTRACT.md, Payout batches: cancels every item not yet at an operator. A batch awaiting
+ * CONTRACT.md, Payout batches: cancels every item not yet at an operator, as in Cancel. Items
+ * still queued end canceled in one transaction; then each item an operator holds but can still
+ * stop (pawaPay's fail-enqueued) is asked of its operator, as a single cancel is, and ends canceled
+ * once the operator says so (an item the operator sent on is left to finish). A batch awaiting
  * approval ends canceled; one being processed completes once the items already sent are final.
  * Canceling twice answers the same batch; a batch that ended otherwise is a 409.
  */
@@ -88,9 +98,11 @@ export async function cancelPayoutBatch(
   merchantId: string,
   mode: Mode,
   token: string,
+  reason?: string,
 ): Promise<PayoutBatchView> {
   const found = await findPayoutBatch(context, merchantId, mode, token)
-  return executeWrites(context, async (steps) => {
+  const failure = { ...batchCanceledReason, message: withMerchantReason(batchCanceledReason.message, reason) }
+  const view = await executeWrites(context, async (steps) => {
     const batch = await lockBatch(steps.tx, found.id)
     if (batch.status === 'completed' || batch.status === 'rejected')
       throw new ApiError(
@@ -101,7 +113,7 @@ export async function cancelPayoutBatch(
         { status: batch.status },
       )
     if (batch.status === 'canceled') return viewWithin(steps.tx, batch)
-    await cancelQueuedItems(steps, batch.id, batchCanceledReason)
+    await cancelQueuedItems(steps, batch.id, failure)
     if (batch.status === 'awaiting_approval') return concludeWithin(steps, batch, 'canceled')
     // Processing: the batch worker completes it once the items already sent are final.
     await steps.tx.payoutBatches.changeStatus(batch.id, ['processing'], 'processing', {
@@ -109,6 +121,26 @@ export async function cancelPayoutBatch(
     })
     return viewWithin(steps.tx, batch)
   })
+  if (view.batch.status !== 'processing') return view
+  await askOperatorsToStop(context, view.batch.id, reason)
+  return countedView(context, view.batch)
+}
+
+/** Each dispatched item still pending is asked of its operator; a refusal leaves it to finish. */
+async function askOperatorsToStop(context: AppContext, batchId: number, reason?: string): Promise<void> {
+  for (let after = -1; ; ) {
+    const page = await context.store.payoutBatches.items(batchId, after, 200)
+    for (const { operation } of page) {
+      if (cancelStanding(operation).standing !== 'at-operator') continue
+      try {
+        await askOperator(context, operation, reason)
+      } catch (refusal) {
+        if (!(refusal instanceof ApiError)) throw refusal
+      }
+    }
+    if (page.length < 200) return
+    after = page[page.length - 1]!.index
+  }
 }
 
 /** Completes a processing batch whose items are all final, with its event; false when some are not. */

@@ -5,6 +5,7 @@ import type { Page, PageRequest } from '../../domain/pages.ts'
 import type { PayoutBatch } from '../../domain/payout-batches.ts'
 import type { FailureReason, Status } from '../../domain/status.ts'
 import { ApiError } from '../../errors.ts'
+import type { PayoutBatchFilter } from '../../store/repositories/payout-batches.ts'
 import type { AppContext } from '../context.ts'
 import type { PayoutBatchView } from './records.ts'
 
@@ -35,14 +36,15 @@ export async function payoutBatchDetails(
   return countedView(context, await findPayoutBatch(context, merchantId, mode, token))
 }
 
-/** Newest first. */
+/** Newest first, filtered on status, merchantReference and initiationDate. */
 export async function listPayoutBatches(
   context: AppContext,
   merchantId: string,
   mode: Mode,
   page: PageRequest,
+  filter: PayoutBatchFilter = {},
 ): Promise<Page<PayoutBatchView>> {
-  const { items, total } = await context.store.payoutBatches.list(merchantId, mode, page)
+  const { items, total } = await context.store.payoutBatches.list(merchantId, mode, page, filter)
   const counts = await context.store.payoutBatches.counts(items.map((batch) => batch.id))
   return { items: items.map((batch) => ({ batch, counts: counts.get(batch.id)! })), total }
 }

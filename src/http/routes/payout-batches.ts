@@ -20,11 +20,15 @@ import {
   PayoutBatchRecord,
   payoutBatchExamples,
 } from '../payout-batch-schemas.ts'
+import { dateRange } from '../query.ts'
 import { envelope, listEnvelope, operationRecordOf, TokenParams } from '../schemas.ts'
 import { envelopeOf } from './operations.ts'
 
 /** Two MiB: a batch of 1,000 payouts with metadata; every other route keeps 64 KiB. */
 export const payoutBatchBodyLimitBytes = 2 * 1024 * 1024
+
+/** A cancel's body may be absent, or empty under `content-type: application/json`: read as `{}`. */
+const emptyBody = { emptyBodyAsObject: true }
 
 /** A cancel's body may be absent: read as `{}`. */
 function emptyBodyAsObject(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
@@ -49,17 +53,18 @@ function listRoute(app: FastifyInstance, context: AppContext): void {
         tags: ['payout-batch'],
         operationId: 'listPayoutBatches',
         summary: 'List payout batches',
-        description: 'Newest first, `perPage` 1 to 100 (default 10).',
+        description:
+          'Newest first, `perPage` 1 to 100 (default 10). Filters: `status`, `merchantReference`, and `from` (inclusive) and `to` (exclusive) on the initiationDate; the page URLs keep them.',
         querystring: PayoutBatchListQuery,
         response: { 200: listEnvelope('payoutBatches', PayoutBatchRecord) },
       },
     },
     async (request) => {
       const query = request.query as PayoutBatchListQuery
-      const page = query.page ?? 1
-      const perPage = query.perPage ?? 10
+      const { page = 1, perPage = 10, status, merchantReference, from, to } = query
       const { merchantId, mode } = request.principal
-      const { items, total } = await listPayoutBatches(context, merchantId, mode, { page, perPage })
+      const filter = { status, merchantReference, ...dateRange(from, to) }
+      const { items, total } = await listPayoutBatches(context, merchantId, mode, { page, perPage }, filter)
       return {
         ...envelopeOf('Payout batches !', 'payoutBatches', items.map(payoutBatchRecord)),
         meta: {
@@ -109,17 +114,19 @@ function batchCancelRoute(app: FastifyInstance, context: AppContext): void {
         operationId: 'cancelPayoutBatch',
         summary: 'Cancel a payout batch',
         description:
-          'Cancels every item no operator has yet: each ends canceled (failureReason.code canceled_by_merchant) and its hold is released. A batch awaiting approval ends canceled (event payout_batch.canceled); one being processed completes once the items already sent are final. Canceling twice answers the same batch; a completed or rejected batch is a 409 not_cancelable.',
+          'Cancels every item no operator has yet: each ends canceled (failureReason.code canceled_by_merchant, with your reason when given) and its hold is released. Items pawaPay still holds ENQUEUED are asked of pawaPay and end canceled once it confirms. The body may be empty. A batch awaiting approval ends canceled (event payout_batch.canceled); one being processed completes once the items already sent are final. Canceling twice answers the same batch; a completed or rejected batch is a 409 not_cancelable.',
         params: TokenParams,
         body: CancelBody,
         response: { 200: envelope('payoutBatch', PayoutBatchRecord) },
       },
+      config: emptyBody,
       preValidation: emptyBodyAsObject,
     },
     async (request) => {
       const { token } = request.params as { token: string }
       const { merchantId, mode } = request.principal
-      const view = await cancelPayoutBatch(context, merchantId, mode, token)
+      const reason = (request.body as { reason?: string }).reason
+      const view = await cancelPayoutBatch(context, merchantId, mode, token, reason)
       return envelopeOf('Payout batch !', 'payoutBatch', payoutBatchRecord(view))
     },
   )
@@ -167,11 +174,12 @@ function cancelRoute(
         tags: [kind],
         operationId: `cancel${kind[0]!.toUpperCase()}${kind.slice(1)}`,
         summary: `Cancel a ${kind} no operator has yet`,
-        description: `A ${kind} waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why. Canceling twice answers the same canceled record.`,
+        description: `A ${kind} waiting for its batch’s approval or queued in a payout batch ends canceled at once (failureReason.code canceled_by_merchant), its hold released and its events sent. One a pawaPay operator still holds ENQUEUED is asked of pawaPay, and ends canceled once pawaPay confirms (read it again, or wait for its callback). Anything else (at an operator that cannot stop it, or final) is a 409 not_cancelable naming its status and why; so is a cancel pawaPay did not answer (send it again). The body may be empty. Canceling twice answers the same canceled record.`,
         params: TokenParams,
         body: CancelBody,
         response: { 200: envelope(dataKey.details, operationRecordOf(kind)) },
       },
+      config: emptyBody,
       preValidation: emptyBodyAsObject,
     },
     async (request) => {

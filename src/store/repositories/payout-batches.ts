@@ -14,6 +14,14 @@ import type { PayoutBatchesTable } from '../schema.ts'
 import type { RepositoryScope } from './executor.ts'
 import { toOperation } from './operations.ts'
 
+/** The list's filters (CONTRACT.md, Lists): on initiationDate, `fromUs` inclusive, `toUs` exclusive. */
+export interface PayoutBatchFilter {
+  status?: PayoutBatchStatus
+  merchantReference?: string
+  fromUs?: number
+  toUs?: number
+}
+
 export type NewPayoutBatch = Omit<PayoutBatch, 'id' | 'completedAtUs' | 'approvedBy'>
 
 /** What changes with a batch's status: who approved it, when it ended, when the worker looks next. */
@@ -31,7 +39,12 @@ export interface PayoutBatchesRepository {
   findByReference(merchantId: string, mode: Mode, merchantReference: string): Promise<PayoutBatch | undefined>
   /** The batch row, locked for the transaction (FOR UPDATE on PostgreSQL). */
   lockById(id: number): Promise<PayoutBatch | undefined>
-  list(merchantId: string, mode: Mode, page: PageRequest): Promise<Page<PayoutBatch>>
+  list(
+    merchantId: string,
+    mode: Mode,
+    page: PageRequest,
+    filter?: PayoutBatchFilter,
+  ): Promise<Page<PayoutBatch>>
   /** Each batch's items counted by status. */
   counts(batchIds: readonly number[]): Promise<Map<number, PayoutBatchCounts>>
   /** The items' operation ids in the batch's order; `queuedOnly`: those the worker has not dispatched. */
@@ -116,11 +129,16 @@ function batchRows({
       const query = select().where('id', '=', id)
       return one(dialect.supportsRowLocks ? query.forUpdate() : query)
     },
-    async list(merchantId, mode, page) {
-      const base = db
+    async list(merchantId, mode, page, filter = {}) {
+      let base = db
         .selectFrom('payout_batches')
         .where('merchant_id', '=', merchantId)
         .where('mode', '=', mode)
+      if (filter.status !== undefined) base = base.where('status', '=', filter.status)
+      if (filter.merchantReference !== undefined)
+        base = base.where('merchant_reference', '=', filter.merchantReference)
+      if (filter.fromUs !== undefined) base = base.where('initiated_at_us', '>=', filter.fromUs)
+      if (filter.toUs !== undefined) base = base.where('initiated_at_us', '<', filter.toUs)
       const [counted, rows] = await Promise.all([
         base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
         base
