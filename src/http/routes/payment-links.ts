@@ -8,9 +8,6 @@ import {
   paymentLinkDetails,
   paymentLinkRecord,
 } from '../../app/payment-links/index.ts'
-import { ApiError } from '../../errors.ts'
-import { jsonTextProblem } from '../hostile-input.ts'
-import { describeJsonFault } from '../json-fault.ts'
 import { errorResponse } from '../openapi.ts'
 import { paginationMeta } from '../pagination.ts'
 import {
@@ -151,63 +148,38 @@ function linkRoutes(app: FastifyInstance, context: AppContext): void {
   closeRoute(app, context)
 }
 
-/** Close, in a scope of its own: its parser (below) reaches this route alone. */
+/** Close: its body is optional, so an empty one reads as `{}` (hostile-input.ts's parser, `emptyBodyAsObject`). */
 function closeRoute(app: FastifyInstance, context: AppContext): void {
-  app.register(async (scope) => {
-    readEmptyJsonAsObject(scope)
-    scope.post(
-      '/payment-link/:token/close',
-      {
-        schema: {
-          tags,
-          operationId: 'closePaymentLink',
-          summary: 'Close a payment link',
-          description:
-            'Its page takes no more payments (a payment already pending goes on to its end). Closing a closed link answers it again; a link already expired or completed is a 422 link_unavailable. No body, an empty one (even sent as application/json), or {}; a field in it is a 422 unknown_field.',
-          params: PaymentLinkParams,
-          body: PaymentLinkCloseBody,
-          response: {
-            200: envelope('paymentLink', PaymentLinkRecord),
-            422: errorResponse(['validation_failed', 'link_unavailable']),
-          },
-        },
-        // No body at all (no content-type) arrives undefined: it is the empty object too.
-        preValidation: (request, _reply, done) => {
-          request.body ??= {}
-          done()
+  app.post(
+    '/payment-link/:token/close',
+    {
+      schema: {
+        tags,
+        operationId: 'closePaymentLink',
+        summary: 'Close a payment link',
+        description:
+          'Its page takes no more payments (a payment already pending goes on to its end). Closing a closed link answers it again; a link already expired or completed is a 422 link_unavailable. No body, an empty one (even sent as application/json), or {}; a field in it is a 422 unknown_field.',
+        params: PaymentLinkParams,
+        body: PaymentLinkCloseBody,
+        response: {
+          200: envelope('paymentLink', PaymentLinkRecord),
+          422: errorResponse(['validation_failed', 'link_unavailable']),
         },
       },
-      async (request) => {
-        const { token } = request.params as { token: string }
-        return envelopeOf(
-          created,
-          'paymentLink',
-          paymentLinkRecord(context, await closePaymentLink(context, request.principal, token)),
-        )
+      // No body at all (no content-type) arrives undefined: it is the empty object too.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {}
+        done()
       },
-    )
-  })
-}
-
-/** Fastify's refusal of a body that does not parse. */
-const invalidJsonCode = 'FST_ERR_CTP_INVALID_JSON_BODY'
-
-/**
- * The API's JSON parser (hostile-input.ts: a key given twice or nesting too deep refused, the
- * fault's position given), except that an empty body reads as {}: CONTRACT.md's "no body" must
- * not be refused because the client also sent content-type: application/json.
- */
-function readEmptyJsonAsObject(scope: FastifyInstance): void {
-  const parseJson = scope.getDefaultJsonParser('error', 'error')
-  scope.removeContentTypeParser('application/json')
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string
-    if (text === '') return done(null, {})
-    const problem = jsonTextProblem(text)
-    if (problem) return done(new ApiError('invalid_json', problem), undefined)
-    return parseJson(request, text, (error, parsed) => {
-      const fault = (error as { code?: string } | null)?.code === invalidJsonCode && describeJsonFault(text)
-      return fault ? done(new ApiError('invalid_json', fault), undefined) : done(error, parsed)
-    })
-  })
+      config: { emptyBodyAsObject: true },
+    },
+    async (request) => {
+      const { token } = request.params as { token: string }
+      return envelopeOf(
+        created,
+        'paymentLink',
+        paymentLinkRecord(context, await closePaymentLink(context, request.principal, token)),
+      )
+    },
+  )
 }
