@@ -104,7 +104,7 @@ export async function askOperator(
 function notCancelable(operation: Operation, why: string): ApiError {
   return new ApiError(
     'not_cancelable',
-    `The ${operation.kind} ${operation.token} cannot be canceled: ${why}`,
+    `The ${operation.kind} ${operation.token} cannot be canceled. ${why}`,
     undefined,
     undefined,
     { status: operation.status },
