@@ -143,5 +143,71 @@ describeEachStore('SIGKILL in the middle of a pawaPay payout batch', (store) =>
       const verified = await runSika(store().databaseUrl, ['verify'])
       assert.equal(verified.code, 0, `sika verify:\n${verified.stdout}${verified.stderr}`)
     })
+    test('killed while pawaPay holds a bulk unanswered, restarted: those payouts are settled from pawaPay and paid once', async () => {
+      // Items 20-39 go in the second bulk; the one whose number ends in 107 makes pawaPay accept that
+      // bulk but hold its answer for 15 s: the process dies with 20 payouts at pawaPay that it took
+      // but never heard about.
+      const count = 60
+      const bulksBefore = simulator.bulkRequests().length
+      const batchAnswer = await client.post('/api/v1/payout-batch', {
+        merchantReference: 'crash-batch-unanswered',
+        callbackUrl,
+        items: Array.from({ length: count }, (_, i) => ({
+          amount: 100,
+          channel: 'moov-money',
+          country: 'BJ',
+          customer: i === 25 ? { phoneNumber: '+2290197000107' } : customer,
+          merchantReference: `crash-unanswered-${i}`,
+        })),
+      })
+      assert.equal(batchAnswer.status, 200, batchAnswer.text)
+      const token = batchAnswer.body.data.payoutBatch.token
+      await waitFor(
+        'the held bulk at pawaPay',
+        () => simulator.bulkRequests().length >= bulksBefore + 2,
+        15_000,
+      )
+      await service!.kill('SIGKILL')
+      const sentAtKill = simulator
+        .bulkRequests()
+        .slice(bulksBefore)
+        .reduce((sum, bulk) => sum + bulk.size, 0)
+      assert.equal(sentAtKill, 40, 'two bulks of 20 reached pawaPay, the second unanswered')
+
+      service = await startGroupedService(environment, port)
+      const started = Date.now()
+      await waitFor(
+        'the batch to complete after the restart',
+        async () => {
+          const batch = (await client.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
+          return batch.status === 'completed'
+        },
+        120_000,
+      )
+      const batch = (await client.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
+      assert.deepEqual(batch.counts, { pending: 0, succeeded: count, failed: 0, canceled: 0, error: 0 })
+      const listed = (await client.get('/api/v1/disbursement', { batch: token, perPage: 100 })).body.data
+        .disbursements
+      const clientReferences = new Set(listed.map((record: any) => `${record.token}.main`))
+      assert.equal(clientReferences.size, count)
+      const accepted = simulator
+        .acceptances()
+        .filter((one) => clientReferences.has(one.clientReferenceId ?? ''))
+      assert.equal(accepted.length, count, 'one payoutId at pawaPay per item')
+      for (const one of accepted) assert.equal(one.accepted, 1, `${one.id} accepted once`)
+      // Either way is one payment each: the unanswered payouts are settled from pawaPay's own record of
+      // them (its callbacks, confirmed by a status check, answer the submission), or sent again under
+      // their payoutIds and answered DUPLICATE_IGNORED.
+      const sentAgain = accepted.filter((one) => one.duplicatesIgnored > 0).length
+      const ids = new Set(accepted.map((one) => one.id))
+      const payouts = simulator.transactions().filter((payment) => ids.has(payment.id))
+      assert.equal(payouts.length, count, 'one payment at pawaPay per item')
+      assert.ok(payouts.every((payment) => payment.status === 'COMPLETED'))
+      console.log(
+        `[${store().name}] killed with a bulk of 20 unanswered (${sentAtKill} of ${count} payouts at pawaPay); completed ${Date.now() - started} ms after the restart; ${sentAgain} payouts sent again and answered DUPLICATE_IGNORED; each accepted once`,
+      )
+      const verified = await runSika(store().databaseUrl, ['verify'])
+      assert.equal(verified.code, 0, `sika verify:\n${verified.stdout}${verified.stderr}`)
+    })
   }),
 )
