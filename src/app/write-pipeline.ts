@@ -206,6 +206,21 @@ async function writeTransition(
 }
 
 /**
+ * An operation opened inside another write's transaction takes its list position there (locking its
+ * merchant's counters) and that write's time.
+ */
+async function numberWithin(tx: Repositories, draft: Operation, clock: TransitionClock) {
+  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
+  const numbered = {
+    ...draft,
+    position: position.position,
+    initiatedAtUs: clock.nowUs,
+    updatedAtUs: clock.nowUs,
+  }
+  return { position, numbered }
+}
+
+/**
  * Opens an operation inside another write's transaction (a customer refund the write decided):
  * numbered, inserted and given its postings, event and scheduled work there. Its merchantReference
  * is the operation's own token, which no merchant's reference takes; should one, the token with a
@@ -217,13 +232,7 @@ async function openWithin(
   clock: TransitionClock,
   taken: Operation[],
 ): Promise<Operation> {
-  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
-  const numbered = {
-    ...draft,
-    position: position.position,
-    initiatedAtUs: clock.nowUs,
-    updatedAtUs: clock.nowUs,
-  }
+  const { position, numbered } = await numberWithin(tx, draft, clock)
   let transition = openOperation(numbered, clock)
   const numbers = await position.reserve(numbersWanted(transition))
   let id = await tx.operations.insertIfNew(transition.operation)
@@ -402,13 +411,7 @@ async function openQueuedWithin(
   clock: TransitionClock,
   taken: Operation[],
 ): Promise<Operation> {
-  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
-  const numbered = {
-    ...draft,
-    position: position.position,
-    initiatedAtUs: clock.nowUs,
-    updatedAtUs: clock.nowUs,
-  }
+  const { position, numbered } = await numberWithin(tx, draft, clock)
   const transition = openInBatch(numbered, clock)
   const numbers = await position.reserve(numbersWanted(transition))
   const id = await tx.operations.insertIfNew(transition.operation)

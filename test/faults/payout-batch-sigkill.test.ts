@@ -80,6 +80,55 @@ describeEachStore('SIGKILL in the middle of a pawaPay payout batch', (store) =>
       operators?.remove()
     })
 
+    /**
+     * Starts the service again on the same store and waits for the batch to complete: every item
+     * succeeded, one payoutId accepted once at pawaPay per item and COMPLETED there, every bulk of at
+     * most 20, `sika verify` clean.
+     */
+    async function restartAndExpectEachPaidOnce(token: string, count: number) {
+      service = await startGroupedService(environment, port)
+      const started = Date.now()
+      await waitFor(
+        'the batch to complete after the restart',
+        async () => {
+          const batch = (await client.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
+          return batch.status === 'completed'
+        },
+        120_000,
+      )
+      const restartedMs = Date.now() - started
+      const batch = (await client.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
+      assert.deepEqual(batch.counts, { pending: 0, succeeded: count, failed: 0, canceled: 0, error: 0 })
+      const listed = []
+      for (let page = 1; page <= Math.ceil(count / 100); page++)
+        listed.push(
+          ...(await client.get('/api/v1/disbursement', { batch: token, perPage: 100, page })).body.data
+            .disbursements,
+        )
+      const clientReferences = new Set(listed.map((record: any) => `${record.token}.main`))
+      assert.equal(clientReferences.size, count)
+      const accepted = simulator
+        .acceptances()
+        .filter((one) => clientReferences.has(one.clientReferenceId ?? ''))
+      assert.equal(accepted.length, count, 'one payoutId at pawaPay per item')
+      for (const one of accepted) assert.equal(one.accepted, 1, `${one.id} accepted once`)
+      const ids = new Set(accepted.map((one) => one.id))
+      const payouts = simulator.transactions().filter((payment) => ids.has(payment.id))
+      assert.equal(payouts.length, count, 'one payment at pawaPay per item')
+      assert.ok(
+        payouts.every((payment) => payment.status === 'COMPLETED'),
+        [...new Set(payouts.map((payment) => payment.status))].join(),
+      )
+      const bulkSizes = simulator.bulkRequests().map((bulk) => bulk.size)
+      assert.ok(
+        bulkSizes.every((size) => size <= 20),
+        bulkSizes.join(),
+      )
+      const verified = await runSika(store().databaseUrl, ['verify'])
+      assert.equal(verified.code, 0, `sika verify:\n${verified.stdout}${verified.stderr}`)
+      return { restartedMs, sentAgain: accepted.filter((one) => one.duplicatesIgnored > 0).length }
+    }
+
     test('killed after its first bulk requests, restarted: every item paid once, verify clean', async () => {
       const batchAnswer = await client.post('/api/v1/payout-batch', {
         merchantReference: 'crash-batch',
@@ -100,48 +149,10 @@ describeEachStore('SIGKILL in the middle of a pawaPay payout batch', (store) =>
       const sentAtKill = simulator.bulkRequests().reduce((sum, bulk) => sum + bulk.size, 0)
       assert.ok(sentAtKill < items, `the kill landed mid-batch (${sentAtKill} of ${items} sent)`)
 
-      service = await startGroupedService(environment, port)
-      const started = Date.now()
-      await waitFor(
-        'the batch to complete after the restart',
-        async () => {
-          const batch = (await client.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
-          return batch.status === 'completed'
-        },
-        120_000,
-      )
-      const batch = (await client.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
-      assert.deepEqual(batch.counts, { pending: 0, succeeded: items, failed: 0, canceled: 0, error: 0 })
-      const listed = []
-      for (let page = 1; page <= 2; page++)
-        listed.push(
-          ...(await client.get('/api/v1/disbursement', { batch: token, perPage: 100, page })).body.data
-            .disbursements,
-        )
-      const clientReferences = new Set(listed.map((record: any) => `${record.token}.main`))
-      assert.equal(clientReferences.size, items)
-      const accepted = simulator
-        .acceptances()
-        .filter((one) => clientReferences.has(one.clientReferenceId ?? ''))
-      assert.equal(accepted.length, items, 'one payoutId at pawaPay per item')
-      for (const one of accepted) assert.equal(one.accepted, 1, `${one.id} accepted once`)
-      const ids = new Set(accepted.map((one) => one.id))
-      const payouts = simulator.transactions().filter((payment) => ids.has(payment.id))
-      assert.equal(payouts.length, items, 'one payment at pawaPay per item')
-      assert.ok(
-        payouts.every((payment) => payment.status === 'COMPLETED'),
-        [...new Set(payouts.map((payment) => payment.status))].join(),
-      )
-      const bulkSizes = simulator.bulkRequests().map((bulk) => bulk.size)
-      assert.ok(
-        bulkSizes.every((size) => size <= 20),
-        bulkSizes.join(),
-      )
+      const { restartedMs, sentAgain } = await restartAndExpectEachPaidOnce(token, items)
       console.log(
-        `[${store().name}] killed after ${bulksAtKill} bulk requests (${sentAtKill} of ${items} payouts sent); completed ${Date.now() - started} ms after the restart; ${simulator.acceptances().filter((one) => ids.has(one.id) && one.duplicatesIgnored > 0).length} payouts sent again and answered DUPLICATE_IGNORED`,
+        `[${store().name}] killed after ${bulksAtKill} bulk requests (${sentAtKill} of ${items} payouts sent); completed ${restartedMs} ms after the restart; ${sentAgain} payouts sent again and answered DUPLICATE_IGNORED`,
       )
-      const verified = await runSika(store().databaseUrl, ['verify'])
-      assert.equal(verified.code, 0, `sika verify:\n${verified.stdout}${verified.stderr}`)
     })
     test('killed while pawaPay holds a bulk unanswered, restarted: those payouts are settled from pawaPay and paid once', async () => {
       // Items 20-39 go in the second bulk; the one whose number ends in 107 makes pawaPay accept that
@@ -174,40 +185,13 @@ describeEachStore('SIGKILL in the middle of a pawaPay payout batch', (store) =>
         .reduce((sum, bulk) => sum + bulk.size, 0)
       assert.equal(sentAtKill, 40, 'two bulks of 20 reached pawaPay, the second unanswered')
 
-      service = await startGroupedService(environment, port)
-      const started = Date.now()
-      await waitFor(
-        'the batch to complete after the restart',
-        async () => {
-          const batch = (await client.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
-          return batch.status === 'completed'
-        },
-        120_000,
-      )
-      const batch = (await client.get(`/api/v1/payout-batch/${token}`)).body.data.payoutBatch
-      assert.deepEqual(batch.counts, { pending: 0, succeeded: count, failed: 0, canceled: 0, error: 0 })
-      const listed = (await client.get('/api/v1/disbursement', { batch: token, perPage: 100 })).body.data
-        .disbursements
-      const clientReferences = new Set(listed.map((record: any) => `${record.token}.main`))
-      assert.equal(clientReferences.size, count)
-      const accepted = simulator
-        .acceptances()
-        .filter((one) => clientReferences.has(one.clientReferenceId ?? ''))
-      assert.equal(accepted.length, count, 'one payoutId at pawaPay per item')
-      for (const one of accepted) assert.equal(one.accepted, 1, `${one.id} accepted once`)
       // Either way is one payment each: the unanswered payouts are settled from pawaPay's own record of
       // them (its callbacks, confirmed by a status check, answer the submission), or sent again under
       // their payoutIds and answered DUPLICATE_IGNORED.
-      const sentAgain = accepted.filter((one) => one.duplicatesIgnored > 0).length
-      const ids = new Set(accepted.map((one) => one.id))
-      const payouts = simulator.transactions().filter((payment) => ids.has(payment.id))
-      assert.equal(payouts.length, count, 'one payment at pawaPay per item')
-      assert.ok(payouts.every((payment) => payment.status === 'COMPLETED'))
+      const { restartedMs, sentAgain } = await restartAndExpectEachPaidOnce(token, count)
       console.log(
-        `[${store().name}] killed with a bulk of 20 unanswered (${sentAtKill} of ${count} payouts at pawaPay); completed ${Date.now() - started} ms after the restart; ${sentAgain} payouts sent again and answered DUPLICATE_IGNORED; each accepted once`,
+        `[${store().name}] killed with a bulk of 20 unanswered (${sentAtKill} of ${count} payouts at pawaPay); completed ${restartedMs} ms after the restart; ${sentAgain} payouts sent again and answered DUPLICATE_IGNORED; each accepted once`,
       )
-      const verified = await runSika(store().databaseUrl, ['verify'])
-      assert.equal(verified.code, 0, `sika verify:\n${verified.stdout}${verified.stderr}`)
     })
   }),
 )
