@@ -5,6 +5,7 @@ import type { ScheduledWork } from '../store/repositories/scheduled-work.ts'
 import type { AppContext } from './context.ts'
 import { providerRequest } from './provider-requests.ts'
 import { sideKey } from './side-checks.ts'
+import { msUntilNextTurn, nextTurnAtUs, takeStatusCheck } from './status-check-turns.ts'
 import { executeWrite, type Settled } from './write-pipeline.ts'
 
 /**
@@ -65,17 +66,24 @@ export async function submitSides(context: AppContext, operation: Operation): Pr
     current = settled.operation
     const submitted = current.sides.find((candidate) => candidate.role === side.role)
     await submitOpened(context, settled.opened)
-    if (heard && submitted?.status === 'pending' && submitted.submittedAtUs !== undefined)
-      current = await pollSide(context, current, submitted)
+    if (heard && submitted?.status === 'pending' && submitted.submittedAtUs !== undefined) {
+      const role = submitted.role
+      await context.sideChecks.check(sideKey(current.id, role), () => checkSideNow(context, current.id, role))
+      current = (await context.store.operations.findById(current.id)) ?? current
+    }
   }
 }
 
 /**
  * Runs one item of scheduled work: a submission a crash interrupted, a poll of a pending side, or
- * expiry. Does nothing once the operation has ended. Claiming, completing and retrying the items
- * is `ScheduledWorkPool`'s (scheduled-work-pool.ts).
+ * expiry. Does nothing once the operation has ended. A poll of a side another check asked within
+ * the second is not run: it answers when it is due again, after that check's second. Claiming,
+ * completing and retrying the items is `ScheduledWorkPool`'s (scheduled-work-pool.ts).
  */
-export async function runWork(context: AppContext, work: ScheduledWork): Promise<void> {
+export async function runWork(
+  context: AppContext,
+  work: ScheduledWork,
+): Promise<{ dueAgainAtUs: number } | undefined> {
   const operation = await context.store.operations.findById(work.operationId)
   if (operation?.status !== 'pending') return
   if (work.kind === 'expire') {
@@ -97,25 +105,23 @@ export async function runWork(context: AppContext, work: ScheduledWork): Promise
     return
   }
   const side = operation.sides.find((candidate) => candidate.role === work.role)
-  if (side?.status !== 'pending' || side.awaitingCustomer) return
-  await pollSide(context, operation, side)
-}
-
-/** Asks the side's operator where it stands, and applies the answer. */
-export async function pollSide(context: AppContext, operation: Operation, side: Side): Promise<Operation> {
   // Not yet marked submitted: its submission is in flight, or a crash cut it short and the
   // scheduled backstop will submit it; either ends with the side polled.
-  if (side.submittedAtUs === undefined) return operation
+  if (side?.status !== 'pending' || side.awaitingCustomer || side.submittedAtUs === undefined) return
+  const turn = await takeStatusCheck(context, side)
+  if (!turn.claimed) return { dueAgainAtUs: nextTurnAtUs(turn.checkedAtUs) }
+  // The poll's answer schedules the side's next poll: each side has one chain of polls.
   const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
   const outcome = await adapter.pollStatus(providerRequest(operation, side), context.clock.nowUs())
-  return settleSide(context, operation.id, side.role, outcome, 'provider')
+  await settleSide(context, operation.id, side.role, outcome, 'provider')
 }
 
 /**
  * Someone says a side may have moved (an operator's notification, a customer back from the
- * operator's page): its status is asked of the operator, once at a time per side and at most once
- * a second however often it is said. A side whose submission is in flight here is asked as soon as
- * that submission's answer is written.
+ * operator's page, a cancel the operator accepted): its status is asked of the operator, once at a
+ * time per side on an instance and at most once a second across the deployment, however often it
+ * is said, Sika's own polls included (`takeStatusCheck`). A side whose submission is in flight here
+ * is asked as soon as that submission's answer is written.
  */
 export async function checkSide(context: AppContext, operationId: number, role: SideRole): Promise<void> {
   const key = sideKey(operationId, role)
@@ -123,26 +129,50 @@ export async function checkSide(context: AppContext, operationId: number, role: 
   await context.sideChecks.check(key, () => checkSideNow(context, operationId, role))
 }
 
+/** The rounds an ask waits for the side's turn at most: after one wait, a refused turn is a check begun since the ask. */
+const turnsAtMost = 3
+
+/**
+ * Asks the side's status once its turn comes, unless a check that began after this ask (on any
+ * instance) reads what the ask is about; the operation is read again after each wait.
+ */
 async function checkSideNow(context: AppContext, operationId: number, role: SideRole): Promise<void> {
-  const operation = await context.store.operations.findById(operationId)
-  const side = operation?.sides.find((candidate) => candidate.role === role)
-  if (!operation || side?.status !== 'pending' || side.awaitingCustomer) return
+  const askedAtUs = context.clock.nowUs()
+  for (let round = 1; ; round++) {
+    const operation = await context.store.operations.findById(operationId)
+    const side = operation?.sides.find((candidate) => candidate.role === role)
+    if (!operation || side?.status !== 'pending' || side.awaitingCustomer) return
+    const turn = await takeStatusCheck(context, side)
+    if (turn.claimed) return askOperator(context, operation, side)
+    if (turn.checkedAtUs >= askedAtUs || round === turnsAtMost) return
+    await new Promise((resolve) => setTimeout(resolve, msUntilNextTurn(context, turn.checkedAtUs)))
+  }
+}
+
+async function askOperator(context: AppContext, operation: Operation, side: Side): Promise<void> {
+  const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
+  const outcome = await adapter.pollStatus(providerRequest(operation, side), context.clock.nowUs())
   if (side.submittedAtUs !== undefined) {
-    await pollSide(context, operation, side)
+    // The side's own chain of polls goes on as scheduled: an ask adds none to it.
+    await settleSide(context, operation.id, side.role, withoutNextPoll(outcome), 'provider')
     return
   }
   // Never marked submitted: a restart cut its submission short, or another instance's is in flight.
-  // What the operator holds of the payment answers that submission; without a record, the scheduled
-  // submission (or the one in flight) ends with the side polled.
-  const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
-  const outcome = await adapter.pollStatus(providerRequest(operation, side), context.clock.nowUs())
+  // What the operator holds of the payment answers that submission, and starts its polls; without
+  // a record, the scheduled submission (or the one in flight) ends with the side polled.
   if (!outcome.fromOperatorRecord) return
   const settled = await executeWrite(context, {
     type: 'side-outcome',
-    operationId,
-    role,
+    operationId: operation.id,
+    role: side.role,
     outcome,
     source: 'submission',
   })
   await continueAfter(context, settled)
+}
+
+function withoutNextPoll(outcome: SideOutcome): SideOutcome {
+  if (outcome.status !== 'pending' || outcome.pollAfterMs === undefined) return outcome
+  const { pollAfterMs: _scheduled, ...rest } = outcome
+  return rest
 }

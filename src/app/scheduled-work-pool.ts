@@ -148,11 +148,12 @@ export class ScheduledWorkPool {
     return done
   }
 
-  /** Never rejects: what fails is released or left to `releaseUnheld`. */
+  /** Never rejects: what fails is released or left to `releaseUnheld`; what is not yet due is postponed. */
   private async runAndWriteBack(work: ScheduledWork): Promise<void> {
     const { context, owner } = this
+    let postponed: { dueAgainAtUs: number } | undefined
     try {
-      await runWork(context, work)
+      postponed = await runWork(context, work)
     } catch (error) {
       if (context.store.isUnavailable(error)) {
         // The database went away: released with the others once it answers, due at once.
@@ -173,9 +174,10 @@ export class ScheduledWorkPool {
       return
     }
     try {
-      await this.completions.write(work.id)
+      if (postponed) await context.store.scheduledWork.postpone(work.id, owner, postponed.dueAgainAtUs)
+      else await this.completions.write(work.id)
     } catch {
-      // Done but not marked so: released after the next claim, then found done and skipped.
+      // Done (or postponed) but not marked so: released after the next claim, then run again.
       this.unsure = true
     }
   }

@@ -15,8 +15,9 @@ interface CheckState {
  * What this instance knows of each live side between writes: whether its submission to the
  * operator is in flight (and whether the operator told us something meanwhile), and when its
  * status was last asked. An operator's notification can arrive before its own POST has answered,
- * and anyone can send one: each side then gets one status check at a time, at most one per
- * interval, and a notification heard during the submission is acted on as soon as it ends.
+ * and anyone can send one: each side then gets one status check at a time on this instance, at
+ * most one per interval, and a notification heard during the submission is acted on as soon as it
+ * ends. Across instances, each check still takes the side's turn (status-check-turns.ts).
  */
 export class SideChecks {
   private readonly submitting = new Map<string, { heard: boolean }>()

@@ -19,14 +19,15 @@ import {
 } from './circuit.ts'
 import { nextRetryDelayMs, scheduledAttemptAtUs } from './retry-schedule.ts'
 import { signatureHeaders } from './signing.ts'
-import { isForbiddenAddress, publicOnlyLookup } from './ssrf.ts'
+import { anyAddressLookup, isForbiddenAddress, publicOnlyLookup } from './ssrf.ts'
 
 export const deliveryTimeoutMs = 10_000
 /** Longer than a delivery can take, waiting for an endpoint's probe included, so a live claim is never taken over mid-send. */
 export const leaseMs = 3 * deliveryTimeoutMs
 
 // Sandbox callbacks may target a developer's own machine; live ones reach public addresses only.
-const sandboxAgent = new Agent({ connect: { timeout: deliveryTimeoutMs } })
+// Both resolve hosts off libuv's thread pool (host-resolver.ts).
+const sandboxAgent = new Agent({ connect: { timeout: deliveryTimeoutMs, lookup: anyAddressLookup } })
 const liveAgent = new Agent({ connect: { timeout: deliveryTimeoutMs, lookup: publicOnlyLookup } })
 
 /** What the dispatcher needs, and nothing of the app: the outbox, time, a log, and the merchant's signing secrets per mode. */

@@ -1,7 +1,7 @@
-import dns from 'node:dns'
-import { lookup } from 'node:dns/promises'
+import dns, { type LookupAddress } from 'node:dns'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 import { parseHttpUrl } from '../domain/urls.ts'
+import { callbackHosts } from './host-resolver.ts'
 
 /**
  * Addresses a live callback must never reach: loopback, private, link-local, unique-local,
@@ -90,43 +90,76 @@ function carriedIpv4(groups: readonly number[]): string | undefined {
 }
 
 /**
- * Undefined when the URL's host may be called; otherwise why not. Names are resolved and every
- * address checked; a name that does not resolve (yet) is not refused here, as it reaches nothing.
+ * Undefined when the URL's host may be called; otherwise why not. Names are resolved
+ * (`callbackHosts`, off libuv's thread pool, within about a second) and every address checked. A
+ * name that does not resolve, or not in time, is not refused here: it reaches nothing now, and
+ * delivery resolves it again, the same way, and connects only to public addresses
+ * (`publicOnlyLookup`). Refusing it would fail a merchant's payment for its DNS being slow once.
  */
 export async function forbiddenHostReason(url: string): Promise<string | undefined> {
   const parsed = parseHttpUrl(url)
   if (!parsed) return 'it is not an http(s) URL'
   const hostname = parsed.hostname.replace(/^\[|\]$/g, '')
   if (isIP(hostname)) return isForbiddenAddress(hostname) ? `${hostname} is not a public address` : undefined
-  let addresses: { address: string }[]
-  try {
-    addresses = await lookup(hostname, { all: true, verbatim: true })
-  } catch {
-    // Nothing to reach now; delivery resolves again and refuses internal addresses then.
-    return undefined
-  }
-  const bad = addresses.find((entry) => isForbiddenAddress(entry.address))
+  const resolution = await callbackHosts.resolve(hostname)
+  if (!('addresses' in resolution)) return undefined
+  const bad = resolution.addresses.find((entry) => isForbiddenAddress(entry.address))
   return bad ? `${hostname} resolves to ${bad.address}, which is not a public address` : undefined
 }
 
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void
+
 /**
- * A lookup for the delivery agent: the address checked is the one connected to, so a name that
- * resolved to a public address at initiation cannot be rebound to an internal one later.
+ * A lookup for the delivery agents, through `callbackHosts` (so a delivery never waits on libuv's
+ * thread pool either): `publicOnly` keeps the public addresses alone, so the address checked is
+ * the one connected to, and a name that resolved to a public address at initiation cannot be
+ * rebound to an internal one later.
  */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0)
-    const list = addresses as unknown as dns.LookupAddress[]
-    const allowed = list.filter((entry) => !isForbiddenAddress(entry.address))
-    if (allowed.length === 0) {
-      const refused = Object.assign(new Error(`${hostname} resolves only to non-public addresses`), {
-        code: 'ESSRF',
-      })
-      return callback(refused, '', 0)
-    }
-    if ((options as { all?: boolean }).all) {
-      return (callback as unknown as (error: null, addresses: dns.LookupAddress[]) => void)(null, allowed)
-    }
-    return callback(null, allowed[0]!.address, allowed[0]!.family)
-  })
+function callbackLookup(publicOnly: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    const answer = callback as LookupCallback
+    const wanted = familyOf(options.family)
+    callbackHosts.resolve(hostname).then(
+      (resolution) => {
+        if (!('addresses' in resolution)) {
+          const code = resolution.unresolved === 'timed-out' ? dns.TIMEOUT : dns.NOTFOUND
+          const why = resolution.unresolved === 'timed-out' ? 'did not resolve in time' : 'does not resolve'
+          return answer(Object.assign(new Error(`${hostname} ${why}`), { code, hostname }), '', 0)
+        }
+        const found = resolution.addresses.filter((entry) => wanted === 0 || entry.family === wanted)
+        const allowed = publicOnly ? found.filter((entry) => !isForbiddenAddress(entry.address)) : found
+        if (allowed.length === 0) {
+          const why =
+            publicOnly && found.length > 0 ? 'resolves only to non-public addresses' : 'has no address'
+          return answer(
+            Object.assign(new Error(`${hostname} ${why}`), { code: publicOnly ? 'ESSRF' : dns.NODATA }),
+            '',
+            0,
+          )
+        }
+        if (options.all)
+          return answer(
+            null,
+            allowed.map(({ address, family }) => ({ address, family })),
+          )
+        return answer(null, allowed[0]!.address, allowed[0]!.family)
+      },
+      (error) => answer(error, '', 0),
+    )
+  }
 }
+
+function familyOf(family: number | string | undefined): 0 | 4 | 6 {
+  if (family === 4 || family === 'IPv4') return 4
+  if (family === 6 || family === 'IPv6') return 6
+  return 0
+}
+
+/** Live deliveries: public addresses only. */
+export const publicOnlyLookup = callbackLookup(true)
+/** Sandbox deliveries, which may call a developer's own machine: any address. */
+export const anyAddressLookup = callbackLookup(false)

@@ -238,6 +238,8 @@ export interface OperatorReferencesTable {
   reference: string
   operation_id: number
   role: string
+  /** When the last status check of this side began (app/status-check-turns.ts); null before the first. */
+  status_checked_at_us: number | null
 }
 
 /** People who sign in to a merchant's dashboard. */

@@ -13,6 +13,7 @@ import * as eventsDueByMerchant from './migrations/0008-events-due-by-merchant.t
 import * as dashboard from './migrations/0009-dashboard.ts'
 import * as payoutBatches from './migrations/0010-payout-batches.ts'
 import * as paymentLinks from './migrations/0011-payment-links.ts'
+import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -32,6 +33,10 @@ import { type PaymentLinksRepository, paymentLinksRepository } from './repositor
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
+import {
+  type StatusCheckMarksRepository,
+  statusCheckMarksRepository,
+} from './repositories/status-check-marks.ts'
 import { type WebhookSecretsRepository, webhookSecretsRepository } from './repositories/webhook-secrets.ts'
 import type { Database } from './schema.ts'
 import type { CommitStatistics } from './sqlite-driver.ts'
@@ -42,6 +47,8 @@ export interface Repositories {
   readonly ledger: LedgerRepository
   readonly outbox: OutboxRepository
   readonly scheduledWork: ScheduledWorkRepository
+  /** When each live side's status was last asked of its operator, shared by every instance. */
+  readonly statusCheckMarks: StatusCheckMarksRepository
   readonly sequences: SequencesRepository
   readonly catalogue: CatalogueRepository
   readonly merchants: MerchantsRepository
@@ -97,6 +104,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     ledger: ledgerRepository(scope, inTransaction),
     outbox: outboxRepository(scope),
     scheduledWork: scheduledWorkRepository(scope),
+    statusCheckMarks: statusCheckMarksRepository(scope),
     sequences: sequencesRepository(scope, inTransaction),
     catalogue: catalogueRepository(scope),
     merchants: merchantsRepository(scope),
@@ -219,6 +227,7 @@ const migrations: Record<string, MigrationModule> = {
   '0009-dashboard': dashboard,
   '0010-payout-batches': payoutBatches,
   '0011-payment-links': paymentLinks,
+  '0012-status-check-marks': statusCheckMarks,
 }
 
 /**

@@ -28,6 +28,11 @@ export interface ScheduledWorkRepository {
   /** Ends the owner's lease of an item that failed at once: it is due again at `dueAtUs`, for any instance. */
   release(id: number, owner: string, dueAtUs: number): Promise<void>
   /**
+   * Ends the owner's lease of an item that found its time not yet come (a poll of a side another
+   * check just asked): due again at `dueAtUs`, and its claim not counted as an attempt.
+   */
+  postpone(id: number, owner: string, dueAtUs: number): Promise<void>
+  /**
    * Ends every lease of the owner but those of the items it still holds: after a claim or a
    * write whose outcome it did not hear (a lost connection, a timeout), leases may have been
    * taken or kept that nobody is working on. Reads every item not done (no index knows owners);
@@ -74,6 +79,15 @@ export function scheduledWorkRepository({ db, dialect }: RepositoryScope): Sched
       await db
         .updateTable('scheduled_work')
         .set({ due_at_us: dueAtUs, lease_owner: null, lease_until_us: null })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .where('done_at_us', 'is', null)
+        .execute()
+    },
+    async postpone(id, owner, dueAtUs) {
+      await db
+        .updateTable('scheduled_work')
+        .set({ due_at_us: dueAtUs, lease_owner: null, lease_until_us: null, attempts: sql`attempts - 1` })
         .where('id', '=', id)
         .where('lease_owner', '=', owner)
         .where('done_at_us', 'is', null)
