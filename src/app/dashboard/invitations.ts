@@ -100,7 +100,9 @@ export async function acceptInvitation(
   if (name === '' || name.length > 100) return refusal('name_missing')
   if (input.password.length < minimumPasswordLength)
     return refusal('password_too_short', { minimum: minimumPasswordLength })
-  const passwordHash = await hashPassword(input.password)
+  const turn = context.passwordWork.take(client.address)
+  if (!turn) return refusal('password_checks_busy')
+  const passwordHash = await turn.run(() => hashPassword(input.password)).finally(turn.release)
   const nowUs = context.clock.nowUs()
   const member: MemberRow = {
     id: newId('mem'),
@@ -111,8 +113,6 @@ export async function acceptInvitation(
     passwordHash,
     totpSealed: null,
     totpLastStep: 0,
-    failedSignIns: 0,
-    lockedUntilUs: null,
     timeZone: 'UTC',
     createdAtUs: nowUs,
     updatedAtUs: nowUs,

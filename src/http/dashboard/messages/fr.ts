@@ -529,6 +529,7 @@ export const fr: Messages = {
       'Trop de tentatives échouées : la connexion est bloquée pendant 15 minutes. Réessayez plus tard.',
     address_throttled: (minutes) =>
       `Trop de tentatives échouées depuis votre réseau : réessayez dans ${minutes} minutes.`,
+    password_checks_busy: 'Trop de mots de passe sont vérifiés en ce moment. Réessayez dans un instant.',
     code_wrong: "Ce code n'est pas correct, ou il a déjà servi. Attendez le code suivant et réessayez.",
     invitation_unusable:
       'Cette invitation ne peut pas être utilisée : elle a déjà servi, a été révoquée ou a expiré. Demandez-en une nouvelle.',
