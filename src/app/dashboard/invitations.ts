@@ -34,7 +34,11 @@ export async function inviteMember(
   const email = normalEmail(input.email)
   if (!email) return refusal('email_invalid')
   if (!isRole(input.role)) return refusal('role_invalid')
-  if (await context.store.members.findActiveMemberByEmail(email)) return refusal('member_exists')
+  // One active member per email, whatever the merchant. Only the merchant's own members (and, to
+  // the CLI, any) are named: an email of another merchant's member is invited as a new one would
+  // be, and its acceptance is refused as an unusable invitation.
+  const holder = await context.store.members.findActiveMemberByEmail(email)
+  if (holder && (holder.merchantId === merchantId || actor.kind === 'cli')) return refusal('member_exists')
   const { token, tokenHash } = newBearerToken()
   const nowUs = context.clock.nowUs()
   const invitation: InvitationRow = {

@@ -541,7 +541,7 @@ export const en = {
     name_missing: 'Enter your name (at most 100 characters).',
     email_invalid: 'Enter a valid email address.',
     role_invalid: 'Choose one of the roles.',
-    member_exists: 'A member already has this email.',
+    member_exists: 'A member of your team already has this email.',
     member_unknown: 'There is no such member.',
     last_owner: 'The merchant keeps at least one owner: make another member owner first.',
     not_allowed: 'Your role does not allow this.',

@@ -538,7 +538,7 @@ export const fr: Messages = {
     name_missing: 'Saisissez votre nom (100 caractères au plus).',
     email_invalid: 'Saisissez une adresse e-mail valide.',
     role_invalid: "Choisissez l'un des rôles.",
-    member_exists: 'Un membre a déjà cet e-mail.',
+    member_exists: 'Un membre de votre équipe a déjà cet e-mail.',
     member_unknown: "Ce membre n'existe pas.",
     last_owner: "Le marchand garde au moins un propriétaire : nommez d'abord un autre membre propriétaire.",
     not_allowed: 'Votre rôle ne le permet pas.',

@@ -15,7 +15,7 @@ import { readCookie } from '../../pages/cookies.ts'
 import type { Guard } from '../guard.tsx'
 import { type PageContext, plainPage } from '../layout.tsx'
 import { RefusalNote } from '../refusal-text.tsx'
-import { redirect, sendPage } from '../respond.ts'
+import { dashboardPath, redirect, sendPage } from '../respond.ts'
 
 type Form = Record<string, string | undefined>
 const field = (request: FastifyRequest, name: string) =>
@@ -23,9 +23,7 @@ const field = (request: FastifyRequest, name: string) =>
 
 /** Where to go after signing in: only a dashboard path of this origin. */
 function nextPath(text: string | undefined): string {
-  return text?.startsWith('/dashboard/') && !text.startsWith('//') && !text.includes('\\')
-    ? text
-    : '/dashboard/sandbox'
+  return dashboardPath(text, '/dashboard/sandbox')
 }
 
 /**
