@@ -13,7 +13,7 @@ import { describeEachStore } from '../support/stores.ts'
  * GET /balance to p99 2,745 ms. Sign-ins are now counted per address before any password is
  * checked, and one instance checks few at once: the burst gets at most an address's share of
  * checks (its other answers are the lock's or "try again later"), and the other merchant's
- * median stays near what it is without the burst.
+ * median stays near what it is during as many requests that check no password.
  *
  * The service runs as `sika serve` in a process of its own, so its thread pool is the one
  * measured; the burst and the other merchant's requests come from this process.
@@ -23,12 +23,13 @@ const burst = 200
 /** An address's sign-ins in a 15-minute window, whichever emails it tries (app/dashboard/secret-attempts.ts). */
 const addressShare = 20
 /**
- * The bound on the other merchant's median during the burst: 250 ms, or ten times its median
- * without the burst. Before sign-ins were bounded it was one to two seconds. Its p99 is printed,
- * not bounded: one of its requests may land behind the burst's 200 answers on the event loop, as
- * it would behind any 200 requests at once, and that is the edge's admission to share, not this.
+ * The bound on the other merchant's median during the sign-ins: 250 ms, or four times its median
+ * during as many requests for the sign-in page, measured in the same run (the machine's load
+ * weighs on both). Before sign-ins were bounded it was one to two seconds. Its p99 is printed,
+ * not bounded: one of its requests may land behind the 200 answers on the event loop, as it would
+ * behind any 200 requests at once, and that is the edge's admission to share.
  */
-const medianBoundMs = (quietMedianMs: number) => Math.max(250, 10 * quietMedianMs)
+const medianBoundMs = (pagesMedianMs: number) => Math.max(250, 4 * pagesMedianMs)
 
 const percentile = (sorted: readonly number[], fraction: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN
@@ -130,57 +131,69 @@ describeEachStore('a burst of sign-ins from one address', (store) => {
     return { cookie, csrf: csrfIn(await page.text()) }
   }
 
-  test(`${burst} sign-ins at once from one address: few are checked, and another merchant is not slowed`, {
-    timeout: 120_000,
-  }, async (t) => {
-    await otherMerchant(() => false, 20)
-    const quiet = await otherMerchant(() => false, 100)
-    const form = await signInForm()
-    let signingIn = true
+  /** `burst` requests at once, while the other merchant's are measured; their statuses and the latencies. */
+  async function during(request: (n: number) => Promise<Response>) {
+    let going = true
     const started = performance.now()
-    const answers = Promise.all(
+    const statuses = Promise.all(
       Array.from({ length: burst }, async (_, n) => {
-        const response = await fetch(`${service.url}/dashboard/login`, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
-          body: new URLSearchParams({
-            csrf: form.csrf,
-            email: `guess${n}@burst.example`,
-            password: `not the password ${n}`,
-          }).toString(),
-        })
+        const response = await request(n)
         await response.text()
         return response.status
       }),
     ).finally(() => {
-      signingIn = false
+      going = false
     })
-    // At least 25 of each (half a second): the burst may be over sooner.
-    const during = await otherMerchant(() => signingIn, 25)
-    const statuses = await answers
-    const burstMs = performance.now() - started
-    const [quietCollect, quietBalance] = [summary(quiet.collect), summary(quiet.balance)]
-    const [collect, balance] = [summary(during.collect), summary(during.balance)]
-    t.diagnostic(
-      `${store().name}: ${burst} sign-ins from one address in ${Math.round(burstMs)} ms answered ${tally(statuses)}; ` +
-        `another merchant's collect p50 ${collect.p50} ms, p99 ${collect.p99} ms, max ${collect.max} ms ` +
-        `(without the burst p50 ${quietCollect.p50} ms, p99 ${quietCollect.p99} ms); /balance p50 ${balance.p50} ms, ` +
-        `p99 ${balance.p99} ms, max ${balance.max} ms (without p50 ${quietBalance.p50} ms, p99 ${quietBalance.p99} ms), ` +
-        `over ${collect.count} of each, answered ${tally(during.collect.map((answer) => answer.status))} and ` +
-        tally(during.balance.map((answer) => answer.status)),
+    // At least 25 of each (half a second): a burst may be over sooner.
+    const latencies = await otherMerchant(() => going, 25)
+    return { statuses: await statuses, burstMs: Math.round(performance.now() - started), ...latencies }
+  }
+
+  const figures = (answers: { collect: Answer[]; balance: Answer[] }) => {
+    const [collect, balance] = [summary(answers.collect), summary(answers.balance)]
+    return `collect p50 ${collect.p50} ms, p99 ${collect.p99} ms; /balance p50 ${balance.p50} ms, p99 ${balance.p99} ms`
+  }
+
+  test(`${burst} sign-ins at once from one address: few are checked, and another merchant is slowed no more than by ${burst} pages`, {
+    timeout: 120_000,
+  }, async (t) => {
+    await otherMerchant(() => false, 20)
+    const quiet = await otherMerchant(() => false, 100)
+    // The same number of requests that check no password: what any burst of pages costs the other merchant.
+    const pages = await during(() => fetch(`${service.url}/dashboard/login`))
+    const form = await signInForm()
+    const signIns = await during((n) =>
+      fetch(`${service.url}/dashboard/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+        body: new URLSearchParams({
+          csrf: form.csrf,
+          email: `guess${n}@burst.example`,
+          password: `not the password ${n}`,
+        }).toString(),
+      }),
     )
-    for (const answer of [...quiet.collect, ...quiet.balance, ...during.collect, ...during.balance])
+    t.diagnostic(
+      `${store().name}: another merchant without a burst: ${figures(quiet)}; during ${burst} GETs of the sign-in page ` +
+        `(${pages.burstMs} ms): ${figures(pages)}; during ${burst} sign-ins from one address (${signIns.burstMs} ms, ` +
+        `answered ${tally(signIns.statuses)}): ${figures(signIns)}`,
+    )
+    for (const answer of [quiet, pages, signIns].flatMap((answers) => [
+      ...answers.collect,
+      ...answers.balance,
+    ]))
       assert.equal(answer.status, 200, 'the other merchant is served')
-    const checked = statuses.filter((status) => status === 401).length
+    const checked = signIns.statuses.filter((status) => status === 401).length
     assert.ok(
-      statuses.every((status) => status === 401 || status === 429 || status === 503),
+      signIns.statuses.every((status) => status === 401 || status === 429 || status === 503),
       'each is a refusal',
     )
     assert.ok(checked <= addressShare, `${checked} passwords checked, at most ${addressShare}`)
-    const collectBound = medianBoundMs(quietCollect.p50)
-    const balanceBound = medianBoundMs(quietBalance.p50)
-    assert.ok(collect.p50 < collectBound, `collect p50 ${collect.p50} ms (bound ${collectBound} ms)`)
-    assert.ok(balance.p50 < balanceBound, `/balance p50 ${balance.p50} ms (bound ${balanceBound} ms)`)
+    for (const kind of ['collect', 'balance'] as const) {
+      const bound = medianBoundMs(summary(pages[kind]).p50)
+      const median = summary(signIns[kind]).p50
+      assert.ok(median < bound, `${kind} p50 ${median} ms during the sign-ins (bound ${bound} ms)`)
+    }
   })
 })
