@@ -80,8 +80,7 @@ export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, gua
 }
 
 export function batchMemberOf(signedIn: SignedIn, request: FastifyRequest): BatchMember {
-  const { member } = signedIn.live
-  const { session } = signedIn.live
+  const { member, session } = signedIn.live
   return {
     memberId: member.id,
     name: member.name,

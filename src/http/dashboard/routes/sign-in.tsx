@@ -41,15 +41,16 @@ function refusedStatus(reply: FastifyReply, refused: DashboardRefusal): number {
  * The answer to an attempt that found the member locked, wherever a secret was asked: the session
  * that made it has ended, and the sign-in page says why.
  */
-export function sendLockedOut(guard: Guard, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendLockedOut(
+  guard: Guard,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  next = '/dashboard/sandbox',
+): FastifyReply {
   guard.clearSession(reply)
   const page = guard.pageOf(request)
   const locked = refusal('account_locked')
-  return sendPage(
-    reply,
-    429,
-    passwordPage(page, guard.anonymousForm(reply), '/dashboard/sandbox', { refusal: locked }),
-  )
+  return sendPage(reply, 429, passwordPage(page, guard.anonymousForm(reply), next, { refusal: locked }))
 }
 
 /** Signing in, out, accepting an invitation and enrolling the authenticator. */
@@ -124,7 +125,7 @@ function codeRoutes(app: FastifyInstance, context: AppContext, guard: Guard): vo
     const next = nextPath(field(request, 'next'))
     const outcome = await signInWithCode(context, live, field(request, 'code'), guard.clientOf(request))
     if (isRefusal(outcome)) {
-      if (outcome.refused === 'account_locked') return sendLockedOut(guard, request, reply)
+      if (outcome.refused === 'account_locked') return sendLockedOut(guard, request, reply, next)
       const page = guard.pageOf(request, { csrf: guard.csrfOf(live.session.id) })
       return sendPage(reply, refusedStatus(reply, outcome), codePage(page, next, outcome))
     }
