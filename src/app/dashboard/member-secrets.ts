@@ -21,11 +21,12 @@ export async function claimTotpCode(context: AppContext, member: MemberRow, code
   return step !== undefined && (await context.store.members.claimTotpStep(member.id, step))
 }
 
-/** A member asked for a secret again, in a session of theirs, from an address. */
+/** A member asked for a secret again, in a session of theirs. */
 export interface SecretHolder {
   memberId: string
   /** Ended by the attempt that locks the member. */
   sessionId: string
+  /** Where the request comes from: its share of the instance's password work. */
   address: string
 }
 
