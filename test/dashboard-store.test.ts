@@ -18,9 +18,9 @@ import { migrate, openStore, rawDatabase, type Store } from '../src/store/store.
 import { describeEachStore, type StoreTarget } from './support/stores.ts'
 
 /**
- * The dashboard's repositories (members, invitations, recovery codes, sign-in throttling,
- * sessions, the audit log, and the search reads of operations) against real databases, each
- * method's contract as the design states it, and the plans of the search reads.
+ * The dashboard's repositories (members, invitations, recovery codes, attempts at secrets per
+ * subject and per address, sessions, the audit log, and the search reads of operations) against
+ * real databases, each method's contract as the design states it, and the plans of the search reads.
  */
 
 const t0 = 1_780_000_000_000_000
@@ -44,8 +44,6 @@ function member(id: string, overrides: Partial<MemberRow> = {}): MemberRow {
     passwordHash: null,
     totpSealed: null,
     totpLastStep: 0,
-    failedSignIns: 0,
-    lockedUntilUs: null,
     timeZone: 'UTC',
     createdAtUs: t0,
     updatedAtUs: t0,
@@ -144,18 +142,14 @@ describeEachStore('dashboard store: members and invitations', (target) => {
 
   test('updateMember changes only the fields given; null clears one', async () => {
     const { members } = store
-    await members.insertMember(member('mem_update', { passwordHash: 'old', lockedUntilUs: t0 + 9 }))
-    await members.updateMember(
-      'mem_update',
-      { name: 'New name', role: 'finance', lockedUntilUs: null },
-      t0 + 50,
-    )
+    await members.insertMember(member('mem_update', { passwordHash: 'old', totpSealed: 'sealed' }))
+    await members.updateMember('mem_update', { name: 'New name', role: 'finance', totpSealed: null }, t0 + 50)
     const updated = await members.findMember('mem_update')
     assert.deepEqual(updated, {
       ...member('mem_update', { passwordHash: 'old' }),
       name: 'New name',
       role: 'finance',
-      lockedUntilUs: null,
+      totpSealed: null,
       updatedAtUs: t0 + 50,
     })
   })
@@ -174,34 +168,41 @@ describeEachStore('dashboard store: members and invitations', (target) => {
     assert.equal(racing.filter(Boolean).length, 1)
   })
 
-  test('recordFailedSignIn: counts, the 5th failure locks and resets the count', async () => {
-    const { members } = store
-    await members.insertMember(member('mem_lock'))
+  test('secret attempts: claimed up to the limit, a right secret gives its claim back, the failure that fills the count locks', async () => {
+    const attempts = store.secretAttempts
     const lockUntil = t0 + 900_000_000
-    for (let failure = 1; failure <= 4; failure++)
-      assert.deepEqual(await members.recordFailedSignIn('mem_lock', 5, lockUntil, t0 + failure), {
-        failedSignIns: failure,
-        lockedUntilUs: null,
-      })
-    assert.deepEqual(await members.recordFailedSignIn('mem_lock', 5, lockUntil, t0 + 5), {
-      failedSignIns: 0,
-      lockedUntilUs: lockUntil,
-    })
-    assert.deepEqual(await members.recordFailedSignIn('mem_lock', 5, lockUntil + 1, t0 + 6), {
-      failedSignIns: 1,
-      lockedUntilUs: lockUntil,
-    })
+    for (let claim = 1; claim <= 5; claim++)
+      assert.equal(await attempts.claim('member:mem_lock', 5, t0), true, `claim ${claim}`)
+    assert.equal(await attempts.claim('member:mem_lock', 5, t0), false, 'five are counted')
+    await attempts.giveBack('member:mem_lock')
+    assert.equal(await attempts.claim('member:mem_lock', 5, t0), true, 'a right secret gave its claim back')
+    assert.equal(await attempts.fail('member:mem_lock', 5, lockUntil), lockUntil, 'the fifth failure locks')
+    assert.equal(
+      await attempts.fail('member:mem_lock', 5, lockUntil + 9),
+      lockUntil,
+      'a running lock is kept',
+    )
+    assert.equal(await attempts.claim('member:mem_lock', 5, lockUntil - 1), false, 'locked')
+    assert.equal(
+      await attempts.claim('member:mem_lock', 5, lockUntil),
+      true,
+      'the lock is over: counted again',
+    )
+    assert.equal(await attempts.fail('member:mem_lock', 5, lockUntil + 1000), null, 'one failure, no lock')
+    await attempts.clear('member:mem_lock')
+    for (let claim = 1; claim <= 5; claim++)
+      assert.equal(await attempts.claim('member:mem_lock', 5, lockUntil), true)
+    assert.equal(await attempts.claim('member:mem_lock', 5, lockUntil), false)
+    assert.equal(await attempts.claim('email:other', 5, t0), true, 'another subject')
   })
 
-  test('recordFailedSignIn under concurrency: every failure counts, and exactly one locks', async () => {
-    await store.members.insertMember(member('mem_lock_race'))
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () =>
-        store.transaction((tx) => tx.members.recordFailedSignIn('mem_lock_race', 5, t0 + 77, t0)),
+  test('secret attempts under concurrency: of 20 claims at once, exactly the limit are granted, on every connection', async () => {
+    const racing = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        store.transaction((tx) => tx.secretAttempts.claim('member:mem_race', 5, t0)),
       ),
     )
-    assert.equal(results.filter((result) => result.failedSignIns === 0).length, 2, 'the 5th and the 10th')
-    assert.deepEqual(results.map((result) => result.failedSignIns).sort(), [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
+    assert.equal(racing.filter(Boolean).length, 5)
   })
 
   test('recovery codes: a used code is refused; replacing them forgets the old ones', async () => {
@@ -220,28 +221,34 @@ describeEachStore('dashboard store: members and invitations', (target) => {
     assert.equal(await members.useRecoveryCode('mem_codes', 'd2', t0 + 4), true)
   })
 
-  test('address failures: counted per window, a new window starts again, an older one counts in the current', async () => {
-    const { members } = store
+  test('address attempts: claimed up to the limit per window, a new window starts again, an older one counts in the current', async () => {
+    const attempts = store.secretAttempts
     const [w1, w2] = [t0, t0 + 60_000_000]
-    assert.equal(await members.addressFailures('203.0.113.9', w1), 0)
-    assert.equal(await members.countAddressFailure('203.0.113.9', w1), 1)
-    assert.equal(await members.countAddressFailure('203.0.113.9', w1), 2)
-    assert.equal(await members.countAddressFailure('203.0.113.9', w1), 3)
-    assert.equal(await members.addressFailures('203.0.113.9', w1), 3)
-    assert.equal(await members.countAddressFailure('203.0.113.9', w2), 1)
-    assert.equal(await members.countAddressFailure('203.0.113.9', w1), 2, 'a late instance')
-    assert.equal(await members.addressFailures('203.0.113.9', w2), 2)
-    assert.equal(await members.addressFailures('203.0.113.9', w2 + 60_000_000), 0)
-    assert.equal(await members.addressFailures('198.51.100.1', w2), 0, 'another address')
+    for (let claim = 1; claim <= 3; claim++)
+      assert.equal(await attempts.claimForAddress('203.0.113.9', w1, 3), true)
+    assert.equal(await attempts.claimForAddress('203.0.113.9', w1, 3), false, 'three are counted')
+    await attempts.giveBackForAddress('203.0.113.9', w1)
+    assert.equal(await attempts.claimForAddress('203.0.113.9', w1, 3), true, 'given back')
+    assert.equal(await attempts.claimForAddress('203.0.113.9', w2, 3), true, 'a new window')
+    await attempts.giveBackForAddress('203.0.113.9', w1)
+    assert.equal(
+      await attempts.claimForAddress('203.0.113.9', w1, 3),
+      true,
+      'a late instance counts in the current window',
+    )
+    assert.equal(await attempts.claimForAddress('203.0.113.9', w2, 3), true)
+    assert.equal(
+      await attempts.claimForAddress('203.0.113.9', w2, 3),
+      false,
+      'a give-back of an old window gave nothing',
+    )
+    assert.equal(await attempts.claimForAddress('198.51.100.1', w2, 3), true, 'another address')
     const racing = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        store.transaction((tx) => tx.members.countAddressFailure('192.0.2.7', w1)),
+      Array.from({ length: 12 }, () =>
+        store.transaction((tx) => tx.secretAttempts.claimForAddress('192.0.2.7', w1, 8)),
       ),
     )
-    assert.deepEqual(
-      racing.sort((a, b) => a - b),
-      [1, 2, 3, 4, 5, 6, 7, 8],
-    )
+    assert.equal(racing.filter(Boolean).length, 8)
   })
 })
 

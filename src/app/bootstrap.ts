@@ -12,6 +12,7 @@ import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
+import { PasswordWork } from './dashboard/password-work.ts'
 import { LongReadTurns } from './long-read-turns.ts'
 import { MerchantGroupCommit } from './merchant-group-commit.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
@@ -103,6 +104,7 @@ export async function createContext(
     sideChecks: new SideChecks(),
     longReads: new LongReadTurns(),
     statementSlots: new StatementSlots(),
+    passwordWork: new PasswordWork(),
     redis: config.redisUrl === undefined ? undefined : await createRedisClient(config.redisUrl),
     metrics: createMetrics({
       connections: live,

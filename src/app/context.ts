@@ -7,6 +7,7 @@ import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Store } from '../store/store.ts'
 import type { CredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
+import type { PasswordWork } from './dashboard/password-work.ts'
 import type { LongReadTurns } from './long-read-turns.ts'
 import type { MerchantGroupCommit } from './merchant-group-commit.ts'
 import type { PricingRulesCache } from './pricing-rules-cache.ts'
@@ -38,6 +39,8 @@ export interface AppContext {
   readonly longReads: LongReadTurns
   /** The statements each merchant and mode is streaming on this instance. */
   readonly statementSlots: StatementSlots
+  /** The argon2id hashes this instance runs at once, and those waiting their turn (sign-ins, passwords set). */
+  readonly passwordWork: PasswordWork
   /** The client of REDIS_URL (closed with the store by closeContext), used by the HTTP rate limiter alone. */
   readonly redis: Redis | undefined
   /** The migrations this process applied when it opened the store (usually none). */

@@ -26,8 +26,8 @@ export interface Database {
   invitations: InvitationsTable
   dashboard_sessions: DashboardSessionsTable
   audit_log: AuditLogTable
-  sign_in_failures: SignInFailuresTable
-  unknown_email_failures: UnknownEmailFailuresTable
+  address_attempts: AddressAttemptsTable
+  secret_attempts: SecretAttemptsTable
   payout_batches: PayoutBatchesTable
   payout_batch_items: PayoutBatchItemsTable
   payment_links: PaymentLinksTable
@@ -256,8 +256,6 @@ export interface MembersTable {
   totp_sealed: string | null
   /** The last TOTP time step accepted: a code of a step at or below it is a replay. */
   totp_last_step: number
-  failed_sign_ins: number
-  locked_until_us: number | null
   time_zone: string
   created_at_us: number
   updated_at_us: number
@@ -322,17 +320,22 @@ export interface AuditLogTable {
   at_us: number
 }
 
-/** Failed sign-ins from one address in its current window, shared by every instance. */
-export interface SignInFailuresTable {
+/** Attempts at a secret from one address in its current window, shared by every instance. */
+export interface AddressAttemptsTable {
   address: string
   window_start_us: number
-  count: number
+  /** Failed, and being checked now. */
+  attempts: number
 }
 
-/** Failed sign-ins with an email no member has, counted as a member's row counts them. */
-export interface UnknownEmailFailuresTable {
-  email_hash: string
-  failed_sign_ins: number
+/**
+ * Attempts at one subject's secrets (`member:<id>`, `email:<hash>` for an email no member has):
+ * its password and codes, at sign-in and at every form that asks for one.
+ */
+export interface SecretAttemptsTable {
+  subject: string
+  /** Failed since the last lock or whole sign-in, and being checked now. */
+  attempts: number
   locked_until_us: number | null
 }
 

@@ -14,6 +14,7 @@ import * as dashboard from './migrations/0009-dashboard.ts'
 import * as payoutBatches from './migrations/0010-payout-batches.ts'
 import * as paymentLinks from './migrations/0011-payment-links.ts'
 import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
+import * as secretAttempts from './migrations/0014-secret-attempts.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -32,6 +33,7 @@ import { type OutboxRepository, outboxRepository } from './repositories/outbox.t
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
+import { type SecretAttemptsRepository, secretAttemptsRepository } from './repositories/secret-attempts.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
 import {
   type StatusCheckMarksRepository,
@@ -58,6 +60,8 @@ export interface Repositories {
   readonly monitoring: MonitoringRepository
   readonly members: MembersRepository
   readonly dashboardSessions: DashboardSessionsRepository
+  /** Attempts at a password or a code, per subject and per address (sign-in and every form that asks for one). */
+  readonly secretAttempts: SecretAttemptsRepository
   readonly auditLog: AuditLogRepository
   /** The dashboard's search, cross-kind list and home page figures. */
   readonly operationSearch: OperationSearchRepository
@@ -113,6 +117,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     monitoring: monitoringRepository(scope),
     members: membersRepository(scope),
     dashboardSessions: dashboardSessionsRepository(scope),
+    secretAttempts: secretAttemptsRepository(scope),
     auditLog: auditLogRepository(scope),
     operationSearch: operationSearchRepository(scope),
     payoutBatches: payoutBatchesRepository(scope),
@@ -228,6 +233,7 @@ const migrations: Record<string, MigrationModule> = {
   '0010-payout-batches': payoutBatches,
   '0011-payment-links': paymentLinks,
   '0012-status-check-marks': statusCheckMarks,
+  '0014-secret-attempts': secretAttempts,
 }
 
 /**

@@ -86,7 +86,7 @@ describeEachStore('dashboard: signing in', (store) => {
 
   test('an unknown email and a wrong password get the same words; five failures lock the account for 15 minutes', async () => {
     const member = await signedInMember(app, { role: 'viewer' })
-    const browser = new DashboardBrowser(app)
+    const browser = new DashboardBrowser(app, '127.0.2.1')
     const wrong = await passwordStep(browser, member.email, 'not the password at all')
     const unknown = await passwordStep(browser, 'nobody@merchant.example', 'not the password at all')
     assert.equal(wrong.status, 401)
@@ -105,7 +105,7 @@ describeEachStore('dashboard: signing in', (store) => {
 
   test('an unknown email locks after five failures with the very words a member’s account gets', async () => {
     const member = await signedInMember(app, { role: 'viewer' })
-    const browser = new DashboardBrowser(app)
+    const browser = new DashboardBrowser(app, '127.0.2.2')
     const fifthOf = async (email: string) => {
       let answer = await passwordStep(browser, email, 'wrong password here')
       for (let failure = 2; failure <= 5; failure++)
@@ -124,7 +124,7 @@ describeEachStore('dashboard: signing in', (store) => {
 
   test('codes guessed across password steps count toward the lock, which ends the code step', async () => {
     const member = await signedInMember(app, { role: 'viewer' })
-    const browser = new DashboardBrowser(app)
+    const browser = new DashboardBrowser(app, '127.0.2.3')
     let last = { status: 0, text: '' }
     for (let attempt = 1; attempt <= 5; attempt++) {
       if (attempt === 1 || attempt === 3) await passwordStep(browser, member.email, member.password)

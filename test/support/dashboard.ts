@@ -1,4 +1,5 @@
 import { generate } from 'otplib'
+import { Agent, type Dispatcher, FormData, fetch } from 'undici'
 import { inviteMember } from '../../src/app/dashboard/invitations.ts'
 import { isRefusal } from '../../src/app/dashboard/refusals.ts'
 import type { Role } from '../../src/domain/roles.ts'
@@ -12,10 +13,31 @@ export interface DashboardAnswer {
   location: string | null
 }
 
-/** A person using the dashboard over real HTTP: a cookie jar, no redirect followed on their behalf. */
+const agents = new Map<string, Agent>()
+
+/** Requests from a loopback address of their own (127.0.0.0/8): the server sees another client. */
+function agentFrom(address: string): Agent {
+  let agent = agents.get(address)
+  if (!agent) {
+    agent = new Agent({ localAddress: address })
+    agents.set(address, agent)
+  }
+  return agent
+}
+
+/**
+ * A person using the dashboard over real HTTP: a cookie jar, no redirect followed on their behalf;
+ * from 127.0.0.1, or from the loopback address given (per-address limits then count it apart).
+ */
 export class DashboardBrowser {
   readonly cookies = new Map<string, string>()
-  constructor(readonly app: TestApp) {}
+  private readonly dispatcher: Dispatcher | undefined
+  constructor(
+    readonly app: TestApp,
+    from?: string,
+  ) {
+    this.dispatcher = from === undefined ? undefined : agentFrom(from)
+  }
 
   get cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
@@ -61,6 +83,7 @@ export class DashboardBrowser {
       body,
       redirect: 'manual',
       headers: { ...(this.cookies.size > 0 ? { cookie: this.cookieHeader } : {}), ...headers },
+      ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
     })
     for (const line of response.headers.getSetCookie()) {
       const [pair = ''] = line.split(';')

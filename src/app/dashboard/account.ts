@@ -1,11 +1,11 @@
 import type { SessionRow } from '../../store/repositories/dashboard-sessions.ts'
 import type { AppContext } from '../context.ts'
 import { type Actor, audit } from './audit.ts'
-import { hashPassword, minimumPasswordLength, passwordMatches } from './passwords.ts'
+import { confirmCode, confirmPassword, type SecretHolder } from './member-secrets.ts'
+import { hashPassword, minimumPasswordLength } from './passwords.ts'
 import { type DashboardRefusal, refusal } from './refusals.ts'
 import { newRecoveryCodes, recoveryCodeHash } from './second-factor.ts'
 import type { LiveSession } from './sessions.ts'
-import { claimTotpCode } from './sign-in.ts'
 import { liveSessionsOf } from './team.ts'
 
 /** The zones a member may show times in: UTC and the places Sika's merchants and their teams are. */
@@ -57,19 +57,30 @@ const actorOf = (live: LiveSession, address: string): Actor => ({
   address,
 })
 
-/** A new password ends every other session of the member: whoever knew the old one is signed out. */
+const holderOf = (live: LiveSession, address: string): SecretHolder => ({
+  memberId: live.member.id,
+  sessionId: live.session.id,
+  address,
+})
+
+/**
+ * A new password ends every other session of the member: whoever knew the old one is signed out.
+ * The current password counts with the sign-in's attempts.
+ */
 export async function changePassword(
   context: AppContext,
   live: LiveSession,
   address: string,
   input: { current: string; next: string },
 ): Promise<true | DashboardRefusal> {
-  const member = await context.store.members.findMember(live.member.id)
-  if (!member || !(await passwordMatches(member.passwordHash, input.current)))
-    return refusal('password_wrong')
   if (input.next.length < minimumPasswordLength)
     return refusal('password_too_short', { minimum: minimumPasswordLength })
-  const passwordHash = await hashPassword(input.next)
+  const confirmed = await confirmPassword(context, holderOf(live, address), input.current)
+  if (confirmed !== true) return confirmed
+  const turn = context.passwordWork.take(address)
+  if (!turn) return refusal('password_checks_busy')
+  const passwordHash = await turn.run(() => hashPassword(input.next)).finally(turn.release)
+  const { member } = live
   const nowUs = context.clock.nowUs()
   await context.store.transaction(async (tx) => {
     await tx.members.updateMember(member.id, { passwordHash }, nowUs)
@@ -84,15 +95,19 @@ export async function changePassword(
   return true
 }
 
-/** Ten new recovery codes, the old ones void, once a fresh code from the authenticator proves the phone is at hand. */
+/**
+ * Ten new recovery codes, the old ones void, once a fresh code from the authenticator proves the
+ * phone is at hand (counted with the sign-in's attempts).
+ */
 export async function regenerateRecoveryCodes(
   context: AppContext,
   live: LiveSession,
   address: string,
   code: string,
 ): Promise<string[] | DashboardRefusal> {
-  const member = await context.store.members.findMember(live.member.id)
-  if (!member || !(await claimTotpCode(context, member, code))) return refusal('code_wrong')
+  const confirmed = await confirmCode(context, holderOf(live, address), code)
+  if (confirmed !== true) return confirmed
+  const { member } = live
   const codes = newRecoveryCodes()
   const nowUs = context.clock.nowUs()
   await context.store.transaction(async (tx) => {
@@ -108,9 +123,10 @@ export async function regenerateRecoveryCodes(
 }
 
 /**
- * A new authenticator (a new phone), once a fresh code from the current one proves it is at hand:
- * the old secret and every other session end, and this session goes back to the enrolment, which
- * shows a new QR code and, once confirmed, new recovery codes.
+ * A new authenticator (a new phone), once a fresh code from the current one proves it is at hand
+ * (counted with the sign-in's attempts): the old secret and every other session end, and this
+ * session goes back to the enrolment, which shows a new QR code and, once confirmed, new recovery
+ * codes.
  */
 export async function replaceAuthenticator(
   context: AppContext,
@@ -118,8 +134,9 @@ export async function replaceAuthenticator(
   address: string,
   code: string,
 ): Promise<true | DashboardRefusal> {
-  const member = await context.store.members.findMember(live.member.id)
-  if (!member || !(await claimTotpCode(context, member, code))) return refusal('code_wrong')
+  const confirmed = await confirmCode(context, holderOf(live, address), code)
+  if (confirmed !== true) return confirmed
+  const { member } = live
   const nowUs = context.clock.nowUs()
   await context.store.transaction(async (tx) => {
     await tx.members.updateMember(member.id, { totpSealed: null, totpLastStep: 0 }, nowUs)

@@ -34,7 +34,11 @@ export async function inviteMember(
   const email = normalEmail(input.email)
   if (!email) return refusal('email_invalid')
   if (!isRole(input.role)) return refusal('role_invalid')
-  if (await context.store.members.findActiveMemberByEmail(email)) return refusal('member_exists')
+  // One active member per email, whatever the merchant. Only the merchant's own members (and, to
+  // the CLI, any) are named: an email of another merchant's member is invited as a new one would
+  // be, and its acceptance is refused as an unusable invitation.
+  const holder = await context.store.members.findActiveMemberByEmail(email)
+  if (holder && (holder.merchantId === merchantId || actor.kind === 'cli')) return refusal('member_exists')
   const { token, tokenHash } = newBearerToken()
   const nowUs = context.clock.nowUs()
   const invitation: InvitationRow = {
@@ -100,7 +104,9 @@ export async function acceptInvitation(
   if (name === '' || name.length > 100) return refusal('name_missing')
   if (input.password.length < minimumPasswordLength)
     return refusal('password_too_short', { minimum: minimumPasswordLength })
-  const passwordHash = await hashPassword(input.password)
+  const turn = context.passwordWork.take(client.address)
+  if (!turn) return refusal('password_checks_busy')
+  const passwordHash = await turn.run(() => hashPassword(input.password)).finally(turn.release)
   const nowUs = context.clock.nowUs()
   const member: MemberRow = {
     id: newId('mem'),
@@ -111,8 +117,6 @@ export async function acceptInvitation(
     passwordHash,
     totpSealed: null,
     totpLastStep: 0,
-    failedSignIns: 0,
-    lockedUntilUs: null,
     timeZone: 'UTC',
     createdAtUs: nowUs,
     updatedAtUs: nowUs,

@@ -162,7 +162,9 @@ export async function refundFromDashboard(
   const reason = form.reason?.trim().slice(0, 500) ?? ''
   const principal = await principalOf(context, target.merchantId, target.mode)
   const operation = await context.store.operations.findByToken(target.merchantId, target.mode, target.token)
-  if (!operation) throw new ApiError('not_found', `No operation has token ${target.token}.`)
+  // The page of an operation that does not exist answers it: a 404.
+  if (!operation)
+    return { refused: 'api', message: `No operation has token ${target.token}.`, code: 'not_found' }
   const askedAtUs = context.clock.nowUs()
   try {
     const refund = await refundOperation(context, principal, operation.kind, operation.token, {

@@ -14,9 +14,9 @@ import {
 } from '../payout-batches/index.ts'
 import type { Principal } from '../principal.ts'
 import { audit } from './audit.ts'
+import { confirmCode } from './member-secrets.ts'
 import { itemOf, previewPayoutBatch, readPayoutCsv } from './payout-batch-upload.ts'
 import { type DashboardRefusal, isRefusal, refusal } from './refusals.ts'
-import { claimTotpCode } from './sign-in.ts'
 
 /** The member acting, as the audit log and the batch's record name them. */
 export interface BatchMember {
@@ -24,6 +24,8 @@ export interface BatchMember {
   name: string
   email: string
   address: string
+  /** The session acting: ended by an approval code that locks the member. */
+  sessionId: string
 }
 
 /** What an action answers: the batch, a refusal of the dashboard's, or the API's own refusal (its message). */
@@ -95,7 +97,7 @@ export async function submitUploadedBatch(
 
 /**
  * Approval by a second member: never the batch's creator (refused before the code is used), and
- * only with a fresh code from their authenticator, good once.
+ * only with a fresh code from their authenticator, good once, counted with the sign-in's attempts.
  */
 export async function approveFromDashboard(
   context: AppContext,
@@ -107,8 +109,8 @@ export async function approveFromDashboard(
   if (!batch) return { apiError: new ApiError('not_found', `No payout batch has token ${target.token}.`) }
   if (batch.createdByMember === member.memberId) return refusal('approver_is_creator')
   if (batch.status !== 'awaiting_approval') return refusal('batch_not_awaiting')
-  const row = await context.store.members.findMember(member.memberId)
-  if (!row || !(await claimTotpCode(context, row, code))) return refusal('code_wrong')
+  const confirmed = await confirmCode(context, member, code)
+  if (confirmed !== true) return confirmed
   const approver = { memberId: member.memberId, label: member.name }
   const outcome = await answered(() =>
     approvePayoutBatch(context, target.merchantId, target.mode, target.token, approver),

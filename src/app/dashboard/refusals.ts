@@ -6,6 +6,7 @@ export type DashboardRefusalCode =
   | 'sign_in_failed'
   | 'account_locked'
   | 'address_throttled'
+  | 'password_checks_busy'
   | 'code_wrong'
   | 'invitation_unusable'
   | 'password_too_short'

@@ -1,6 +1,7 @@
 import type { MemberRow } from '../../store/repositories/members.ts'
 import type { AppContext } from '../context.ts'
 import { type Actor, audit } from './audit.ts'
+import { claimTotpCode, confirmCode, memberSubject, refusalOfAttempt } from './member-secrets.ts'
 import { passwordMatches } from './passwords.ts'
 import { type DashboardRefusal, refusal } from './refusals.ts'
 import {
@@ -8,74 +9,48 @@ import {
   newRecoveryCodes,
   newTotpSecret,
   recoveryCodeHash,
-  totpStepOf,
   totpUri,
 } from './second-factor.ts'
+import { attemptSecret, startCountAgain } from './secret-attempts.ts'
 import { type LiveSession, type OpenedSession, openSession, type SessionClient } from './sessions.ts'
-import { minuteUs, tokenHashOf } from './tokens.ts'
-
-/** Five failed sign-ins of one account lock it for 15 minutes. */
-const failuresBeforeLock = 5
-const lockUs = 15 * minuteUs
-/** An address may fail this many sign-ins in a window, whichever accounts it tries. */
-const addressFailuresPerWindow = 20
-const addressWindowUs = 15 * minuteUs
-
-function addressWindowStartUs(nowUs: number): number {
-  return nowUs - (nowUs % addressWindowUs)
-}
+import { tokenHashOf } from './tokens.ts'
 
 /**
  * The password step. An unknown email and a wrong password get the same refusal, after the same
- * work; an unknown email's failures are counted as a member's are (under its hash), so it locks
- * alike and the lock says nothing either. A right password resets no count: only a whole sign-in
- * does, so the code step cannot be guessed at by signing in with the password again and again.
+ * work; an unknown email's attempts are counted as a member's are (under its hash), so it locks
+ * alike and the lock says nothing either. A right password gives its attempt back and resets no
+ * count: only a whole sign-in does, so the code step cannot be guessed at by signing in with the
+ * password again and again. The hash runs in a place of the instance's password work, taken
+ * before anything is counted: a sign-in refused for want of one has cost a comparison.
  */
 export async function signInWithPassword(
   context: AppContext,
   input: { email: string; password: string },
   client: SessionClient,
 ): Promise<OpenedSession | DashboardRefusal> {
-  const nowUs = context.clock.nowUs()
-  const { members } = context.store
-  if (
-    (await members.addressFailures(client.address, addressWindowStartUs(nowUs))) >= addressFailuresPerWindow
-  )
-    return refusal('address_throttled', { minutes: 15 })
-  const email = input.email.trim().toLowerCase()
-  const emailHash = tokenHashOf(`email:${email}`)
-  const member = await members.findActiveMemberByEmail(email)
-  const lockedUntilUs = member ? member.lockedUntilUs : await members.unknownEmailLock(emailHash)
-  if (lockedUntilUs !== null && lockedUntilUs > nowUs) return refusal('account_locked')
-  if (member && (await passwordMatches(member.passwordHash, input.password))) {
+  const turn = context.passwordWork.take(client.address)
+  if (!turn) return refusal('password_checks_busy')
+  try {
+    const email = input.email.trim().toLowerCase()
+    const member = await context.store.members.findActiveMemberByEmail(email)
+    const subject = member ? memberSubject(member.id) : `email:${tokenHashOf(`email:${email}`)}`
+    const outcome = await attemptSecret(context, { subject, address: client.address }, () =>
+      turn.run(() => passwordMatches(member?.passwordHash ?? null, input.password)),
+    )
+    if (outcome !== 'right') return refusalOfAttempt(outcome, 'sign_in_failed')
+    // Never so: an unknown email's password is checked against a hash no password matches.
+    if (!member) return refusal('sign_in_failed')
     const stage = member.totpSealed === null || member.totpLastStep === 0 ? 'enrolment' : 'second-factor'
-    return openSession(context, member, stage, client)
+    return await openSession(context, member, stage, client)
+  } finally {
+    turn.release()
   }
-  if (!member) await passwordMatches(null, input.password)
-  return failedAttempt(context, { member, emailHash }, client)
-}
-
-/** A failed password or code: counted for the account (or the unknown email) and the address. */
-async function failedAttempt(
-  context: AppContext,
-  who: { member: MemberRow | undefined; emailHash?: string },
-  client: SessionClient,
-): Promise<DashboardRefusal> {
-  const nowUs = context.clock.nowUs()
-  const { members } = context.store
-  await members.countAddressFailure(client.address, addressWindowStartUs(nowUs))
-  const { lockedUntilUs } = who.member
-    ? await members.recordFailedSignIn(who.member.id, failuresBeforeLock, nowUs + lockUs, nowUs)
-    : await members.recordUnknownEmailFailure(who.emailHash ?? '', failuresBeforeLock, nowUs + lockUs)
-  return lockedUntilUs !== null && lockedUntilUs > nowUs
-    ? refusal('account_locked')
-    : refusal('sign_in_failed')
 }
 
 /**
  * The second step: a 6-digit code from the authenticator, never the same one twice, or a recovery
- * code once. Its failures count toward the account's lock as the password's do, and a locked
- * account's code step ends.
+ * code once. It counts with the password's attempts; the attempt that finds the account locked
+ * ends the code step's session.
  */
 export async function signInWithCode(
   context: AppContext,
@@ -86,34 +61,24 @@ export async function signInWithCode(
   const { session } = live
   const nowUs = context.clock.nowUs()
   const member = await context.store.members.findMember(live.member.id)
-  const locked = !member || (member.lockedUntilUs !== null && member.lockedUntilUs > nowUs)
-  const accepted =
-    !locked &&
-    (looksLikeRecoveryCode(code)
-      ? await useRecoveryCode(context, member, code, client)
-      : await claimTotpCode(context, member, code))
-  if (!accepted) {
-    const refused = locked ? refusal('account_locked') : await failedAttempt(context, { member }, client)
-    if (refused.refused !== 'account_locked') return refusal('code_wrong')
+  if (!member) {
     await context.store.dashboardSessions.endSession(session.id, 'locked', nowUs)
-    return refused
+    return refusal('account_locked')
   }
-  if (member.failedSignIns > 0)
-    await context.store.members.updateMember(member.id, { failedSignIns: 0 }, nowUs)
+  const subject = memberSubject(member.id)
+  const outcome = await attemptSecret(context, { subject, address: client.address }, () =>
+    looksLikeRecoveryCode(code)
+      ? useRecoveryCode(context, member, code, client)
+      : claimTotpCode(context, member, code),
+  )
+  if (outcome !== 'right') {
+    if (outcome === 'locked') await context.store.dashboardSessions.endSession(session.id, 'locked', nowUs)
+    return refusalOfAttempt(outcome, 'code_wrong')
+  }
+  await startCountAgain(context, subject)
   // A fresh session once both factors are proven: the token the password step handed out ends.
   await context.store.dashboardSessions.endSession(session.id, 'second factor passed', nowUs)
   return openSession(context, member, 'signed-in', client)
-}
-
-/** True when the code is right now and its time step is later than any this member used. */
-export async function claimTotpCode(context: AppContext, member: MemberRow, code: string): Promise<boolean> {
-  if (member.totpSealed === null) return false
-  const step = await totpStepOf(
-    context.secrets.open(member.totpSealed),
-    code.trim(),
-    context.clock.nowUs() / 1000,
-  )
-  return step !== undefined && (await context.store.members.claimTotpStep(member.id, step))
 }
 
 async function useRecoveryCode(
@@ -164,24 +129,31 @@ export async function beginEnrolment(context: AppContext, live: LiveSession): Pr
   return { secret, uri: totpUri(secret, member.email) }
 }
 
-/** The first code confirms the authenticator: the session is signed in, and ten recovery codes are shown once. */
+/**
+ * The first code confirms the authenticator: the session is signed in, and ten recovery codes are
+ * shown once. The code counts with the member's other attempts, and confirming it is a whole
+ * sign-in.
+ */
 export async function confirmEnrolment(
   context: AppContext,
   live: LiveSession,
   code: string,
   client: SessionClient,
 ): Promise<{ opened: OpenedSession; recoveryCodes: string[] } | DashboardRefusal> {
-  const fresh = await context.store.members.findMember(live.member.id)
-  if (!fresh || !(await claimTotpCode(context, fresh, code))) return refusal('code_wrong')
+  const { member, session } = live
+  const holder = { memberId: member.id, sessionId: session.id, address: client.address }
+  const confirmed = await confirmCode(context, holder, code)
+  if (confirmed !== true) return confirmed
+  await startCountAgain(context, memberSubject(member.id))
   const recoveryCodes = newRecoveryCodes()
   const nowUs = context.clock.nowUs()
-  const actor: Actor = { kind: 'member', memberId: fresh.id, email: fresh.email, address: client.address }
+  const actor: Actor = { kind: 'member', memberId: member.id, email: member.email, address: client.address }
   await context.store.transaction(async (tx) => {
-    await tx.members.replaceRecoveryCodes(fresh.id, recoveryCodes.map(recoveryCodeHash), nowUs)
-    const enrolled = { merchantId: fresh.merchantId, action: 'authenticator.enrolled', target: fresh.email }
+    await tx.members.replaceRecoveryCodes(member.id, recoveryCodes.map(recoveryCodeHash), nowUs)
+    const enrolled = { merchantId: member.merchantId, action: 'authenticator.enrolled', target: member.email }
     await audit(context, actor, enrolled, tx)
-    await tx.dashboardSessions.endSession(live.session.id, 'enrolled', nowUs)
+    await tx.dashboardSessions.endSession(session.id, 'enrolled', nowUs)
   })
-  const opened = await openSession(context, fresh, 'signed-in', client)
+  const opened = await openSession(context, member, 'signed-in', client)
   return { opened, recoveryCodes }
 }

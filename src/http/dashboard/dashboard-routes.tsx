@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../app/context.ts'
+import { ApiError } from '../../errors.ts'
 import { createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
 import { readMultipart } from './multipart.ts'
-import { redirect, sendPage } from './respond.ts'
+import { dashboardPath, redirect, sendPage } from './respond.ts'
 import { accountRoutes } from './routes/account.tsx'
 import { auditRoutes } from './routes/audit.tsx'
 import { balanceRoutes } from './routes/balance.tsx'
@@ -59,7 +60,8 @@ export async function dashboardRoutes(app: FastifyInstance, context: AppContext)
     },
   )
   app.setErrorHandler((error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500
+    const status =
+      error instanceof ApiError ? error.status : ((error as { statusCode?: number }).statusCode ?? 500)
     if (status >= 500) request.log.error({ err: error }, 'dashboard page failed')
     const page = guard.pageOf(request)
     const [title, text] =
@@ -80,7 +82,7 @@ export async function dashboardRoutes(app: FastifyInstance, context: AppContext)
     const { lang, back } = request.query as { lang?: string; back?: string }
     const locale = lang === 'fr' ? 'fr' : 'en'
     reply.header('set-cookie', `${languageCookie}=${locale}; Path=/dashboard; SameSite=Lax; Max-Age=31536000`)
-    return redirect(reply, back?.startsWith('/dashboard') && !back.startsWith('//') ? back : '/dashboard')
+    return redirect(reply, dashboardPath(back, '/dashboard'))
   })
   for (const area of areas) area(app, context, guard)
   // Declared last: any other path under /dashboard is a page that says nothing is there.

@@ -18,6 +18,17 @@ export function sendPage(reply: FastifyReply, status: number, html: string): Fas
   return reply.code(status).headers(dashboardHeaders).send(html)
 }
 
+/**
+ * A dashboard path a link asks to go to (`next=`, `back=`), or `fallback`: only /dashboard and the
+ * paths under it, in the printable ASCII a Location header carries (a browser sends the rest
+ * percent-encoded), never another origin.
+ */
+export function dashboardPath(text: string | undefined, fallback: string): string {
+  return text !== undefined && /^\/dashboard(?:[/?][\x21-\x7e]*)?$/.test(text) && !text.includes('\\')
+    ? text
+    : fallback
+}
+
 export function redirect(reply: FastifyReply, location: string): FastifyReply {
   return reply.code(303).header('location', location).send()
 }

@@ -1,9 +1,9 @@
-import { type Selectable, sql, type Updateable } from 'kysely'
+import type { Selectable, Updateable } from 'kysely'
 import type { Role } from '../../domain/roles.ts'
 import type { InvitationsTable, MembersTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 
-/** Dashboard members, their invitations and recovery codes, and sign-in throttling. */
+/** Dashboard members, their invitations and recovery codes. */
 
 export interface MemberRow {
   id: string
@@ -18,8 +18,6 @@ export interface MemberRow {
   totpSealed: string | null
   /** The last accepted TOTP time step: a step at or below it is refused (no reuse). */
   totpLastStep: number
-  failedSignIns: number
-  lockedUntilUs: number | null
   /** IANA, default 'UTC'. */
   timeZone: string
   createdAtUs: number
@@ -45,15 +43,7 @@ export interface InvitationRow {
 export type MemberChanges = Partial<
   Pick<
     MemberRow,
-    | 'name'
-    | 'role'
-    | 'passwordHash'
-    | 'totpSealed'
-    | 'totpLastStep'
-    | 'failedSignIns'
-    | 'lockedUntilUs'
-    | 'timeZone'
-    | 'removedAtUs'
+    'name' | 'role' | 'passwordHash' | 'totpSealed' | 'totpLastStep' | 'timeZone' | 'removedAtUs'
   >
 >
 
@@ -76,16 +66,6 @@ export interface MembersRepository {
   updateMember(memberId: string, changes: MemberChanges, nowUs: number): Promise<void>
   /** Atomically: sets totpLastStep to step only when step > totpLastStep; false otherwise (a replayed code). */
   claimTotpStep(memberId: string, step: number): Promise<boolean>
-  /**
-   * Atomically increments failedSignIns; when it reaches `lockAt`, sets lockedUntilUs and resets
-   * the count. Returns the new state.
-   */
-  recordFailedSignIn(
-    memberId: string,
-    lockAt: number,
-    lockUntilUs: number,
-    nowUs: number,
-  ): Promise<{ failedSignIns: number; lockedUntilUs: number | null }>
   /** Two statements: call it inside a transaction so old and new codes change together. */
   replaceRecoveryCodes(memberId: string, codeHashes: string[], nowUs: number): Promise<void>
   /** Marks the unused code used; false when unknown or already used. */
@@ -93,20 +73,6 @@ export interface MembersRepository {
   countUnusedRecoveryCodes(memberId: string): Promise<number>
   /** The merchant's owners; in a transaction on PostgreSQL their rows stay locked until it ends. */
   countOwners(merchantId: string): Promise<number>
-  /**
-   * Per-address sign-in throttling across instances: increments the address's failures in the
-   * window that starts at windowStartUs (a new window resets); returns the count.
-   */
-  countAddressFailure(address: string, windowStartUs: number): Promise<number>
-  addressFailures(address: string, windowStartUs: number): Promise<number>
-  /** An unknown email's lock, as `lockedUntilUs` is a member's. */
-  unknownEmailLock(emailHash: string): Promise<number | null>
-  /** As recordFailedSignIn, for an email no member has. */
-  recordUnknownEmailFailure(
-    emailHash: string,
-    lockAt: number,
-    lockUntilUs: number,
-  ): Promise<{ failedSignIns: number; lockedUntilUs: number | null }>
 }
 
 export function membersRepository({ db, dialect }: RepositoryScope): MembersRepository {
@@ -114,7 +80,6 @@ export function membersRepository({ db, dialect }: RepositoryScope): MembersRepo
   return {
     ...invitationMethods(db),
     ...recoveryCodeMethods(db),
-    ...addressFailureMethods(db),
     async insertMember(row) {
       await db.insertInto('members').values(toMemberColumns(row)).execute()
     },
@@ -153,8 +118,6 @@ export function membersRepository({ db, dialect }: RepositoryScope): MembersRepo
         .executeTakeFirst()
       return result.numUpdatedRows > 0n
     },
-    recordFailedSignIn: (memberId, lockAt, lockUntilUs, nowUs) =>
-      recordFailedSignIn(db, memberId, lockAt, lockUntilUs, nowUs),
     async countOwners(merchantId) {
       const owners = db
         .selectFrom('members')
@@ -167,32 +130,6 @@ export function membersRepository({ db, dialect }: RepositoryScope): MembersRepo
       return (await (dialect.supportsRowLocks ? owners.forUpdate() : owners).execute()).length
     },
   }
-}
-
-/**
- * One statement, so concurrent failures on several instances each count: the SET reads the row's
- * values before the update, and the one that reaches `lockAt` locks and starts the count again.
- */
-async function recordFailedSignIn(
-  db: Executor,
-  memberId: string,
-  lockAt: number,
-  lockUntilUs: number,
-  nowUs: number,
-) {
-  const reachesLock = sql<boolean>`failed_sign_ins + 1 >= ${lockAt}`
-  const row = await db
-    .updateTable('members')
-    .set({
-      failed_sign_ins: sql`case when ${reachesLock} then 0 else failed_sign_ins + 1 end`,
-      locked_until_us: sql`case when ${reachesLock} then ${lockUntilUs} else locked_until_us end`,
-      updated_at_us: nowUs,
-    })
-    .where('id', '=', memberId)
-    .returning(['failed_sign_ins', 'locked_until_us'])
-    .executeTakeFirst()
-  if (!row) throw new Error(`no member ${memberId}`)
-  return { failedSignIns: Number(row.failed_sign_ins), lockedUntilUs: nullableNumber(row.locked_until_us) }
 }
 
 function invitationMethods(db: Executor) {
@@ -283,66 +220,6 @@ function recoveryCodeMethods(db: Executor) {
   }
 }
 
-function addressFailureMethods(db: Executor) {
-  return {
-    /**
-     * One upsert, so instances sharing the database count together. A later window starts the
-     * count again; an earlier one (an instance whose clock is behind) counts in the current one.
-     */
-    async countAddressFailure(address: string, windowStartUs: number) {
-      const newer = sql<boolean>`excluded.window_start_us > sign_in_failures.window_start_us`
-      const row = await db
-        .insertInto('sign_in_failures')
-        .values({ address, window_start_us: windowStartUs, count: 1 })
-        .onConflict((conflict) =>
-          conflict.column('address').doUpdateSet({
-            count: sql`case when ${newer} then 1 else sign_in_failures.count + 1 end`,
-            window_start_us: sql`case when ${newer} then excluded.window_start_us else sign_in_failures.window_start_us end`,
-          }),
-        )
-        .returning('count')
-        .executeTakeFirstOrThrow()
-      return Number(row.count)
-    },
-    async unknownEmailLock(emailHash: string) {
-      const row = await db
-        .selectFrom('unknown_email_failures')
-        .select('locked_until_us')
-        .where('email_hash', '=', emailHash)
-        .executeTakeFirst()
-      return nullableNumber(row?.locked_until_us ?? null)
-    },
-    /** One upsert counting as recordFailedSignIn does: the failure that reaches `lockAt` locks and starts again. */
-    async recordUnknownEmailFailure(emailHash: string, lockAt: number, lockUntilUs: number) {
-      const reachesLock = sql<boolean>`unknown_email_failures.failed_sign_ins + 1 >= ${lockAt}`
-      const row = await db
-        .insertInto('unknown_email_failures')
-        .values({ email_hash: emailHash, failed_sign_ins: 1, locked_until_us: null })
-        .onConflict((conflict) =>
-          conflict.column('email_hash').doUpdateSet({
-            failed_sign_ins: sql`case when ${reachesLock} then 0 else unknown_email_failures.failed_sign_ins + 1 end`,
-            locked_until_us: sql`case when ${reachesLock} then ${lockUntilUs} else unknown_email_failures.locked_until_us end`,
-          }),
-        )
-        .returning(['failed_sign_ins', 'locked_until_us'])
-        .executeTakeFirstOrThrow()
-      return {
-        failedSignIns: Number(row.failed_sign_ins),
-        lockedUntilUs: nullableNumber(row.locked_until_us),
-      }
-    },
-    async addressFailures(address: string, windowStartUs: number) {
-      const row = await db
-        .selectFrom('sign_in_failures')
-        .select('count')
-        .where('address', '=', address)
-        .where('window_start_us', '>=', windowStartUs)
-        .executeTakeFirst()
-      return row ? Number(row.count) : 0
-    },
-  }
-}
-
 export function toMemberRow(row: Selectable<MembersTable>): MemberRow {
   return {
     id: row.id,
@@ -353,8 +230,6 @@ export function toMemberRow(row: Selectable<MembersTable>): MemberRow {
     passwordHash: row.password_hash,
     totpSealed: row.totp_sealed,
     totpLastStep: Number(row.totp_last_step),
-    failedSignIns: Number(row.failed_sign_ins),
-    lockedUntilUs: nullableNumber(row.locked_until_us),
     timeZone: row.time_zone,
     createdAtUs: Number(row.created_at_us),
     updatedAtUs: Number(row.updated_at_us),
@@ -372,8 +247,6 @@ function toMemberColumns(row: MemberRow): Selectable<MembersTable> {
     password_hash: row.passwordHash,
     totp_sealed: row.totpSealed,
     totp_last_step: row.totpLastStep,
-    failed_sign_ins: row.failedSignIns,
-    locked_until_us: row.lockedUntilUs,
     time_zone: row.timeZone,
     created_at_us: row.createdAtUs,
     updated_at_us: row.updatedAtUs,
@@ -389,8 +262,6 @@ function toMemberChanges(changes: MemberChanges): Updateable<MembersTable> {
     password_hash: changes.passwordHash,
     totp_sealed: changes.totpSealed,
     totp_last_step: changes.totpLastStep,
-    failed_sign_ins: changes.failedSignIns,
-    locked_until_us: changes.lockedUntilUs,
     time_zone: changes.timeZone,
     removed_at_us: changes.removedAtUs,
   }

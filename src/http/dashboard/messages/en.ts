@@ -532,6 +532,7 @@ export const en = {
     account_locked: 'Too many failed attempts: signing in is locked for 15 minutes. Try again later.',
     address_throttled: (minutes: number) =>
       `Too many failed attempts from your network: try again in ${minutes} minutes.`,
+    password_checks_busy: 'Too many passwords are being checked at once. Try again in a moment.',
     code_wrong: 'This code is not right, or it was used already. Wait for the next code and try again.',
     invitation_unusable:
       'This invitation cannot be used: it was used already, revoked, or it expired. Ask for a new one.',
@@ -540,7 +541,7 @@ export const en = {
     name_missing: 'Enter your name (at most 100 characters).',
     email_invalid: 'Enter a valid email address.',
     role_invalid: 'Choose one of the roles.',
-    member_exists: 'A member already has this email.',
+    member_exists: 'A member of your team already has this email.',
     member_unknown: 'There is no such member.',
     last_owner: 'The merchant keeps at least one owner: make another member owner first.',
     not_allowed: 'Your role does not allow this.',

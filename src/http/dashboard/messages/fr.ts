@@ -529,6 +529,7 @@ export const fr: Messages = {
       'Trop de tentatives échouées : la connexion est bloquée pendant 15 minutes. Réessayez plus tard.',
     address_throttled: (minutes) =>
       `Trop de tentatives échouées depuis votre réseau : réessayez dans ${minutes} minutes.`,
+    password_checks_busy: 'Trop de mots de passe sont vérifiés en ce moment. Réessayez dans un instant.',
     code_wrong: "Ce code n'est pas correct, ou il a déjà servi. Attendez le code suivant et réessayez.",
     invitation_unusable:
       'Cette invitation ne peut pas être utilisée : elle a déjà servi, a été révoquée ou a expiré. Demandez-en une nouvelle.',
@@ -537,7 +538,7 @@ export const fr: Messages = {
     name_missing: 'Saisissez votre nom (100 caractères au plus).',
     email_invalid: 'Saisissez une adresse e-mail valide.',
     role_invalid: "Choisissez l'un des rôles.",
-    member_exists: 'Un membre a déjà cet e-mail.',
+    member_exists: 'Un membre de votre équipe a déjà cet e-mail.',
     member_unknown: "Ce membre n'existe pas.",
     last_owner: "Le marchand garde au moins un propriétaire : nommez d'abord un autre membre propriétaire.",
     not_allowed: 'Votre rôle ne le permet pas.',

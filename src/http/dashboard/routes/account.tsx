@@ -17,6 +17,7 @@ import type { Guard, SignedIn } from '../guard.tsx'
 import { CsrfField, memberPage, type PageContext } from '../layout.tsx'
 import { RefusalNote } from '../refusal-text.tsx'
 import { redirect, sendPage } from '../respond.ts'
+import { sendLockedOut } from './sign-in.tsx'
 
 interface Outcome {
   notice?: string
@@ -31,8 +32,7 @@ type Form = Record<string, string | undefined>
 export function accountRoutes(app: FastifyInstance, context: AppContext, guard: Guard): void {
   const show = async (reply: FastifyReply, signedIn: SignedIn, outcome: Outcome) => {
     const view = await accountOf(context, signedIn.live)
-    const failed = outcome.refusal !== undefined || outcome.error !== undefined
-    return sendPage(reply, failed ? 400 : 200, accountPage(signedIn, view, outcome))
+    return sendPage(reply, statusOf(reply, outcome), accountPage(signedIn, view, outcome))
   }
   app.get('/dashboard/account', async (request, reply) => {
     const signedIn = await guard.member(request, reply, 'read')
@@ -46,6 +46,8 @@ export function accountRoutes(app: FastifyInstance, context: AppContext, guard: 
       current: form.current ?? '',
       next: form.password ?? '',
     })
+    if (isRefusal(changed) && changed.refused === 'account_locked')
+      return sendLockedOut(guard, request, reply)
     return show(
       reply,
       signedIn,
@@ -61,6 +63,7 @@ export function accountRoutes(app: FastifyInstance, context: AppContext, guard: 
       request.ip,
       ((request.body ?? {}) as Form).code ?? '',
     )
+    if (isRefusal(codes) && codes.refused === 'account_locked') return sendLockedOut(guard, request, reply)
     return show(reply, signedIn, isRefusal(codes) ? { refusal: codes } : { recoveryCodes: codes })
   })
   app.post('/dashboard/account/authenticator', async (request, reply) => {
@@ -68,6 +71,8 @@ export function accountRoutes(app: FastifyInstance, context: AppContext, guard: 
     if (!signedIn) return reply
     const code = ((request.body ?? {}) as Form).code ?? ''
     const replaced = await replaceAuthenticator(context, signedIn.live, request.ip, code)
+    if (isRefusal(replaced) && replaced.refused === 'account_locked')
+      return sendLockedOut(guard, request, reply)
     if (isRefusal(replaced)) return show(reply, signedIn, { refusal: replaced })
     return redirect(reply, '/dashboard/enrol?next=%2Fdashboard%2Faccount')
   })
@@ -96,6 +101,16 @@ export function accountRoutes(app: FastifyInstance, context: AppContext, guard: 
       isRefusal(ended) ? { refusal: ended } : { notice: signedIn.page.t.account.sessionEnded },
     )
   })
+}
+
+/** A refused form is a 400; an address that failed too often a 429, no place to check a password a 503. */
+function statusOf(reply: FastifyReply, outcome: Outcome): number {
+  if (outcome.refusal?.refused === 'address_throttled') return 429
+  if (outcome.refusal?.refused === 'password_checks_busy') {
+    reply.header('retry-after', '1')
+    return 503
+  }
+  return outcome.refusal !== undefined || outcome.error !== undefined ? 400 : 200
 }
 
 function accountPage(signedIn: SignedIn, view: AccountView, outcome: Outcome): string {

@@ -37,6 +37,7 @@ import { RefusalNote, refusalText } from '../refusal-text.tsx'
 import { redirect, sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
 import { BatchList, type BatchNote, batchPage } from './payout-batch-page.tsx'
+import { sendLockedOut } from './sign-in.tsx'
 
 type Form = Record<string, string | undefined>
 
@@ -79,8 +80,14 @@ export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, gua
 }
 
 export function batchMemberOf(signedIn: SignedIn, request: FastifyRequest): BatchMember {
-  const { member } = signedIn.live
-  return { memberId: member.id, name: member.name, email: member.email, address: request.ip }
+  const { member, session } = signedIn.live
+  return {
+    memberId: member.id,
+    name: member.name,
+    email: member.email,
+    address: request.ip,
+    sessionId: session.id,
+  }
 }
 
 /** The words of a refused action: the dashboard's own refusal, or the API's message after "Sika refused this:". */
@@ -137,6 +144,8 @@ function batchActionRoutes(app: FastifyInstance, context: AppContext, guard: Gua
       if (!tokenPattern.test(token)) throw notFound()
       const target = { merchantId: signedIn.live.member.merchantId, mode, token }
       const outcome = await action(target, batchMemberOf(signedIn, request), (request.body ?? {}) as Form)
+      if (isRefusal(outcome) && outcome.refused === 'account_locked')
+        return sendLockedOut(guard, request, reply)
       if ('view' in outcome) return redirect(reply, `/dashboard/${mode}/payout-batches/${token}?done=${done}`)
       const status = 'apiError' in outcome ? outcome.apiError.status : 422
       const note = { error: outcomeError(signedIn.page, outcome) }

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import type { AppContext } from '../../../app/context.ts'
 import { acceptInvitation, invitationPageOf } from '../../../app/dashboard/invitations.ts'
 import { minimumPasswordLength } from '../../../app/dashboard/passwords.ts'
-import { type DashboardRefusal, isRefusal } from '../../../app/dashboard/refusals.ts'
+import { type DashboardRefusal, isRefusal, refusal } from '../../../app/dashboard/refusals.ts'
 import { endSession, resolveSession } from '../../../app/dashboard/sessions.ts'
 import {
   beginEnrolment,
@@ -15,7 +15,7 @@ import { readCookie } from '../../pages/cookies.ts'
 import type { Guard } from '../guard.tsx'
 import { type PageContext, plainPage } from '../layout.tsx'
 import { RefusalNote } from '../refusal-text.tsx'
-import { redirect, sendPage } from '../respond.ts'
+import { dashboardPath, redirect, sendPage } from '../respond.ts'
 
 type Form = Record<string, string | undefined>
 const field = (request: FastifyRequest, name: string) =>
@@ -23,9 +23,34 @@ const field = (request: FastifyRequest, name: string) =>
 
 /** Where to go after signing in: only a dashboard path of this origin. */
 function nextPath(text: string | undefined): string {
-  return text?.startsWith('/dashboard/') && !text.startsWith('//') && !text.includes('\\')
-    ? text
-    : '/dashboard/sandbox'
+  return dashboardPath(text, '/dashboard/sandbox')
+}
+
+/**
+ * The status of a refused secret: a wrong one is a 401; a lock, or an address that failed too
+ * often, a 429; no place to check a password now, a 503 to send again in a moment.
+ */
+function refusedStatus(reply: FastifyReply, refused: DashboardRefusal): number {
+  if (refused.refused === 'sign_in_failed' || refused.refused === 'code_wrong') return 401
+  if (refused.refused !== 'password_checks_busy') return 429
+  reply.header('retry-after', '1')
+  return 503
+}
+
+/**
+ * The answer to an attempt that found the member locked, wherever a secret was asked: the session
+ * that made it has ended, and the sign-in page says why.
+ */
+export function sendLockedOut(
+  guard: Guard,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  next = '/dashboard/sandbox',
+): FastifyReply {
+  guard.clearSession(reply)
+  const page = guard.pageOf(request)
+  const locked = refusal('account_locked')
+  return sendPage(reply, 429, passwordPage(page, guard.anonymousForm(reply), next, { refusal: locked }))
 }
 
 /** Signing in, out, accepting an invitation and enrolling the authenticator. */
@@ -56,7 +81,7 @@ export function signInRoutes(app: FastifyInstance, context: AppContext, guard: G
       guard.clientOf(request),
     )
     if (isRefusal(outcome)) {
-      const status = outcome.refused === 'sign_in_failed' ? 401 : 429
+      const status = refusedStatus(reply, outcome)
       const form = guard.anonymousForm(reply)
       return sendPage(
         reply,
@@ -100,16 +125,9 @@ function codeRoutes(app: FastifyInstance, context: AppContext, guard: Guard): vo
     const next = nextPath(field(request, 'next'))
     const outcome = await signInWithCode(context, live, field(request, 'code'), guard.clientOf(request))
     if (isRefusal(outcome)) {
+      if (outcome.refused === 'account_locked') return sendLockedOut(guard, request, reply, next)
       const page = guard.pageOf(request, { csrf: guard.csrfOf(live.session.id) })
-      if (outcome.refused === 'account_locked') {
-        guard.clearSession(reply)
-        return sendPage(
-          reply,
-          429,
-          passwordPage(page, guard.anonymousForm(reply), next, { refusal: outcome }),
-        )
-      }
-      return sendPage(reply, 401, codePage(page, next, outcome))
+      return sendPage(reply, refusedStatus(reply, outcome), codePage(page, next, outcome))
     }
     guard.setSession(reply, outcome.token)
     return redirect(reply, next)
@@ -143,7 +161,12 @@ function invitationRoutes(app: FastifyInstance, context: AppContext, guard: Guar
     )
     if (isRefusal(outcome)) {
       const page = guard.pageOf(request)
-      const status = outcome.refused === 'invitation_unusable' ? 404 : 422
+      const status =
+        outcome.refused === 'invitation_unusable'
+          ? 404
+          : outcome.refused === 'password_checks_busy'
+            ? refusedStatus(reply, outcome)
+            : 422
       return sendPage(reply, status, invitationPage(page, guard.anonymousForm(reply), token, '', outcome))
     }
     guard.setSession(reply, outcome.token)
@@ -159,11 +182,11 @@ function enrolmentRoutes(app: FastifyInstance, context: AppContext, guard: Guard
     const qr = await QRCode.toString(enrolment.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })
     const page = guard.pageOf(request, { csrf: guard.csrfOf(live.session.id) })
     const qrDataUri = `data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}`
-    return sendPage(
-      reply,
-      200,
-      enrolPage(page, enrolment.secret, qrDataUri, nextPath((request.query as Form).next)),
-    )
+    const query = request.query as Form
+    // Only the refusals a confirmation answers are named in the link.
+    const refused = enrolmentRefusals.find((code) => code === query.refused)
+    const shown = refused && refusal(refused, refused === 'address_throttled' ? { minutes: 15 } : undefined)
+    return sendPage(reply, 200, enrolPage(page, enrolment.secret, qrDataUri, nextPath(query.next), shown))
   })
 
   app.post('/dashboard/enrol', async (request, reply) => {
@@ -172,7 +195,10 @@ function enrolmentRoutes(app: FastifyInstance, context: AppContext, guard: Guard
     if (!guard.checkForm(request, reply, live.session.id)) return reply
     const outcome = await confirmEnrolment(context, live, field(request, 'code'), guard.clientOf(request))
     const page = guard.pageOf(request, { csrf: guard.csrfOf(live.session.id) })
-    if (isRefusal(outcome)) return redirect(reply, '/dashboard/enrol?wrong')
+    if (isRefusal(outcome))
+      return outcome.refused === 'account_locked'
+        ? sendLockedOut(guard, request, reply)
+        : redirect(reply, `/dashboard/enrol?refused=${outcome.refused}`)
     guard.setSession(reply, outcome.opened.token)
     const next = nextPath(field(request, 'next'))
     return sendPage(reply, 200, recoveryCodesPage(page, outcome.recoveryCodes, next))
@@ -281,14 +307,21 @@ function invitationPage(
   )
 }
 
-function enrolPage(page: PageContext, secret: string, qrDataUri: string, next: string): string {
+const enrolmentRefusals = ['code_wrong', 'address_throttled'] as const
+
+function enrolPage(
+  page: PageContext,
+  secret: string,
+  qrDataUri: string,
+  next: string,
+  refused: DashboardRefusal | undefined,
+): string {
   const { t } = page
-  const wrong = page.path.includes('wrong')
   return plainPage(
     page,
     t.enrol.title,
     <>
-      {wrong && <p class="error">{t.refusals.code_wrong}</p>}
+      <Refused page={page} refusal={refused} />
       <p>{t.enrol.intro}</p>
       <img src={qrDataUri} alt={t.enrol.qrAlt} width={200} height={200} />
       <p>
