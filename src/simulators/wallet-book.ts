@@ -49,6 +49,7 @@ export interface StatementEntry<Detail> {
 export class WalletBook<Detail> {
   /** Every line, by time then by the order recorded. */
   private readonly lines: BookLine<Detail>[] = []
+  private readonly byPayment = new Map<string, BookLine<Detail>[]>()
   /** The balance after each line of `lines`, computed again after a change. */
   private after: bigint[] | undefined
   private sequence = 0
@@ -66,6 +67,8 @@ export class WalletBook<Detail> {
     let at = this.lines.length
     while (at > 0 && this.lines[at - 1]!.atMs > recorded.atMs) at--
     this.lines.splice(at, 0, recorded)
+    if (recorded.paymentId !== undefined)
+      this.byPayment.set(recorded.paymentId, [...(this.byPayment.get(recorded.paymentId) ?? []), recorded])
     this.after = undefined
     return recorded
   }
@@ -92,8 +95,32 @@ export class WalletBook<Detail> {
     return entries
   }
 
+  /**
+   * Up to `limit` listed lines of [startMs, endMs) after the line at `after` (a line's `atMs` and
+   * `sequence`: a page's cursor), and whether more follow.
+   */
+  listedPage(
+    startMs: number,
+    endMs: number,
+    after: { atMs: number; sequence: number } | undefined,
+    limit: number,
+  ): { entries: StatementEntry<Detail>[]; more: boolean } {
+    const balances = this.balancesAfter()
+    const entries: StatementEntry<Detail>[] = []
+    let index = this.firstAtOrAfter(Math.max(startMs, after?.atMs ?? startMs))
+    for (; index < this.lines.length; index++) {
+      const line = this.lines[index]!
+      if (line.atMs >= endMs) break
+      if (!line.listed || (after && line.atMs === after.atMs && line.sequence <= after.sequence)) continue
+      if (entries.length === limit) return { entries, more: true }
+      entries.push({ line, balanceAfterUnits: balances[index]! })
+    }
+    return { entries, more: false }
+  }
+
+  /** The lines of a payment, in the order recorded. */
   linesOf(paymentId: string): BookLine<Detail>[] {
-    return this.lines.filter((line) => line.paymentId === paymentId)
+    return this.byPayment.get(paymentId) ?? []
   }
 
   private balancesAfter(): bigint[] {
