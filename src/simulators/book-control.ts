@@ -9,7 +9,7 @@ import type { BookLine, LineDirection, NewLine, WalletBook } from './wallet-book
  *
  *   GET  /_simulator/books                  each account: its balance and how many lines it has
  *   POST /_simulator/books/opening          {"amount": "1000000", "account"?}: the account's float
- *   POST /_simulator/books/seed             {"count": 100000, "date": "2026-11-20", "account"?}:
+ *   POST /_simulator/books/seed             {"count": 100000, "date": "2026-11-20", "account"?, …}:
  *        that many lines spread over the UTC day, as a busy day would leave (they exist only in
  *        the books: a status check does not know them)
  *   POST /_simulator/books/breaks           {"kind", "payment"?, "amount"?, "direction"?, "account"?}:
@@ -28,10 +28,24 @@ export interface BookKeeper<Detail> {
   accounts(): ReadonlyMap<string, WalletBook<Detail>>
   /** The account holding a payment's line, if the payment has moved money. */
   accountOf(paymentId: string): WalletBook<Detail> | undefined
-  /** A line of `account` for money that moved for a reference Sika never gave (a new random id). */
-  strangerLine(account: string, amountUnits: bigint, direction: LineDirection, atMs: number): NewLine<Detail>
+  /**
+   * A line of `account` for money that moved for a reference Sika never gave (a new random id);
+   * `request` is the control request, for what a simulator lets it choose (pawaPay's provider).
+   */
+  strangerLine(
+    account: string,
+    amountUnits: bigint,
+    direction: LineDirection,
+    atMs: number,
+    request: Readonly<Record<string, unknown>>,
+  ): NewLine<Detail>
   /** The `index`-th line of a seeded day of `account`, at `atMs`: an ordinary payment, in or out. */
-  seededLine(account: string, index: number, atMs: number): NewLine<Detail>
+  seededLine(
+    account: string,
+    index: number,
+    atMs: number,
+    request: Readonly<Record<string, unknown>>,
+  ): NewLine<Detail>
   /** Another line id for the copy of a line (a duplicate keeps the payment, not the line id). */
   copyLineId(line: BookLine<Detail>): string
   /** Succeeds the payment without its notification; false when the operator does not hold it. */
@@ -100,7 +114,7 @@ function applyBreak<Detail>(
     const book = named.book
     const line =
       kind === 'unknown-line'
-        ? keeper.strangerLine(named.name, amountUnits, direction, Date.now())
+        ? keeper.strangerLine(named.name, amountUnits, direction, Date.now(), body)
         : {
             lineId: `drift-${Date.now()}`,
             paymentId: undefined,
@@ -157,7 +171,7 @@ function seed<Detail>(keeper: BookKeeper<Detail>, body: Body): { status: number;
   const spacingMs = 86_400_000 / count
   const { name, book } = named
   for (let index = 0; index < count; index++)
-    book.record(keeper.seededLine(name, index, day + Math.floor(index * spacingMs)))
+    book.record(keeper.seededLine(name, index, day + Math.floor(index * spacingMs), body))
   return { status: 200, body: { seeded: count, balance: fromUnits(book.balanceUnits()) } }
 }
 
