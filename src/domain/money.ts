@@ -12,6 +12,10 @@ export const currencies = {
 
 export type Currency = keyof typeof currencies
 
+export function isCurrency(value: string): value is Currency {
+  return Object.hasOwn(currencies, value)
+}
+
 /** ISO 3166-1 alpha-2 countries served, each with the currency its wallets hold. */
 export const countries = {
   BJ: 'XOF',

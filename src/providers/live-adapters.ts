@@ -48,9 +48,11 @@ const adapterFactories: Record<string, (connection: Connection, publicBaseUrl: s
 export function liveConnections(operatorsFile: string | undefined, publicBaseUrl: string): LiveConnection[] {
   if (!operatorsFile) return []
   return readOperatorsFile(operatorsFile).map((connection) => ({
+    id: connection.id,
     channel: connection.channel,
     countries: connection.countries,
     baseUrl: connection.baseUrl,
+    lowBalanceAlerts: connection.lowBalanceAlerts,
     adapter: adapterFactories[connection.adapter]!(connection, publicBaseUrl),
   }))
 }

@@ -28,15 +28,12 @@ export interface OperatorCallRecord {
 
 const operatorCalls = channel(operatorCallsChannel)
 
-/**
- * One HTTP call to an operator, bounded by the timeout; a call that gets no answer throws.
- */
-export async function callOperator(
+/** Runs one call and publishes it on the diagnostics channel once it ends, answered or not. */
+async function published<T extends { status: number }>(
   url: string,
   method: 'GET' | 'POST',
-  headers: Record<string, string>,
-  body?: unknown,
-): Promise<OperatorAnswer> {
+  call: () => Promise<T>,
+): Promise<T> {
   const startedAt = performance.now()
   const publish = (status: number | undefined, error: unknown) => {
     if (!operatorCalls.hasSubscribers) return
@@ -44,12 +41,86 @@ export async function callOperator(
     operatorCalls.publish({ url, method, durationMs, status, error } satisfies OperatorCallRecord)
   }
   try {
-    const answer = await send(url, method, headers, body)
+    const answer = await call()
     publish(answer.status, undefined)
     return answer
   } catch (error) {
     publish(undefined, error)
     throw error
+  }
+}
+
+/**
+ * One HTTP call to an operator, bounded by the timeout; a call that gets no answer throws.
+ */
+export function callOperator(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<OperatorAnswer> {
+  return published(url, method, () => send(url, method, headers, body))
+}
+
+/** An operator's answer kept byte for byte: a statement file, a page kept as evidence. */
+export interface OperatorDocument {
+  status: number
+  /** The answer's content type, or '' when it named none. */
+  contentType: string
+  bytes: Buffer
+}
+
+export interface DocumentLimits {
+  /** The whole download's bound; each wait for the next bytes is bounded by the operators' timeout too. */
+  totalTimeoutMs?: number
+  /** A larger answer is cut short and throws. */
+  maxBytes?: number
+}
+
+/** The largest document read by default (a statement of a busy month, compressed, is far below it). */
+export const largestOperatorDocumentBytes = 256 * 1024 * 1024
+
+/**
+ * A GET of a document (a statement file, a page of transactions) kept byte for byte. Waiting for
+ * the answer and for each of its chunks is bounded by the operators' 10 s; the whole download by
+ * `totalTimeoutMs` (10 s unless a large file needs more). A call that gets no answer, or one
+ * larger than `maxBytes`, throws.
+ */
+export function readFromOperator(
+  url: string,
+  headers: Record<string, string>,
+  limits: DocumentLimits = {},
+): Promise<OperatorDocument> {
+  return published(url, 'GET', () => download(url, headers, limits))
+}
+
+async function download(
+  url: string,
+  headers: Record<string, string>,
+  { totalTimeoutMs = operatorCallTimeoutMs, maxBytes = largestOperatorDocumentBytes }: DocumentLimits,
+): Promise<OperatorDocument> {
+  const response = await request(url, {
+    method: 'GET',
+    headers,
+    headersTimeout: operatorCallTimeoutMs,
+    bodyTimeout: operatorCallTimeoutMs,
+    signal: AbortSignal.timeout(totalTimeoutMs),
+  })
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of response.body) {
+    size += (chunk as Buffer).length
+    if (size > maxBytes) {
+      response.body.destroy()
+      throw new Error(`the document is larger than ${maxBytes} bytes`)
+    }
+    chunks.push(chunk as Buffer)
+  }
+  const contentType = response.headers['content-type']
+  return {
+    status: response.statusCode,
+    contentType: Array.isArray(contentType) ? (contentType[0] ?? '') : (contentType ?? ''),
+    bytes: Buffer.concat(chunks, size),
   }
 }
 

@@ -1,5 +1,12 @@
 import type { Direction, Mode, SideRole } from '../domain/kinds.ts'
 import type { Currency } from '../domain/money.ts'
+import type {
+  OperatorBalance,
+  OperatorLine,
+  StatementAccount,
+  StatementWindow,
+  UnreadableLine,
+} from '../domain/operator-lines.ts'
 import type { SideOutcome } from '../domain/transitions.ts'
 
 /** An adapter's answer, already mapped to our statuses. An operator status the adapter does not know maps to `pending`, never to `succeeded`. */
@@ -90,6 +97,55 @@ export interface ProviderAdapter {
    * fail-enqueued). Absent when the operator offers no such thing.
    */
   cancelQueued?(request: ProviderRequest, nowUs: number): Promise<QueuedCancelAnswer>
+  /**
+   * The operator's balance API, read now: one entry per account and currency of the connection
+   * (MTN MoMo's two products, pawaPay's wallet of each country, Wave's wallet). A plain call:
+   * caching it is the caller's. Absent when the operator publishes none (Orange Money Web Payment).
+   */
+  balance?(): Promise<OperatorReading<OperatorBalance[]>>
+  /**
+   * The operator's statement of a window, normalized: its lines, each account's opening and
+   * closing balance when the operator gives them, and the documents as received. An operator that
+   * prepares its statement asynchronously (pawaPay) is waited for, at most `waitMs`. Absent when
+   * the operator publishes no statement API (MTN MoMo, Orange Money Web Payment).
+   */
+  statement?(request: StatementRequest): Promise<OperatorReading<OperatorStatement>>
+}
+
+/**
+ * What an operator read gave: its value, or why there is none, in a sentence for a person (an
+ * operator's refusal, a timeout, a statement that never completed). A reason never quotes a
+ * credential.
+ */
+export type OperatorReading<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly reason: string }
+
+export interface StatementRequest {
+  readonly window: StatementWindow
+  /** How long an asynchronous statement is waited for before the read fails (default 10 minutes). */
+  readonly waitMs?: number
+  /** Stops the waiting early (a shutdown): the read then fails, saying so. */
+  readonly signal?: AbortSignal
+}
+
+/** One document of a statement, byte for byte as the operator sent it: evidence, kept with its hash. */
+export interface StatementFile {
+  /** A name for people: `<statementId>.csv.gz`, `transactions-2026-11-21-page-3.json`. */
+  readonly name: string
+  readonly contentType: string
+  readonly bytes: Uint8Array
+}
+
+/** An operator's statement of one window, in Sika's terms (src/domain/operator-lines.ts). */
+export interface OperatorStatement {
+  readonly window: StatementWindow
+  /** Every account of the connection the statement covers, with its opening and closing balances when known. */
+  readonly accounts: readonly StatementAccount[]
+  /** The lines of the window, oldest first. */
+  readonly lines: readonly OperatorLine[]
+  readonly unreadableLines: readonly UnreadableLine[]
+  readonly files: readonly StatementFile[]
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Direction, Mode } from '../domain/kinds.ts'
+import type { LowBalanceAlert } from './operators-file.ts'
 import type { ProviderAdapter } from './provider.ts'
 
 /** Which adapter moves a side's money: sandbox mode always uses the sandbox; live mode asks the channel. */
@@ -14,6 +15,10 @@ export interface ProviderRegistry {
    * connection of that adapter, as two Wave wallets sign with two secrets.
    */
   byName(name: string): readonly ProviderAdapter[]
+  /** Every live connection of OPERATORS_FILE, in the file's order (the console's operator accounts, the reconciliation's runs). */
+  liveConnections(): readonly LiveConnection[]
+  /** The live connection with this id, or undefined. */
+  liveConnection(id: string): LiveConnection | undefined
 }
 
 const notConnected = (channel: string) => ({
@@ -36,10 +41,14 @@ const unconnectedOperator: ProviderAdapter = {
 
 /** A live adapter and the channel and country pairs it serves (one OPERATORS_FILE entry). */
 export interface LiveConnection {
+  /** Its name in the console, the reconciliation and the CLI: unique among the connections. */
+  id: string
   channel: string
   countries: readonly string[]
   /** Where the adapter calls: /metrics tells each operator call's adapter by it. */
   baseUrl: string
+  /** Its accounts' balances below which the console and /metrics raise an alert, per currency. */
+  lowBalanceAlerts: readonly LowBalanceAlert[]
   adapter: ProviderAdapter
 }
 
@@ -60,5 +69,7 @@ export function createProviderRegistry(
     connects: (mode, channel, country, direction) =>
       mode === 'sandbox' || (byRoute.get(`${channel}/${country}`)?.directions.includes(direction) ?? false),
     byName: (name) => named.get(name) ?? [],
+    liveConnections: () => live,
+    liveConnection: (id) => live.find((connection) => connection.id === id),
   }
 }

@@ -64,3 +64,11 @@ export interface RunningSimulator {
   expireAccessTokens(): void
   close(): Promise<void>
 }
+
+/**
+ * The `id` a simulator's connection entry carries: its channel and countries (`moov-money-bj`),
+ * unique in any OPERATORS_FILE, as one channel and country is served by one connection only.
+ */
+export function connectionId(channel: string, countries: readonly string[]): string {
+  return [channel, ...countries].join('-').toLowerCase()
+}

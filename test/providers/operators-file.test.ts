@@ -37,7 +37,19 @@ const pawapay = {
   providers: { BJ: 'MOOV_BEN', CI: 'MOOV_CIV' },
 }
 
-async function startWith(contents: string): Promise<unknown> {
+const wave = {
+  channel: 'wave',
+  countries: ['SN'],
+  adapter: 'wave',
+  baseUrl: 'http://127.0.0.1:9',
+  apiKey: secret,
+  webhookSecret: secret,
+}
+
+/** Starts Sika with the file; what its live connections are named and alert on, or why it did not start. */
+async function connectionsOf(
+  contents: string,
+): Promise<{ error: unknown } | { connections: { id: string; alerts: unknown }[] }> {
   const path = join(directory, `operators-${Math.random()}.json`)
   writeFileSync(path, contents)
   const config = loadConfig({
@@ -48,10 +60,18 @@ async function startWith(contents: string): Promise<unknown> {
   try {
     const context = await createContext(config, createLogger('silent'))
     await context.store.close()
-    return undefined
+    const connections = context.providers
+      .liveConnections()
+      .map((connection) => ({ id: connection.id, alerts: connection.lowBalanceAlerts }))
+    return { connections }
   } catch (error) {
-    return error
+    return { error }
   }
+}
+
+async function startWith(contents: string): Promise<unknown> {
+  const started = await connectionsOf(contents)
+  return 'error' in started ? started.error : undefined
 }
 
 const refusals: { name: string; contents: unknown; message: RegExp }[] = [
@@ -102,6 +122,73 @@ const refusals: { name: string; contents: unknown; message: RegExp }[] = [
     contents: { connections: [{ ...pawapay, callbackPublicKey: secret }] },
     message: /connections\[0\] \(moov-money\): callbackPublicKey must be a public key/,
   },
+  {
+    name: 'an id that is no name',
+    contents: { connections: [{ ...mtn, id: 'MTN Côte d’Ivoire' }] },
+    message:
+      /connections\[0\] \(mtn-momo\): id must be 1 to 64 lower-case letters, digits, hyphens or underscores/,
+  },
+  {
+    name: 'two connections of one adapter, one without its id',
+    contents: {
+      connections: [
+        { ...wave, id: 'wave-sn' },
+        { ...wave, countries: ['CI'] },
+      ],
+    },
+    message: /connections\[1\] \(wave\): id is required when several connections use the wave adapter/,
+  },
+  {
+    name: 'one id given twice',
+    contents: {
+      connections: [
+        { ...wave, id: 'wallet' },
+        { ...mtn, id: 'wallet' },
+      ],
+    },
+    message: /connections\[1\] \(mtn-momo\): id is already the id of connections\[0\]/,
+  },
+  {
+    name: 'an id that is another connection’s default',
+    contents: { connections: [wave, { ...mtn, id: 'wave' }] },
+    message: /connections\[1\] \(mtn-momo\): id is already the id of connections\[0\]/,
+  },
+  {
+    name: 'a low balance alert that is not an amount',
+    contents: { connections: [{ ...mtn, lowBalanceAlert: '100000' }] },
+    message: /connections\[0\] \(mtn-momo\): lowBalanceAlert must be a positive amount in XOF/,
+  },
+  {
+    name: 'a low balance alert below zero',
+    contents: { connections: [{ ...mtn, lowBalanceAlert: -5 }] },
+    message: /connections\[0\] \(mtn-momo\): lowBalanceAlert must be a positive amount in XOF/,
+  },
+  {
+    name: 'a low balance alert with more decimals than its currency',
+    contents: { connections: [{ ...mtn, lowBalanceAlert: 100.5 }] },
+    message:
+      /connections\[0\] \(mtn-momo\): lowBalanceAlert must be a positive amount in XOF, in major units/,
+  },
+  {
+    name: 'one low balance alert for a connection whose countries hold two currencies',
+    contents: {
+      connections: [
+        {
+          ...pawapay,
+          countries: ['BJ', 'GH'],
+          providers: { BJ: 'MOOV_BEN', GH: 'MTN_MOMO_GHA' },
+          lowBalanceAlert: 500,
+        },
+      ],
+    },
+    message:
+      /connections\[0\] \(moov-money\): lowBalanceAlert must be an amount per currency of the connection, such as/,
+  },
+  {
+    name: 'a low balance alert in a currency the connection does not hold',
+    contents: { connections: [{ ...mtn, lowBalanceAlert: { GHS: 500 } }] },
+    message: /connections\[0\] \(mtn-momo\): lowBalanceAlert\.GHS is not a currency of the connection/,
+  },
 ]
 
 for (const { name, contents, message } of refusals) {
@@ -124,5 +211,47 @@ test('a good pawaPay entry starts, with or without the key its callbacks are sig
   assert.equal(
     await startWith(JSON.stringify({ connections: [{ ...pawapay, callbackPublicKey }] })),
     undefined,
+  )
+})
+
+test('each connection is named by its id; without one, by its adapter when no other connection uses it', async () => {
+  const started = await connectionsOf(
+    JSON.stringify({
+      connections: [mtn, pawapay, { ...wave, id: 'wave-sn' }, { ...wave, id: 'wave-ci', countries: ['CI'] }],
+    }),
+  )
+  assert.ok('connections' in started, String('error' in started && started.error))
+  assert.deepEqual(
+    started.connections.map((connection) => connection.id),
+    ['mtn-momo', 'pawapay', 'wave-sn', 'wave-ci'],
+  )
+})
+
+test('a low balance alert is an amount in the major units of the connection’s currency, or one per currency', async () => {
+  const started = await connectionsOf(
+    JSON.stringify({
+      connections: [
+        { ...mtn, lowBalanceAlert: 250000 },
+        {
+          ...pawapay,
+          countries: ['BJ', 'GH'],
+          providers: { BJ: 'MOOV_BEN', GH: 'MTN_MOMO_GHA' },
+          lowBalanceAlert: { XOF: 100000, GHS: 1500.5 },
+        },
+        wave,
+      ],
+    }),
+  )
+  assert.ok('connections' in started, String('error' in started && started.error))
+  assert.deepEqual(
+    started.connections.map((connection) => connection.alerts),
+    [
+      [{ currency: 'XOF', amountMinor: 250000 }],
+      [
+        { currency: 'XOF', amountMinor: 100000 },
+        { currency: 'GHS', amountMinor: 150050 },
+      ],
+      [],
+    ],
   )
 })

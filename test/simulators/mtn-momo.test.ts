@@ -506,6 +506,83 @@ test('extras: balance and account holder checks', async () => {
   assert.deepEqual(unknown.json, { result: false })
 })
 
+test("account balance: each product's account starts at its float and moves when a transaction in its currency succeeds", async () => {
+  const books = await startMtnMomoSimulator({
+    settleDelayMs,
+    currencies: ['XOF'],
+    availableBalance: '100000',
+  })
+  try {
+    const booksClient = new MomoClient(books)
+    const balanceOf = async (product: Product) =>
+      (await booksClient.status(`/${product}/v1_0/account/balance`, product)).json
+    assert.deepEqual(await balanceOf('collection'), { availableBalance: '100000', currency: 'XOF' })
+    const collected = await booksClient.requestToPay('22997000000', {}, { amount: '5000' })
+    const paid = await booksClient.transfer('22997000000')
+    const declined = await booksClient.transfer('22997000101')
+    for (const [path, product] of [
+      [`/collection/v1_0/requesttopay/${collected.referenceId}`, 'collection'],
+      [`/disbursement/v1_0/transfer/${paid.referenceId}`, 'disbursement'],
+      [`/disbursement/v1_0/transfer/${declined.referenceId}`, 'disbursement'],
+    ] as const) {
+      await pollUntilDefined(async () => {
+        const answer = await booksClient.status(path, product)
+        return answer.json?.status === 'PENDING' ? undefined : answer
+      }, path)
+    }
+    assert.deepEqual(await balanceOf('collection'), { availableBalance: '105000', currency: 'XOF' })
+    assert.deepEqual(await balanceOf('disbursement'), { availableBalance: '97500', currency: 'XOF' })
+  } finally {
+    await books.close()
+  }
+})
+
+test('account balance: the control paths set a float, move the balance with no transaction, and succeed a payment silently', async () => {
+  const books = await startMtnMomoSimulator({ settleDelayMs: 60_000, currencies: ['XOF'] })
+  try {
+    const booksClient = new MomoClient(books)
+    const control = async (path: string, body: unknown) =>
+      booksClient.request('POST', `/_simulator/books/${path}`, {}, body)
+    assert.equal((await control('opening', { account: 'disbursement', amount: '750000' })).status, 200)
+    assert.equal(
+      (
+        await control('breaks', {
+          kind: 'balance-drift',
+          account: 'disbursement',
+          amount: '1200',
+          direction: 'out',
+        })
+      ).status,
+      200,
+    )
+    const balance = await booksClient.status('/disbursement/v1_0/account/balance', 'disbursement')
+    assert.deepEqual(balance.json, { availableBalance: '748800', currency: 'XOF' })
+
+    const path = hook()
+    const { referenceId } = await booksClient.requestToPay(
+      '22997000000',
+      { 'X-Callback-Url': listener.url(path) },
+      { amount: '300' },
+    )
+    assert.equal((await control('breaks', { kind: 'silent-success', payment: referenceId })).status, 200)
+    const status = await booksClient.status(`/collection/v1_0/requesttopay/${referenceId}`, 'collection')
+    assert.equal(status.json.status, 'SUCCESSFUL')
+    const collection = await booksClient.status('/collection/v1_0/account/balance', 'collection')
+    assert.equal(collection.json.availableBalance, '1300')
+    await sleep(100)
+    assert.deepEqual(listener.requestsTo(path), [], 'no callback for a silent success')
+    const listed = await booksClient.request('GET', '/_simulator/books', {})
+    assert.deepEqual(listed.json, [
+      { account: 'collection', balance: '1300', lines: 1 },
+      { account: 'disbursement', balance: '748800', lines: 0 },
+    ])
+    assert.equal((await control('breaks', { kind: 'silent-success', payment: randomUUID() })).status, 404)
+    assert.equal((await control('breaks', { kind: 'duplicate' })).status, 400)
+  } finally {
+    await books.close()
+  }
+})
+
 test('extras: connection() is an OPERATORS_FILE entry whose credentials work', async () => {
   const entry = simulator.connection('mtn-momo', ['BJ', 'CI']) as any
   assert.equal(entry.adapter, 'mtn-momo')

@@ -592,6 +592,7 @@ test('control: cancel and expire-tokens paths; the API methods pay and cancel', 
 test('connection: an OPERATORS_FILE entry whose credentials work', async () => {
   const entry = simulator.connection('orange-money', ['CI', 'SN']) as any
   assert.deepEqual(entry, {
+    id: 'orange-money-ci-sn',
     channel: 'orange-money',
     countries: ['CI', 'SN'],
     adapter: 'orange-money',

@@ -3,6 +3,8 @@ import { createHash, randomUUID, verify } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
+import { gunzipSync } from 'node:zlib'
+import { parse } from 'csv-parse/sync'
 import {
   type RunningPawapaySimulator,
   startPawapaySimulator,
@@ -429,6 +431,7 @@ test('toolkit: active configuration, predict provider and the public key', async
 test('connection(): the OPERATORS_FILE entry names the provider of the channel in each country', async () => {
   const entry = simulator.connection('moov-money', ['BJ']) as any
   assert.deepEqual(entry, {
+    id: 'moov-money-bj',
     channel: 'moov-money',
     countries: ['BJ'],
     adapter: 'pawapay',
@@ -570,4 +573,277 @@ test('close() ends a request still being held', async () => {
   await other.close()
   assert.ok(Date.now() - startedAt < 1000)
   assert.equal(await held, 'cut')
+})
+
+/** The same client, on another simulator. */
+async function callOn(other: RunningPawapaySimulator, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${other.url}${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${other.apiToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  return { status: response.status, json: text === '' ? undefined : JSON.parse(text) } as Answer
+}
+
+/** A statement of the BEN/XOF wallet over the given dates, asked with `compressed` as given. */
+const statementRequest = (overrides: Record<string, unknown> = {}) => ({
+  wallet: { country: 'BEN', currency: 'XOF' },
+  callbackUrl: listener.url('/statements'),
+  startDate: '2026-01-01T00:00:00',
+  endDate: '2026-01-02T00:00:00',
+  ...overrides,
+})
+
+async function completedStatement(other: RunningPawapaySimulator, statementId: string) {
+  return pollUntilDefined(async () => {
+    const answer = await callOn(other, 'GET', `/v2/statements/${statementId}`)
+    return answer.json.data.status === 'PROCESSING' ? undefined : answer.json.data
+  }, `statement ${statementId}`)
+}
+
+/** The CSV behind a downloadUrl, fetched as pawaPay says: no token, and gunzipped when it is .csv.gz. */
+async function download(url: string) {
+  const response = await fetch(url)
+  const bytes = Buffer.from(await response.arrayBuffer())
+  const text = url.split('?')[0]!.endsWith('.gz')
+    ? gunzipSync(bytes).toString('utf8')
+    : bytes.toString('utf8')
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    bytes,
+    rows: parse(text, { columns: true }) as Record<string, string>[],
+  }
+}
+
+test('wallet balances: one wallet per country and currency, moved by what completes, less pawaPay’s fee', async () => {
+  const other = await startPawapaySimulator({ settleDelayMs, walletOpeningBalance: '500000', feePercent: 1 })
+  try {
+    const benin = async () => (await callOn(other, 'GET', '/v2/wallet-balances?country=BEN')).json.balances
+    assert.deepEqual(await benin(), [{ country: 'BEN', balance: '500000.00', currency: 'XOF', provider: '' }])
+    const all = (await callOn(other, 'GET', '/v2/wallet-balances')).json.balances
+    assert.ok(all.some((wallet: any) => wallet.country === 'COD' && wallet.currency === 'USD'))
+    const paid = depositBody('22951345789', { amount: '1000' })
+    await callOn(other, 'POST', '/v2/deposits', paid)
+    const declined = depositBody('22951345101', { amount: '1000' })
+    await callOn(other, 'POST', '/v2/deposits', declined)
+    const payout = payoutBody('237670000000', { amount: '2500' })
+    await callOn(other, 'POST', '/v2/payouts', payout)
+    await pollUntilDefined(
+      () =>
+        other.transactions().every((payment) => ['COMPLETED', 'FAILED'].includes(payment.status))
+          ? true
+          : undefined,
+      'payments to end',
+    )
+    assert.deepEqual(await benin(), [{ country: 'BEN', balance: '500990.00', currency: 'XOF', provider: '' }])
+    const cameroon = (await callOn(other, 'GET', '/v2/wallet-balances?country=CMR')).json.balances
+    assert.equal(cameroon[0].balance, '497475.00')
+    assert.equal((await callOn(other, 'GET', '/v2/wallet-balances?country=benin')).status, 400)
+  } finally {
+    await other.close()
+  }
+})
+
+test('statements: ACCEPTED, PROCESSING, then COMPLETED with its callback and a downloadUrl serving the CSV, gzip when asked', async () => {
+  const other = await startPawapaySimulator({ settleDelayMs, statementDelayMs: 50 })
+  try {
+    const seeded = await callOn(other, 'POST', '/_simulator/books/seed', {
+      count: 4,
+      date: '2026-01-01',
+      account: 'BEN/XOF',
+      provider: 'MOOV_BEN',
+    })
+    assert.equal(seeded.status, 200)
+    const accepted = await callOn(other, 'POST', '/v2/statements', statementRequest())
+    assert.equal(accepted.status, 200)
+    assert.deepEqual(Object.keys(accepted.json), ['statementId', 'status', 'created'])
+    assert.equal(accepted.json.status, 'ACCEPTED')
+    const processing = await callOn(other, 'GET', `/v2/statements/${accepted.json.statementId}`)
+    assert.equal(processing.json.status, 'FOUND')
+    assert.equal(processing.json.data.status, 'PROCESSING')
+    const data = await completedStatement(other, accepted.json.statementId)
+    assert.equal(data.status, 'COMPLETED')
+    assert.deepEqual(data.wallet, { country: 'BEN', currency: 'XOF' })
+    assert.equal(data.startDate, '2026-01-01T00:00:00')
+    assert.match(data.downloadUrl, /\/[0-9a-f-]{36}\.csv\?token=/)
+    assert.ok(Date.parse(data.downloadUrlExpiresAt) - Date.parse(data.completedAt) === 86_400_000)
+    const file = await download(data.downloadUrl)
+    assert.equal(file.status, 200)
+    assert.equal(file.type, 'text/csv')
+    assert.equal(data.fileSize, file.bytes.length)
+    assert.deepEqual(Object.keys(file.rows[0]!), [
+      'Creation Date',
+      'MSISDN',
+      'Transaction ID',
+      'Amount',
+      'Currency',
+      'Country',
+      'MNO',
+      'Type',
+      'Status',
+      'Fee',
+      'Net Amount',
+      'Balance',
+      'Client Reference',
+      'Completed At',
+      'Provider Transaction ID',
+    ])
+    assert.deepEqual(
+      file.rows.map((row) => [row.Type, row.MNO, row.Status, row['Client Reference']]),
+      [
+        ['DEPOSIT', 'MOOV_BEN', 'COMPLETED', 'seed0.main'],
+        ['PAYOUT', 'MOOV_BEN', 'COMPLETED', 'seed1.main'],
+        ['DEPOSIT', 'MOOV_BEN', 'COMPLETED', 'seed2.main'],
+        ['PAYOUT', 'MOOV_BEN', 'COMPLETED', 'seed3.main'],
+      ],
+    )
+    assert.deepEqual(
+      file.rows.map((row) => [row.Amount, row['Net Amount'], row.Balance]),
+      [
+        ['100.00', '100.00', '1000100.00'],
+        ['101.00', '-101.00', '999999.00'],
+        ['102.00', '102.00', '1000101.00'],
+        ['103.00', '-103.00', '999998.00'],
+      ],
+    )
+    const callback = await pollUntilDefined(
+      () =>
+        listener
+          .requestsTo('/statements')
+          .find((request) => request.body.includes(accepted.json.statementId)),
+      'the statement callback',
+    )
+    assert.deepEqual(JSON.parse(callback.body), data)
+
+    const gzipped = await callOn(other, 'POST', '/v2/statements', statementRequest({ compressed: true }))
+    const gzData = await completedStatement(other, gzipped.json.statementId)
+    assert.match(gzData.downloadUrl, /\.csv\.gz\?token=/)
+    const gz = await download(gzData.downloadUrl)
+    assert.equal(gz.type, 'application/gzip')
+    assert.deepEqual(gz.rows, file.rows)
+    assert.equal((await fetch(data.downloadUrl.replace(/token=[^&]+/, 'token=forged'))).status, 403)
+    assert.deepEqual((await callOn(other, 'GET', `/v2/statements/${randomUUID()}`)).json, {
+      status: 'NOT_FOUND',
+    })
+  } finally {
+    await other.close()
+  }
+})
+
+test('statements: bad requests are 400, impossible ones REJECTED; a held statement stays PROCESSING until it ends, FAILED with its callback', async () => {
+  const refused = [
+    [statementRequest({ wallet: undefined }), 400, 'MISSING_PARAMETER'],
+    [statementRequest({ startDate: '1 Jan 2026' }), 400, 'INVALID_PARAMETER'],
+    [statementRequest({ format: 'pdf' }), 400, 'UNSUPPORTED_PARAMETER'],
+    [statementRequest({ compressed: 'yes' }), 400, 'INVALID_PARAMETER'],
+    [statementRequest({ endDate: '2025-12-31T00:00:00' }), 200, 'INVALID_DATE_RANGE'],
+    [statementRequest({ endDate: '2026-02-15T00:00:00' }), 200, 'INVALID_DATE_RANGE'],
+    [statementRequest({ wallet: { country: 'BEN', currency: 'GHS' } }), 200, 'WALLET_NOT_FOUND'],
+    [statementRequest({ callbackUrl: 'not a url' }), 200, 'INVALID_CALLBACK_URL'],
+  ] as const
+  for (const [body, status, code] of refused) {
+    const answer = await call('POST', '/v2/statements', body)
+    assert.equal(answer.status, status, code)
+    assert.equal(answer.json.status, 'REJECTED')
+    assert.equal(answer.json.failureReason.failureCode, code)
+  }
+  assert.equal((await call('POST', '/v2/statements', statementRequest(), null)).status, 401)
+
+  assert.equal(simulator.holdStatements(true), 0)
+  try {
+    const accepted = await call(
+      'POST',
+      '/v2/statements',
+      statementRequest({ startDate: '2026-01-01T00:00:00Z', endDate: '2026-01-01T12:00:00+01:00' }),
+    )
+    await sleep(settleDelayMs * 3)
+    assert.equal(
+      (await call('GET', `/v2/statements/${accepted.json.statementId}`)).json.data.status,
+      'PROCESSING',
+    )
+    const failed = await call(
+      'POST',
+      `/_simulator/statements/${accepted.json.statementId}/status`,
+      { status: 'FAILED' },
+      null,
+    )
+    assert.equal(failed.json.status, 'FAILED')
+    assert.deepEqual(failed.json.failureReason.failureCode, 'UNKNOWN_ERROR')
+    assert.ok(failed.json.failedAt)
+    const callback = await pollUntilDefined(
+      () =>
+        listener
+          .requestsTo('/statements')
+          .find((request) => request.body.includes(accepted.json.statementId)),
+      'the FAILED callback',
+    )
+    assert.equal(JSON.parse(callback.body).status, 'FAILED')
+  } finally {
+    simulator.holdStatements(false)
+  }
+})
+
+test('books: each break of the reconciliation shows in the statement and the wallet balance', async () => {
+  const other = await startPawapaySimulator({ settleDelayMs, statementDelayMs: 10 })
+  try {
+    const breaks = (body: unknown) => callOn(other, 'POST', '/_simulator/books/breaks', body)
+    const kept = depositBody('22951345789', { amount: '1000', clientReferenceId: 'tok1.main' })
+    const dropped = depositBody('22951345789', { amount: '2000', clientReferenceId: 'tok2.main' })
+    const declined = depositBody('22951345101', { amount: '3000', clientReferenceId: 'tok3.main' })
+    const silent = depositBody('22951345104', { amount: '4000', clientReferenceId: 'tok4.main' })
+    for (const body of [kept, dropped, declined, silent]) await callOn(other, 'POST', '/v2/deposits', body)
+    await pollUntilDefined(
+      () =>
+        other.transactions().filter((payment) => ['COMPLETED', 'FAILED'].includes(payment.status)).length ===
+        3
+          ? true
+          : undefined,
+      'three payments to end',
+    )
+    for (const body of [
+      { kind: 'duplicate', payment: kept.depositId },
+      { kind: 'other-amount', payment: kept.depositId, amount: '900' },
+      { kind: 'missing-line', payment: dropped.depositId },
+      { kind: 'unknown-line', account: 'BEN/XOF', amount: '700', provider: 'MOOV_BEN' },
+      { kind: 'balance-drift', account: 'BEN/XOF', amount: '50', direction: 'out' },
+      { kind: 'silent-success', payment: silent.depositId },
+    ])
+      assert.equal((await breaks(body)).status, 200, JSON.stringify(body))
+    const today = new Date().toISOString().slice(0, 10)
+    const accepted = await callOn(
+      other,
+      'POST',
+      '/v2/statements',
+      statementRequest({ startDate: `${today}T00:00:00`, endDate: `${today}T23:59:59` }),
+    )
+    const { rows } = await download((await completedStatement(other, accepted.json.statementId)).downloadUrl)
+    const of = (reference: string) =>
+      rows
+        .filter((row) => row['Client Reference'] === reference)
+        .map((row) => [row['Transaction ID'], row.Amount, row.Status, row['Net Amount']])
+    assert.deepEqual(of('tok1.main'), [
+      [kept.depositId, '900.00', 'COMPLETED', '900.00'],
+      [kept.depositId, '1000.00', 'COMPLETED', '1000.00'],
+    ])
+    assert.deepEqual(of('tok2.main'), [])
+    assert.deepEqual(of('tok3.main'), [[declined.depositId, '3000.00', 'FAILED', '0.00']])
+    assert.deepEqual(of('tok4.main'), [[silent.depositId, '4000.00', 'COMPLETED', '4000.00']])
+    assert.equal(rows.filter((row) => row['Client Reference'] === '').length, 1, 'the unknown line')
+    assert.ok(
+      !listener.requests.some((request) => request.body.includes(silent.depositId)),
+      'no callback for the silent success',
+    )
+    const balance = Number(
+      (await callOn(other, 'GET', '/v2/wallet-balances?country=BEN')).json.balances[0].balance,
+    )
+    const lines = rows.reduce((sum, row) => sum + Number(row['Net Amount']), 1_000_000)
+    assert.equal(lines - balance, 50, 'the wallet moved 50 that no row shows')
+  } finally {
+    await other.close()
+  }
 })

@@ -836,8 +836,10 @@ test('connection(): an OPERATORS_FILE entry whose key works', async () => {
     'baseUrl',
     'channel',
     'countries',
+    'id',
     'webhookSecret',
   ])
+  assert.equal(entry.id, 'wave-sn-ci', 'named by its channel and countries, unique in any file')
   assert.equal(entry.adapter, 'wave')
   assert.equal(entry.baseUrl, simulator.url)
   assert.deepEqual(entry.countries, ['SN', 'CI'])
@@ -860,4 +862,196 @@ test('close(): ends a request still being held', async () => {
   await held.close()
   assert.ok(Date.now() - startedAt < 1000)
   assert.equal(await outcome, 'cut')
+})
+
+/** GET /v1/transactions of a day, every page, following end_cursor while has_next_page. */
+async function allTransactions(waveClient: WaveClient, date: string) {
+  const pages: any[] = []
+  let after: string | undefined
+  do {
+    const page = await waveClient.request(
+      'GET',
+      `/v1/transactions?date=${date}${after === undefined ? '' : `&after=${encodeURIComponent(after)}`}`,
+    )
+    assert.equal(page.status, 200, page.text)
+    pages.push(page.json)
+    after = page.json.page_info.has_next_page ? page.json.page_info.end_cursor : undefined
+  } while (after !== undefined)
+  return { pages, items: pages.flatMap((page) => page.items) }
+}
+
+const today = () => new Date().toISOString().slice(0, 10)
+
+test('balance and transactions: a paid checkout, a payout, a refund and a reversal each leave a transaction; the balance follows', async () => {
+  const { otherClient } = await startOther({ openingBalance: '100000', checkoutFeePercent: 1 })
+  const opened = await otherClient.request('GET', '/v1/balance')
+  assert.deepEqual(opened.json, { amount: '100000', currency: 'XOF' })
+  const session = (await otherClient.createSession({ client_reference: 'tok1.main' })).json
+  assert.equal(
+    (await otherClient.request('POST', `/_simulator/sessions/${session.id}/pay`, { mobile: '+221770000001' }))
+      .status,
+    200,
+  )
+  const payout = (await otherClient.payout('+221770000002', { client_reference: 'tok2.main' })).json
+  assert.equal((await otherClient.request('POST', `/v1/checkout/sessions/${session.id}/refund`)).status, 200)
+  assert.equal((await otherClient.request('POST', `/v1/payout/${payout.id}/reverse`)).status, 200)
+
+  const { items } = await allTransactions(otherClient, today())
+  const paid = (await otherClient.getSession(session.id)).json
+  assert.deepEqual(
+    items.map(({ timestamp, ...item }) => item),
+    [
+      {
+        transaction_id: paid.transaction_id,
+        transaction_type: 'merchant_payment',
+        amount: '990',
+        fee: '10',
+        currency: 'XOF',
+        balance: '100990',
+        counterparty_mobile: '+221770000001',
+        client_reference: 'tok1.main',
+        checkout_api_session_id: session.id,
+      },
+      {
+        transaction_id: payout.id,
+        transaction_type: 'payout',
+        amount: '-505',
+        fee: '5',
+        currency: 'XOF',
+        balance: '100485',
+        counterparty_name: 'Fatou Ndiaye',
+        counterparty_mobile: '+221770000002',
+        client_reference: 'tok2.main',
+      },
+      {
+        transaction_id: items[2].transaction_id,
+        transaction_type: 'merchant_payment_refund',
+        amount: '-1000',
+        fee: '0',
+        currency: 'XOF',
+        balance: '99485',
+        counterparty_mobile: '+221770000001',
+        client_reference: 'tok1.main',
+        checkout_api_session_id: session.id,
+        is_reversal: true,
+      },
+      {
+        transaction_id: items[3].transaction_id,
+        transaction_type: 'payout_reversal',
+        amount: '505',
+        fee: '0',
+        currency: 'XOF',
+        balance: '99990',
+        counterparty_name: 'Fatou Ndiaye',
+        counterparty_mobile: '+221770000002',
+        client_reference: 'tok2.main',
+        is_reversal: true,
+      },
+    ],
+  )
+  for (const item of items) assert.match(item.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+  assert.deepEqual((await otherClient.request('GET', '/v1/balance')).json, {
+    amount: '99990',
+    currency: 'XOF',
+  })
+  const failed = await otherClient.payout('+221770000101')
+  assert.equal(failed.json.status, 'failed')
+  assert.equal((await allTransactions(otherClient, today())).items.length, 4, 'a failed payout moved nothing')
+})
+
+test('transactions: pages follow end_cursor while has_next_page, oldest first, each balance the one before plus the amount', async () => {
+  const { otherClient } = await startOther({ transactionsPageSize: 3 })
+  const seeded = await otherClient.request('POST', '/_simulator/books/seed', {
+    count: 10,
+    date: '2026-03-04',
+  })
+  assert.equal(seeded.status, 200, seeded.text)
+  const { pages, items } = await allTransactions(otherClient, '2026-03-04')
+  assert.deepEqual(
+    pages.map((page) => page.items.length),
+    [3, 3, 3, 1],
+  )
+  assert.deepEqual(
+    pages.map((page) => page.page_info.has_next_page),
+    [true, true, true, false],
+  )
+  assert.equal(pages[0].page_info.start_cursor, null)
+  assert.equal(pages[1].page_info.start_cursor, pages[0].page_info.end_cursor)
+  assert.ok(pages.every((page) => page.date === '2026-03-04'))
+  const times = items.map((item) => Date.parse(item.timestamp))
+  assert.deepEqual(
+    times,
+    [...times].sort((a, b) => a - b),
+  )
+  let balance = 1_000_000
+  for (const item of items) {
+    balance += Number(item.amount)
+    assert.equal(Number(item.balance), balance)
+  }
+  assert.equal(new Set(items.map((item) => item.transaction_id)).size, 10)
+  assert.equal((await allTransactions(otherClient, '2026-03-05')).items.length, 0)
+  const badDate = await otherClient.request('GET', '/v1/transactions?date=2026-02-30')
+  assert.equal(badDate.status, 400)
+  assert.deepEqual(badDate.json.details[0].loc, ['query', 'date'])
+  const badCursor = await otherClient.request('GET', '/v1/transactions?date=2026-03-04&after=nope')
+  assert.equal(badCursor.status, 400)
+  assert.deepEqual(badCursor.json.details[0].loc, ['query', 'after'])
+  const unauthorised = await new WaveClient(simulator, 'wave_sn_prod_wrong').request('GET', '/v1/balance')
+  assert.equal(unauthorised.status, 401)
+})
+
+test('books: each break of the reconciliation shows in the transactions and the balance', async () => {
+  const { other, otherClient } = await startOther({
+    openingBalance: '50000',
+    checkoutFeePercent: 1,
+    autoPay: false,
+  })
+  const breaks = (body: unknown) => otherClient.request('POST', '/_simulator/books/breaks', body)
+  const payout = (
+    await otherClient.payout('+221770000003', { client_reference: 'tok3.main', receive_amount: '1000' })
+  ).json
+  const missing = (await otherClient.createSession({ client_reference: 'tok4.main' })).json
+  await otherClient.request('POST', `/_simulator/sessions/${missing.id}/pay`, {})
+  const silent = (await otherClient.createSession({ client_reference: 'tok5.main', amount: '300' })).json
+
+  assert.equal((await breaks({ kind: 'unknown-line', amount: '700' })).status, 200)
+  assert.equal((await breaks({ kind: 'duplicate', payment: payout.id })).status, 200)
+  assert.equal((await breaks({ kind: 'missing-line', payment: missing.id })).status, 200)
+  assert.equal((await breaks({ kind: 'balance-drift', amount: '100', direction: 'out' })).status, 200)
+  assert.equal((await breaks({ kind: 'silent-success', payment: silent.id })).status, 200)
+  const edited = await breaks({ kind: 'other-amount', payment: payout.id, amount: '900' })
+  assert.equal(edited.status, 200, edited.text)
+
+  const { items } = await allTransactions(otherClient, today())
+  const byReference = (reference: string | undefined) =>
+    items.filter((item) => item.client_reference === reference)
+  assert.deepEqual(
+    byReference('tok3.main').map((item) => item.amount),
+    ['-910', '-1010'],
+    'another amount, then the duplicate as first recorded',
+  )
+  assert.notEqual(byReference('tok3.main')[0].transaction_id, byReference('tok3.main')[1].transaction_id)
+  assert.deepEqual(
+    byReference(undefined).map((item) => item.amount),
+    ['693'],
+    'a payment nobody asked for, less its fee',
+  )
+  assert.deepEqual(byReference('tok4.main'), [], 'the paid checkout has no line')
+  assert.deepEqual(
+    byReference('tok5.main').map((item) => item.amount),
+    ['297'],
+  )
+  assert.equal((await otherClient.getSession(silent.id)).json.payment_status, 'succeeded')
+  assert.deepEqual(other.callbacks, [], 'no webhook for the silent success (no webhook URL was even set)')
+
+  const balance = Number((await otherClient.request('GET', '/v1/balance')).json.amount)
+  const listed = items.reduce((sum, item) => sum + Number(item.amount), 50_000)
+  assert.equal(listed - balance, 100, 'the balance moved 100 that no line shows')
+  const jumps = items
+    .slice(1)
+    .map((item, index) => Number(items[index].balance) + Number(item.amount) - Number(item.balance))
+    .filter((jump) => jump !== 0)
+  assert.deepEqual(jumps, [100], 'one line’s balance is not the one before it plus its amount')
+  assert.equal((await breaks({ kind: 'duplicate', payment: 'pt-unknown' })).status, 404)
+  assert.equal((await breaks({ kind: 'other-amount', payment: payout.id })).status, 400)
 })

@@ -1,5 +1,6 @@
 import { pollDelayMs, unsignedNotification } from '../operator-polling.ts'
 import type { ProviderAdapter, ProviderOutcome, ProviderRequest } from '../provider.ts'
+import { readBalances } from './balance.ts'
 import { createMtnClient, type MtnConnection } from './client.ts'
 import { outcomeOfStatus, paymentBody, productOf, resourceOf } from './wire.ts'
 
@@ -79,5 +80,7 @@ export function createMtnMomoAdapter(options: MtnMomoAdapterOptions): ProviderAd
     // Unsigned: which side it is about comes from the query Sika put on X-Callback-Url; what
     // happened is asked of MTN's status endpoint before anything settles.
     parseNotification: async ({ query }) => unsignedNotification(query),
+    // MTN publishes an account balance per product, and no statement.
+    balance: () => readBalances(client),
   }
 }

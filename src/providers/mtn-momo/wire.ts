@@ -1,5 +1,7 @@
 import { toMajorUnits } from '../../domain/money.ts'
+import type { OperatorBalance } from '../../domain/operator-lines.ts'
 import type { FailureReason } from '../../domain/status.ts'
+import { minorUnitsOf, sikaCurrencyOf } from '../operator-amounts.ts'
 import type { ProviderOutcome, ProviderRequest } from '../provider.ts'
 
 /**
@@ -84,4 +86,21 @@ export function outcomeOfStatus(body: Record<string, unknown>, pollAfterMs: numb
   }
   // PENDING, or a transient CREATED: ask again later.
   return { status: 'pending', pollAfterMs, ...reference }
+}
+
+/** The account balance of a product (`GET /{product}/v1_0/account/balance`). */
+export const balancePath = (product: Product) => `/${product}/v1_0/account/balance`
+
+/**
+ * `{availableBalance: "1000", currency: "XOF"}` (the simulator's SOURCES.md, "Account balance")
+ * as the product's account, or the problem with it: a currency Sika does not hold, an amount
+ * that is no amount of it.
+ */
+export function balanceOfProduct(product: Product, body: unknown): OperatorBalance | string {
+  const answer = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
+  const currency = sikaCurrencyOf(answer.currency)
+  if (currency === undefined) return `MTN MoMo's ${product} balance is in a currency Sika does not hold.`
+  const balanceMinor = minorUnitsOf(answer.availableBalance, currency)
+  if (balanceMinor === undefined) return `MTN MoMo's ${product} balance has no readable availableBalance.`
+  return { account: product, currency, balanceMinor, raw: answer }
 }

@@ -9,6 +9,7 @@ import type {
 import { cancelQueued, initiateMany } from './bulk.ts'
 import { largestPawapayBulk } from './bulk-wire.ts'
 import { createPawapayClient, type PawapayAnswer } from './client.ts'
+import { readPawapayBalances, readPawapayStatement } from './finances.ts'
 import { createCallbackVerifier } from './signature.ts'
 import {
   initiationBody,
@@ -27,6 +28,8 @@ export interface PawapayAdapterOptions {
   notificationUrl: string
   /** pawaPay's callback-signing public key (PEM): when given, only signed callbacks are heard. */
   callbackPublicKey?: string
+  /** Ask statements gzipped (default true); a plain CSV is read as well. */
+  compressedStatements?: boolean
 }
 
 /** A callback names its payment by depositId or payoutId only; what happened is asked of the status endpoint. */
@@ -49,7 +52,8 @@ async function parseCallback(
  * payment's id, and are only a hint: Sika asks GET /v2/{deposits|payouts}/{id} before it settles.
  * Payouts also go 20 to a request (POST /v2/payouts/bulk), each answered as a single payout is,
  * and a payout pawaPay holds ENQUEUED can be stopped (fail-enqueued): it then ends FAILED with
- * MANUALLY_CANCELLED, which maps to `canceled`.
+ * MANUALLY_CANCELLED, which maps to `canceled`. The wallets' balances and statements come from
+ * pawaPay's finance endpoints.
  */
 export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAdapter {
   const call = createPawapayClient(options.baseUrl, options.apiToken)
@@ -81,6 +85,12 @@ export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAd
   }
 
   const bulk = { call, providers: options.providers, initiate }
+  const finances = {
+    call,
+    providers: options.providers,
+    callbackUrl: options.notificationUrl,
+    compressed: options.compressedStatements ?? true,
+  }
 
   async function pollStatus(request: ProviderRequest, nowUs: number): Promise<ProviderOutcome> {
     if (!request.operatorReference) return pending(request, nowUs)
@@ -104,5 +114,7 @@ export function createPawapayAdapter(options: PawapayAdapterOptions): ProviderAd
     initiateMany: (requests, nowUs) => initiateMany(bulk, requests, nowUs),
     largestBulk: largestPawapayBulk,
     cancelQueued: (request) => cancelQueued(call, request),
+    balance: () => readPawapayBalances(finances),
+    statement: (request) => readPawapayStatement(finances, request),
   }
 }

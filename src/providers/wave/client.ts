@@ -1,4 +1,4 @@
-import { callOperator, type OperatorAnswer } from '../operator-http.ts'
+import { callOperator, type OperatorAnswer, readFromOperator } from '../operator-http.ts'
 
 export type WaveAnswer = OperatorAnswer
 
@@ -9,3 +9,10 @@ export function createWaveClient(baseUrl: string, apiKey: string) {
 }
 
 export type WaveCall = ReturnType<typeof createWaveClient>
+
+/** A GET of Wave's kept byte for byte (a page of transactions, as evidence), with the same key. */
+export function createWaveDocumentReader(baseUrl: string, apiKey: string) {
+  return (path: string) => readFromOperator(`${baseUrl}${path}`, { authorization: `Bearer ${apiKey}` })
+}
+
+export type WaveDocumentRead = ReturnType<typeof createWaveDocumentReader>

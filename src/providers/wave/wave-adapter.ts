@@ -6,7 +6,8 @@ import type {
   ProviderOutcome,
   ProviderRequest,
 } from '../provider.ts'
-import { createWaveClient, type WaveAnswer, type WaveCall } from './client.ts'
+import { createWaveClient, createWaveDocumentReader, type WaveAnswer, type WaveCall } from './client.ts'
+import { readWaveBalance, readWaveStatement } from './reconciliation.ts'
 import { verifyWaveSignature } from './signature.ts'
 import {
   checkoutBody,
@@ -84,11 +85,24 @@ async function refundSession(
   }
 }
 
+/** Wave refused the request itself (validation, authentication, funds): nothing was created. */
+function refusalOf(answer: WaveAnswer): ProviderOutcome {
+  const code = isObject(answer.body) && typeof answer.body.code === 'string' ? answer.body.code : undefined
+  return {
+    status: code === 'insufficient-funds' ? 'failed' : 'error',
+    reason: {
+      code: code ? `wave_${code.replaceAll('-', '_')}` : 'operator_refused',
+      message: `Wave refused the request (HTTP ${answer.status}${code ? ` ${code}` : ''}).`,
+    },
+  }
+}
+
 /**
  * Wave Business API (CONTRACT.md, Operators). Cash-in is a checkout session whose wave_launch_url
  * becomes the record's redirectUrl; cash-out a payout under Idempotency-Key = the side's operator
  * reference, so a retry is the same payout. Anything without a clear answer stays pending and is
- * looked up by client_reference. Webhooks are verified (Wave-Signature) and then confirmed.
+ * looked up by client_reference. Webhooks are verified (Wave-Signature) and then confirmed. The
+ * wallet's balance and its transactions of a window come from the Balance & Reconciliation API.
  */
 export function createWaveAdapter(options: WaveAdapterOptions): ProviderAdapter {
   const call = createWaveClient(options.baseUrl, options.apiKey)
@@ -121,15 +135,7 @@ export function createWaveAdapter(options: WaveAdapterOptions): ProviderAdapter 
     if (answer.status === 200 && isObject(answer.body))
       return cashIn ? outcomeOfSession(answer.body, 2_000) : outcomeOfPayout(answer.body, 2_000)
     if (answer.status >= 500 || answer.status === 409) return pending(request, nowUs)
-    const code = isObject(answer.body) && typeof answer.body.code === 'string' ? answer.body.code : undefined
-    // Wave refused the request itself (validation, authentication, funds): nothing was created.
-    return {
-      status: code === 'insufficient-funds' ? 'failed' : 'error',
-      reason: {
-        code: code ? `wave_${code.replaceAll('-', '_')}` : 'operator_refused',
-        message: `Wave refused the request (HTTP ${answer.status}${code ? ` ${code}` : ''}).`,
-      },
-    }
+    return refusalOf(answer)
   }
 
   /** By its id once known; otherwise by client_reference, which a lost answer cannot hide. */
@@ -158,5 +164,8 @@ export function createWaveAdapter(options: WaveAdapterOptions): ProviderAdapter 
     initiate,
     pollStatus,
     parseNotification: async (input) => parseWaveWebhook(input, options.webhookSecret),
+    balance: () => readWaveBalance(call),
+    statement: (request) =>
+      readWaveStatement(createWaveDocumentReader(options.baseUrl, options.apiKey), request),
   }
 }

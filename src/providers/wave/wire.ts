@@ -1,6 +1,7 @@
-import type { SideRole } from '../../domain/kinds.ts'
 import { toMajorUnits } from '../../domain/money.ts'
 import type { ProviderOutcome, ProviderRequest } from '../provider.ts'
+
+export { sideOfClientReference } from '../side-reference.ts'
 
 /**
  * Sika's shapes in Wave Business API terms: a cash-in is a checkout session the customer pays on
@@ -10,13 +11,6 @@ import type { ProviderOutcome, ProviderRequest } from '../provider.ts'
 
 export const clientReferenceOf = (request: Pick<ProviderRequest, 'token' | 'role'>) =>
   `${request.token}.${request.role}`
-
-export function sideOfClientReference(value: unknown): { token: string; role: SideRole } | undefined {
-  if (typeof value !== 'string') return undefined
-  const [token, role] = value.split('.')
-  if (!token || (role !== 'main' && role !== 'from' && role !== 'to')) return undefined
-  return { token, role }
-}
 
 /** What moves on the customer's wallet, in major units, as Wave's string (no decimals for XOF). */
 export const waveAmount = (request: ProviderRequest) =>

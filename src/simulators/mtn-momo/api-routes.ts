@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Exchange } from '../http-io.ts'
 import { outcomeForPhoneNumber, type SimulatorOutcome } from '../test-numbers.ts'
+import { balanceView } from './accounts.ts'
 import { checkApiCall, checkBasicCredentials, checkSubscriptionKey } from './auth.ts'
 import { type Refusal, refusals } from './errors.ts'
 import { header, sendEmpty, sendJson } from './http-io.ts'
@@ -106,11 +107,11 @@ function status(spec: OperationSpec) {
   }
 }
 
-function balance(state: SimulatorState, { response }: Exchange): void {
-  sendJson(response, 200, {
-    availableBalance: state.config.availableBalance,
-    currency: state.config.currencies?.[0] ?? 'EUR',
-  })
+/** GET /{product}/v1_0/account/balance: the product's account, from the simulator's books. */
+function balance(product: ProductName) {
+  return (state: SimulatorState, { response }: Exchange): void => {
+    sendJson(response, 200, balanceView(state, product))
+  }
 }
 
 /** GET /{product}/v1_0/accountholder/{msisdn|email|party_code}/{id}/active: 108 is not registered. */
@@ -131,7 +132,7 @@ function routeOf(method: string, path: string): Route | undefined {
     if (method === 'POST' && path === `/${product}/token/`)
       return { product, bearer: false, run: issueToken(product) }
     if (method === 'GET' && path === `/${product}/v1_0/account/balance`)
-      return { product, bearer: true, run: balance }
+      return { product, bearer: true, run: balance(product) }
   }
   for (const spec of operations) {
     if (method === 'POST' && path === spec.createPath)

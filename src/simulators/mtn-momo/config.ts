@@ -32,7 +32,10 @@ export interface MtnMomoSimulatorOptions extends SimulatorOptions {
    * checks it against the API user's providerCallbackHost. Default: any host is accepted.
    */
   providerCallbackHost?: string
-  /** What GET /{product}/v1_0/account/balance answers (default 1000 in the first currency, or EUR). */
+  /**
+   * Each product account's float: what GET /{product}/v1_0/account/balance answers before any
+   * transaction moves it (default 1000, in the first of `currencies`, or EUR).
+   */
   availableBalance?: string
 }
 

@@ -1,3 +1,4 @@
+import { connectionId } from '../simulator.ts'
 import type { SimulatorState } from './state.ts'
 
 /**
@@ -11,6 +12,7 @@ export function connectionEntry(
 ): Record<string, unknown> {
   const { collection, disbursement } = state.config.credentials
   return {
+    id: connectionId(channel, countries),
     channel,
     countries: [...countries],
     adapter: 'mtn-momo',

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http'
+import { answerBookControl } from '../book-control.ts'
 import { answerSharedControl } from '../control.ts'
+import { accountKeeper } from './account-keeper.ts'
 import type { Exchange } from './api-routes.ts'
 import { connectionEntry } from './connection.ts'
 import { sendJson } from './http-io.ts'
@@ -19,6 +21,9 @@ import type { SimulatorState } from './state.ts'
  *   GET  /_simulator/callbacks                       every callback sent and how it was answered
  *   GET  /_simulator/requests                        every request received
  *   GET  /_simulator/connection?channel=&countries=  the OPERATORS_FILE entry for this simulator
+ *   GET|POST /_simulator/books/...                   the accounts of `collection` and `disbursement`:
+ *        their float, seeded lines, and the breaks that apply to an operator without statements
+ *        (silent-success, balance-drift; src/simulators/book-control.ts)
  */
 export const controlPrefix = '/_simulator/'
 
@@ -133,6 +138,7 @@ export function handleControl(state: SimulatorState, exchange: Exchange) {
   const { response, path } = exchange
   const [name = '', ...rest] = path.slice(controlPrefix.length).split('/').filter(Boolean)
   if (name === 'transactions') return transactionRoutes(state, exchange, rest)
+  if (answerBookControl(exchange, name, rest, accountKeeper(state))) return
   const shared = answerSharedControl(exchange, name, {
     sent: state.callbacks.sent,
     sentPath: 'callbacks',

@@ -1,11 +1,12 @@
 /**
  * A simulator of MTN's MoMo Open API (momodeveloper.mtn.com): tokens, RequestToPay (collection),
- * Transfer and Refund (disbursement), their status reads and callbacks, account balance and
- * account-holder checks. Every behaviour and its published source is listed in SOURCES.md.
+ * Transfer and Refund (disbursement), their status reads and callbacks, each product's account
+ * balance (from the simulator's own books of what succeeded) and account-holder checks. Every behaviour and its published source is listed in SOURCES.md.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { listen, receive } from '../http-io.ts'
 import type { RunningSimulator } from '../simulator.ts'
+import { newAccounts } from './accounts.ts'
 import { handleApiCall } from './api-routes.ts'
 import { CallbackSender } from './callbacks.ts'
 import { type MtnMomoSimulatorOptions, type ProductCredentials, resolveConfig } from './config.ts'
@@ -54,6 +55,7 @@ export async function startMtnMomoSimulator(
     config,
     tokens: new TokenStore(config.tokenLifetimeSeconds),
     ledger: new Ledger(),
+    accounts: newAccounts(config),
     callbacks: new CallbackSender(),
     timers: new Timers(),
     requests: [],

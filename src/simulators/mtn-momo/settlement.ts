@@ -1,3 +1,4 @@
+import { bookTransaction } from './accounts.ts'
 import { applyStatus, type MomoTransaction, statusView } from './ledger.ts'
 import type { MomoStatus } from './operations.ts'
 import type { SimulatorState } from './state.ts'
@@ -23,6 +24,7 @@ export function settleNow(state: SimulatorState, transaction: MomoTransaction): 
   const final = state.ledger.finalStatusOf(transaction)
   if (final === undefined) return
   applyStatus(transaction, final)
+  bookTransaction(state, transaction)
   notify(state, transaction)
 }
 
@@ -41,6 +43,7 @@ export interface ForcedStatus {
 /** Sets a transaction's status from the control paths, sending its callback if the status is final. */
 export function forceStatus(state: SimulatorState, transaction: MomoTransaction, forced: ForcedStatus): void {
   applyStatus(transaction, forced)
+  bookTransaction(state, transaction)
   if (forced.status === 'PENDING' || forced.callback === false) return
   notify(state, transaction, forced.callback === true)
 }

@@ -1,5 +1,6 @@
 import type { RecordedRequest } from '../simulator.ts'
 import { Timers } from '../timers.ts'
+import type { Accounts } from './accounts.ts'
 import type { CallbackSender } from './callbacks.ts'
 import type { SimulatorConfig } from './config.ts'
 import type { Ledger } from './ledger.ts'
@@ -12,6 +13,8 @@ export interface SimulatorState {
   readonly config: SimulatorConfig
   readonly tokens: TokenStore
   readonly ledger: Ledger
+  /** The partner's account of each product: what the balance endpoint reads. */
+  readonly accounts: Accounts
   readonly callbacks: CallbackSender
   readonly timers: Timers
   readonly requests: RecordedRequest[]

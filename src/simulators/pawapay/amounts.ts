@@ -4,24 +4,11 @@
  */
 export const amountPattern = /^([0]|([1-9][0-9]{0,17}))([.][0-9]{0,3}[1-9])?$/
 
-/** Every amount as a whole number of 1/10000 units, so sums and comparisons stay exact. */
-const scale = 4
+export { fromUnits, toUnits } from '../decimal-units.ts'
 
 export function decimalsOf(amount: string): number {
   const point = amount.indexOf('.')
   return point === -1 ? 0 : amount.length - point - 1
-}
-
-export function toUnits(amount: string): bigint {
-  const [whole = '0', fraction = ''] = amount.split('.')
-  return BigInt(whole) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, '0') || '0')
-}
-
-/** The shortest decimal for a number of units: 300000 is "30", 305000 is "30.5". */
-export function fromUnits(units: bigint): string {
-  const whole = units / 10n ** BigInt(scale)
-  const fraction = (units % 10n ** BigInt(scale)).toString().padStart(scale, '0').replace(/0+$/, '')
-  return fraction === '' ? whole.toString() : `${whole}.${fraction}`
 }
 
 /**

@@ -3,6 +3,7 @@ import { checkBearer } from './auth.ts'
 import { idInBody } from './bodies.ts'
 import { initiateBulk } from './bulk.ts'
 import { rejections, technical } from './errors.ts'
+import { checkStatement, initiateStatement, walletBalances } from './finance-routes.ts'
 import { type Exchange, sendJson } from './http-io.ts'
 import { initiate } from './initiate.ts'
 import { isFinal } from './ledger.ts'
@@ -73,6 +74,8 @@ const toolkit: Record<string, Handler> = {
   'GET /v2/active-conf': activeConfiguration,
   'POST /v2/predict-provider': predictProvider,
   'GET /v2/public-key/http': publicKeys,
+  'GET /v2/wallet-balances': walletBalances,
+  'POST /v2/statements': initiateStatement,
 }
 
 /** The operation a method and path name, or undefined for what pawaPay does not publish. */
@@ -81,6 +84,9 @@ function routeOf(method: string, path: string): Route | undefined {
     const route = operationRoute(method, path, spec)
     if (route) return route
   }
+  const statementId = /^\/v2\/statements\/([^/]+)$/.exec(path)?.[1]
+  if (statementId !== undefined)
+    return method === 'GET' ? { run: checkStatement(decoded(statementId)) } : undefined
   const run = toolkit[`${method} ${path}`]
   return run === undefined ? undefined : { run }
 }

@@ -48,6 +48,14 @@ export interface PawapaySimulatorOptions extends SimulatorOptions {
    * than 20 payout transactions may be rejected", D-BULK); more is a 400.
    */
   largestBulk?: number
+  /** Each wallet's float before any payment moves it, in major units (default 1000000). */
+  walletOpeningBalance?: string
+  /** pawaPay's fee on each payment, in percent of its amount (default 0: fees are per contract, not published). */
+  feePercent?: number
+  /** How long a statement takes to generate (default `settleDelayMs`). */
+  statementDelayMs?: number
+  /** How long a statement's downloadUrl works after it is generated (default 1 day, as documented). */
+  statementUrlLifetimeMs?: number
 }
 
 export interface SimulatorConfig {
@@ -67,6 +75,10 @@ export interface SimulatorConfig {
   readonly invalidTokenStatus: 401 | 403
   readonly callbackClientReferenceId: boolean
   readonly largestBulk: number
+  readonly walletOpeningBalance: string
+  readonly feePercent: number
+  readonly statementDelayMs: number
+  readonly statementUrlLifetimeMs: number
 }
 
 export function resolveConfig(options: PawapaySimulatorOptions = {}): SimulatorConfig {
@@ -91,5 +103,9 @@ export function resolveConfig(options: PawapaySimulatorOptions = {}): SimulatorC
     invalidTokenStatus: options.invalidTokenStatus ?? 401,
     callbackClientReferenceId: options.callbackClientReferenceId ?? false,
     largestBulk: options.largestBulk ?? 20,
+    walletOpeningBalance: options.walletOpeningBalance ?? '1000000',
+    feePercent: options.feePercent ?? 0,
+    statementDelayMs: options.statementDelayMs ?? options.settleDelayMs ?? 1000,
+    statementUrlLifetimeMs: options.statementUrlLifetimeMs ?? 86_400_000,
   }
 }

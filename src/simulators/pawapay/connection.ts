@@ -1,3 +1,4 @@
+import { connectionId } from '../simulator.ts'
 import { countryByIso2, countryByIso3, providerFor } from './providers.ts'
 import type { SimulatorState } from './state.ts'
 
@@ -18,6 +19,7 @@ export function connectionEntry(
     if (provider) providers[code] = provider.code
   }
   return {
+    id: connectionId(channel, countries),
     channel,
     countries: [...countries],
     adapter: 'pawapay',

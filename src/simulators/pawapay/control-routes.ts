@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { answerBookControl } from '../book-control.ts'
 import { answerSharedControl } from '../control.ts'
 import { connectionEntry } from './connection.ts'
 import { isObject } from './fields.ts'
@@ -8,7 +9,9 @@ import type { OperationKind } from './operations.ts'
 import { holdPayouts } from './queue.ts'
 import { type ForcedStatus, forceStatus } from './settlement.ts'
 import type { SimulatorState } from './state.ts'
+import { completeStatement, failStatement, holdStatements, statementData } from './statements.ts'
 import { statusData } from './views.ts'
+import { walletKeeper } from './wallet-keeper.ts'
 
 /**
  * Paths under /_simulator/ for tests and people: not part of pawaPay's API, so they need no token.
@@ -27,6 +30,12 @@ import { statusData } from './views.ts'
  *   GET  /_simulator/callbacks                     every callback attempt and how it was answered
  *   GET  /_simulator/requests                      every request received
  *   GET  /_simulator/connection?channel=&countries=  the OPERATORS_FILE entry for this simulator
+ *   GET  /_simulator/statements                    every statement asked for, as its status check shows it
+ *   POST /_simulator/statements  {"hold": true|false}
+ *        true: statements stay PROCESSING (a generation that never ends); false: generates every held one
+ *   POST /_simulator/statements/{id}/status  {"status": "COMPLETED"|"FAILED"}: ends its generation now
+ *   GET|POST /_simulator/books/...                 the wallets (`BEN/XOF`): floats, a seeded day (with
+ *        "provider"), and each break of the reconciliation (src/simulators/book-control.ts)
  */
 export const controlPrefix = '/_simulator/'
 
@@ -139,10 +148,46 @@ const queueRoutes: Record<string, (state: SimulatorState, exchange: Exchange) =>
   acceptances: (state, { response }) => sendJson(response, 200, state.receipts.acceptances()),
 }
 
+function statementRoutes(
+  state: SimulatorState,
+  { request, response, body }: Exchange,
+  [id, action]: string[],
+) {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body === '' ? '{}' : body)
+  } catch {
+    parsed = undefined
+  }
+  const fields = isObject(parsed) ? parsed : {}
+  if (id === undefined && request.method === 'GET')
+    return sendJson(
+      response,
+      200,
+      state.statements.all().map((statement) => statementData(state, statement)),
+    )
+  if (id === undefined && request.method === 'POST' && typeof fields.hold === 'boolean') {
+    const held = holdStatements(state, fields.hold)
+    return sendJson(response, 200, { hold: fields.hold, [fields.hold ? 'processing' : 'released']: held })
+  }
+  const statement = id === undefined ? undefined : state.statements.get(id)
+  if (statement !== undefined && action === 'status' && request.method === 'POST') {
+    if (fields.status === 'COMPLETED') completeStatement(state, statement)
+    else if (fields.status === 'FAILED') failStatement(state, statement)
+    else return sendJson(response, 400, { error: 'Expected {"status": "COMPLETED"|"FAILED"}' })
+    return sendJson(response, 200, statementData(state, statement))
+  }
+  sendJson(response, statement === undefined && id !== undefined ? 404 : 400, {
+    error: 'Expected GET, POST {"hold": true|false}, or POST {id}/status {"status"}',
+  })
+}
+
 export function handleControl(state: SimulatorState, exchange: Exchange) {
   const { response, path } = exchange
   const [name = '', ...rest] = path.slice(controlPrefix.length).split('/').filter(Boolean)
   if (name === 'transactions') return transactionRoutes(state, exchange, rest)
+  if (name === 'statements') return statementRoutes(state, exchange, rest)
+  if (answerBookControl(exchange, name, rest, walletKeeper(state))) return
   const queueRoute = Object.hasOwn(queueRoutes, name) ? queueRoutes[name] : undefined
   if (queueRoute !== undefined && rest.length === 0) return queueRoute(state, exchange)
   const shared = answerSharedControl(exchange, name, {

@@ -1,8 +1,9 @@
 /**
  * A simulator of pawaPay's Merchant API v2 (docs.pawapay.io/v2): deposits, payouts (alone or in
  * bulks of at most 20) and refunds, their status checks, callbacks and callback resends, ENQUEUED
- * payouts and their cancel (fail-enqueued), active configuration, provider prediction and the
- * callback-signing public key. Every behaviour and its published source is in SOURCES.md.
+ * payouts and their cancel (fail-enqueued), active configuration, provider prediction, the
+ * callback-signing public key, and the finances: wallet balances and statements (generated
+ * asynchronously, downloaded as CSV or gzip) from the wallets' own books. Every behaviour and its published source is in SOURCES.md.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { listen, receive } from '../http-io.ts'
@@ -19,13 +20,19 @@ import {
   forceById,
   handleControl,
 } from './control-routes.ts'
+import { downloadStatementFile } from './finance-routes.ts'
 import { sendJson } from './http-io.ts'
 import { Ledger } from './ledger.ts'
 import { holdPayouts } from './queue.ts'
 import { type Acceptance, type BulkReceipt, Receipts } from './receipts.ts'
 import { createCallbackSigner } from './signing.ts'
 import { type SimulatorState, Timers } from './state.ts'
+import { holdStatements, Statements } from './statements.ts'
 import { ApiTokens } from './tokens.ts'
+import { newWallets } from './wallets.ts'
+
+/** Where statement files are served, as a cloud store would serve pre-signed links: outside the API. */
+const filesPrefix = '/_files/'
 
 export type { PawapaySimulatorOptions, SigningKeyOptions } from './config.ts'
 export type { ControlView, ForceRequest } from './control-routes.ts'
@@ -49,11 +56,14 @@ export interface RunningPawapaySimulator extends RunningSimulator {
   bulkRequests(): BulkReceipt[]
   /** Per payment id: how often it was answered ACCEPTED and DUPLICATE_IGNORED. */
   acceptances(): Acceptance[]
+  /** true: statements stay PROCESSING; false: every held statement is generated now. Answers how many are (were) held. */
+  holdStatements(hold: boolean): number
 }
 
 async function dispatch(state: SimulatorState, request: IncomingMessage, response: ServerResponse) {
   const exchange = await receive(state.requests, request, response)
   if (exchange.path.startsWith(controlPrefix)) handleControl(state, exchange)
+  else if (exchange.path.startsWith(filesPrefix)) downloadStatementFile(state, exchange)
   else handleApiCall(state, exchange)
 }
 
@@ -74,6 +84,8 @@ function newState(options: PawapaySimulatorOptions): SimulatorState {
     timers,
     requests: [],
     receipts: new Receipts(),
+    wallets: newWallets(config),
+    statements: new Statements(),
     holdPayouts: false,
     url: '',
   }
@@ -107,6 +119,7 @@ export async function startPawapaySimulator(
     holdPayouts: (hold) => holdPayouts(state, hold),
     bulkRequests: () => [...state.receipts.bulks],
     acceptances: () => state.receipts.acceptances(),
+    holdStatements: (hold) => holdStatements(state, hold),
     close: async () => {
       state.timers.clear()
       state.callbacks.close()

@@ -4,6 +4,7 @@ import { isFinal, type Payment, type PaymentStatus } from './ledger.ts'
 import { finalStatusOf } from './outcomes.ts'
 import type { SimulatorState } from './state.ts'
 import { callbackBody } from './views.ts'
+import { bookPayment } from './wallets.ts'
 
 /** Moves a payment to a status; the provider's transaction id comes with COMPLETED. */
 export function applyStatus(payment: Payment, status: PaymentStatus, failureReason?: FailureReason): void {
@@ -44,6 +45,7 @@ export function settleNow(state: SimulatorState, payment: Payment): void {
     return
   }
   applyStatus(payment, final.status, final.status === 'FAILED' ? final.failureReason : undefined)
+  bookPayment(state, payment)
   notify(state, payment)
 }
 
@@ -71,6 +73,7 @@ export interface ForcedStatus {
 export function forceStatus(state: SimulatorState, payment: Payment, forced: ForcedStatus): void {
   const failureReason = transactionFailure(forced.failureCode ?? 'UNSPECIFIED_FAILURE', forced.failureMessage)
   applyStatus(payment, forced.status, failureReason)
+  bookPayment(state, payment)
   if (!isFinal(forced.status) || forced.callback === false) return
   payment.callbackSent = false
   notify(state, payment, forced.callback === true)

@@ -5,7 +5,9 @@ import type { SimulatorConfig } from './config.ts'
 import type { Ledger } from './ledger.ts'
 import type { Receipts } from './receipts.ts'
 import type { CallbackSigner } from './signing.ts'
+import type { Statements } from './statements.ts'
 import type { ApiTokens } from './tokens.ts'
+import type { Wallets } from './wallets.ts'
 
 export { Timers }
 
@@ -21,6 +23,10 @@ export interface SimulatorState {
   readonly requests: RecordedRequest[]
   /** Bulk request sizes and each id's acceptances, for the control paths. */
   readonly receipts: Receipts
+  /** The merchant's wallets, one per country and currency, with their books. */
+  readonly wallets: Wallets
+  /** Every statement asked for, and its file once generated. */
+  readonly statements: Statements
   /** While true, every new payout stays ENQUEUED (its provider "delayed") until released. */
   holdPayouts: boolean
   /** http://host:port once listening. */

@@ -1,4 +1,5 @@
 import { checkApiKey } from './auth.ts'
+import { getBalance, listTransactions } from './balance-routes.ts'
 import {
   createSession,
   expireSession,
@@ -23,7 +24,7 @@ interface Route {
 
 const id = '([^/]+)'
 
-/** The operations of the Checkout and Payout APIs, the fixed paths before the ones with an id. */
+/** The operations of the Checkout, Payout and Balance APIs, the fixed paths before the ones with an id. */
 const routes: readonly Route[] = [
   { method: 'POST', pattern: /^\/v1\/checkout\/sessions$/, run: createSession },
   { method: 'GET', pattern: /^\/v1\/checkout\/sessions$/, run: getByTransactionId },
@@ -35,6 +36,8 @@ const routes: readonly Route[] = [
   { method: 'GET', pattern: /^\/v1\/payouts\/search$/, run: searchPayouts },
   { method: 'GET', pattern: new RegExp(`^/v1/payout/${id}$`), run: getPayout },
   { method: 'POST', pattern: new RegExp(`^/v1/payout/${id}/reverse$`), run: reversePayout },
+  { method: 'GET', pattern: /^\/v1\/balance$/, run: getBalance },
+  { method: 'GET', pattern: /^\/v1\/transactions$/, run: listTransactions },
 ]
 
 /**

@@ -8,6 +8,7 @@ import {
 } from './checkout-store.ts'
 import { transactionId } from './ids.ts'
 import type { SimulatorState } from './state.ts'
+import { bookSession } from './wallet.ts'
 
 /**
  * What happens to a checkout session when its payer acts: in the Wave app in real life, on the
@@ -47,6 +48,7 @@ export function completePayment(
   session.transactionId = transactionId()
   session.completedAtMs = Date.now()
   session.payerMobile = payerMobile
+  bookSession(state, session)
   if (webhook) notify(state, 'checkout.session.completed', session)
 }
 

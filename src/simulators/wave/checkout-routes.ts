@@ -7,6 +7,7 @@ import { checkoutSessionId } from './ids.ts'
 import { acknowledge, refuse } from './respond.ts'
 import type { Exchange, SimulatorState } from './state.ts'
 import { type CheckoutRequest, checkCheckoutBody, parseJsonObject } from './validation.ts'
+import { bookSession } from './wallet.ts'
 
 /** The Checkout API (docs.wave.com/checkout): sessions, their reads, expiry and refund. */
 
@@ -111,5 +112,6 @@ export function refundSession(state: SimulatorState, exchange: Exchange, id: str
   if (session === undefined) return
   if (session.paymentStatus !== 'succeeded') return refuse(exchange.response, refusals.checkoutRefundFailed())
   session.refundedAtMs ??= Date.now()
+  bookSession(state, session)
   sendEmpty(exchange.response, 200)
 }

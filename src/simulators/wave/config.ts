@@ -47,6 +47,12 @@ export interface WaveSimulatorOptions extends SimulatorOptions {
   autoPay?: boolean
   /** The HTTP status of a `request-validation-error` (default 400; the docs name none). */
   validationErrorStatus?: 400 | 422
+  /** The wallet's float before any payment moves it, in major units (default 1000000). */
+  openingBalance?: string
+  /** Wave's fee on a paid checkout, in percent of its amount (default 1, as for payouts; not published). */
+  checkoutFeePercent?: number
+  /** How many transactions one page of GET /v1/transactions carries (default 1000; not published). */
+  transactionsPageSize?: number
 }
 
 export interface SimulatorConfig {
@@ -69,6 +75,9 @@ export interface SimulatorConfig {
   readonly payoutReversalWindowMs: number
   readonly autoPay: boolean
   readonly validationErrorStatus: 400 | 422
+  readonly openingBalance: string
+  readonly checkoutFeePercent: number
+  readonly transactionsPageSize: number
 }
 
 const minute = 60_000
@@ -120,5 +129,8 @@ export function resolveConfig(options: WaveSimulatorOptions = {}): SimulatorConf
     payoutReversalWindowMs: (options.payoutReversalWindowSeconds ?? 3 * 24 * 3600) * 1000,
     autoPay: options.autoPay ?? true,
     validationErrorStatus: options.validationErrorStatus ?? 400,
+    openingBalance: options.openingBalance ?? '1000000',
+    checkoutFeePercent: options.checkoutFeePercent ?? 1,
+    transactionsPageSize: options.transactionsPageSize ?? 1000,
   }
 }

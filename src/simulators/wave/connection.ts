@@ -1,3 +1,4 @@
+import { connectionId } from '../simulator.ts'
 import type { SimulatorState } from './state.ts'
 
 /**
@@ -10,6 +11,7 @@ export function connectionEntry(
   countries: readonly string[],
 ): Record<string, unknown> {
   return {
+    id: connectionId(channel, countries),
     channel,
     countries: [...countries],
     adapter: 'wave',

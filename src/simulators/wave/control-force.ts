@@ -3,6 +3,7 @@ import { type CheckoutSession, endSession, sessionView } from './checkout-store.
 import { applyPayoutStatus } from './payout-flow.ts'
 import { type Payout, type PayoutStatus, payoutView } from './payout-store.ts'
 import type { SimulatorState } from './state.ts'
+import { bookPayout } from './wallet.ts'
 
 /** What the control paths show of a session: what the API shows, and what only the simulator knows. */
 export function sessionControlView(state: SimulatorState, session: CheckoutSession) {
@@ -68,12 +69,13 @@ export interface ForcedPayout {
   readonly error_message?: string
 }
 
-export function forcePayout(payout: Payout, forced: ForcedPayout): void {
+export function forcePayout(state: SimulatorState, payout: Payout, forced: ForcedPayout): void {
   const payoutError =
     forced.error_code === undefined
       ? undefined
       : { error_code: forced.error_code, error_message: forced.error_message ?? forced.error_code }
   applyPayoutStatus(payout, { status: forced.status, payoutError })
+  bookPayout(state, payout)
 }
 
 function stringOrAbsent(value: unknown): boolean {

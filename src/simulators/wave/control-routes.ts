@@ -1,3 +1,4 @@
+import { answerBookControl } from '../book-control.ts'
 import { answerSharedControl } from '../control.ts'
 import { attemptPayment, declinePayment } from './checkout-flow.ts'
 import { connectionEntry } from './connection.ts'
@@ -11,6 +12,7 @@ import {
 } from './control-force.ts'
 import { sendEmpty, sendJson } from './http-io.ts'
 import type { Exchange, SimulatorState } from './state.ts'
+import { walletKeeper } from './wallet-keeper.ts'
 
 /**
  * Paths under /_simulator/ for tests and people: not part of Wave's API, so they need no key.
@@ -31,6 +33,8 @@ import type { Exchange, SimulatorState } from './state.ts'
  *   GET  /_simulator/callbacks                    every webhook delivery tried, and its answer
  *   GET  /_simulator/requests                     every request received
  *   GET  /_simulator/connection?channel=&countries=  the OPERATORS_FILE entry for this simulator
+ *   GET|POST /_simulator/books/...                the wallet (account `wallet`): its float, a seeded day,
+ *                                                 and each break (src/simulators/book-control.ts)
  */
 export const controlPrefix = '/_simulator/'
 
@@ -105,7 +109,7 @@ function payoutRoutes(state: SimulatorState, exchange: Exchange, [id, action]: s
     const forced = parseForcedPayout(parseObject(exchange.body) ?? {})
     if (forced === undefined)
       return sendJson(response, 400, { error: 'Expected {"status", "error_code"?, …}' })
-    forcePayout(payout, forced)
+    forcePayout(state, payout, forced)
     return sendJson(response, 200, payoutControlView(payout))
   }
   unknownPath(exchange)
@@ -136,6 +140,7 @@ function simulatorRoutes(state: SimulatorState, exchange: Exchange, name: string
 export function handleControl(state: SimulatorState, exchange: Exchange) {
   const [name = '', ...rest] = exchange.path.slice(controlPrefix.length).split('/').filter(Boolean)
   const parts = rest.map((part) => decodeURIComponent(part))
+  if (answerBookControl(exchange, name, parts, walletKeeper(state))) return
   if (name === 'sessions') return sessionRoutes(state, exchange, parts)
   if (name === 'payouts') return payoutRoutes(state, exchange, parts)
   if (name === 'webhooks' && parts[0] === 'test' && exchange.request.method === 'POST') {

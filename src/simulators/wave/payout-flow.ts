@@ -1,6 +1,7 @@
 import type { SimulatorOutcome } from '../test-numbers.ts'
 import type { Payout, PayoutError, PayoutStatus } from './payout-store.ts'
 import type { SimulatorState } from './state.ts'
+import { bookPayout } from './wallet.ts'
 
 /**
  * How a payout is executed. The Payout API is synchronous ("Wave will attempt to execute the
@@ -52,8 +53,12 @@ export function executePayout(state: SimulatorState, payout: Payout) {
   const final = finalStatusOf(payout.outcome)
   if (final === undefined) return
   const immediate = state.config.payoutSettlement === 'synchronous' && payout.outcome !== '103'
-  if (immediate) return applyPayoutStatus(payout, final)
+  const settle = () => {
+    applyPayoutStatus(payout, final)
+    bookPayout(state, payout)
+  }
+  if (immediate) return settle()
   state.timers.after(state.config.settleDelayMs, () => {
-    if (payout.status === 'processing') applyPayoutStatus(payout, final)
+    if (payout.status === 'processing') settle()
   })
 }

@@ -8,6 +8,7 @@ import { canonicalJson, type Payout, payoutView } from './payout-store.ts'
 import { acknowledge, refuse } from './respond.ts'
 import type { Exchange, SimulatorState } from './state.ts'
 import { checkPayoutBody, type PayoutRequest, parseJsonObject } from './validation.ts'
+import { bookPayout } from './wallet.ts'
 
 /** The Payout API (docs.wave.com/payout): a payout, its read, its search and its reversal. */
 
@@ -113,5 +114,6 @@ export function reversePayout(state: SimulatorState, exchange: Exchange, id: str
     return refuse(exchange.response, refusals.payoutReversalTimeLimitExceeded())
   }
   applyPayoutStatus(payout, { status: 'reversed' })
+  bookPayout(state, payout)
   sendEmpty(exchange.response, 200)
 }

@@ -1,6 +1,7 @@
 /**
  * A simulator of the Wave Business API (docs.wave.com): the Checkout API with its hosted payment
- * page, the Payout API with idempotency keys, and signed webhooks. Every behaviour and its
+ * page, the Payout API with idempotency keys, signed webhooks, and the Balance & Reconciliation
+ * API read from the wallet's own books of what moved through it. Every behaviour and its
  * published source is listed in SOURCES.md.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -25,6 +26,7 @@ import { sendJson } from './http-io.ts'
 import { handlePayPage, payPagePrefix } from './pay-page.ts'
 import { PayoutStore } from './payout-store.ts'
 import { type SimulatorState, Timers } from './state.ts'
+import { newWallet } from './wallet.ts'
 import { WebhookSender } from './webhooks.ts'
 
 export type { WaveSimulatorOptions } from './config.ts'
@@ -62,6 +64,7 @@ function newState(options: WaveSimulatorOptions): SimulatorState {
     config,
     checkout: new CheckoutStore(),
     payouts: new PayoutStore(),
+    wallet: newWallet(config),
     webhooks: new WebhookSender(config, timers),
     timers,
     requests: [],
@@ -97,7 +100,7 @@ export async function startWaveSimulator(options: WaveSimulatorOptions = {}): Pr
     },
     forcePayout: (id, forced) => {
       const payout = state.payouts.get(id)
-      if (payout !== undefined) forcePayout(payout, forced)
+      if (payout !== undefined) forcePayout(state, payout, forced)
       return payout !== undefined
     },
     revokeApiKey: (revoked = true) => {
