@@ -4,9 +4,8 @@ import { connect } from 'node:net'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { Agent, request as undiciRequest } from 'undici'
-import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { startApp, type TestApp } from '../support/app.ts'
+import { balanceReadsFor } from '../support/balance-reads.ts'
 import { csrfIn, signedInMember } from '../support/dashboard.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { sleep } from '../support/wait.ts'
@@ -145,7 +144,7 @@ describeEachStore('dashboard: no body is read before sign-in and CSRF', (store) 
 
   test('8 clients without a session sending 2 MiB uploads for 4 s, from a process of their own: another merchant\u2019s reads keep their latency', async () => {
     const merchant = await app.createMerchant('Reads its balance')
-    const baseline = await readsFor(app, merchant, 2000)
+    const baseline = await balanceReadsFor(app.url, merchant, 2000)
     const paths = Array.from({ length: 8 }, (_, i) =>
       i % 2 === 0 ? '/dashboard/login' : '/dashboard/sandbox/payout-batches/preview',
     )
@@ -158,7 +157,7 @@ describeEachStore('dashboard: no body is read before sign-in and CSRF', (store) 
       ...paths,
     ])
     await sleep(300)
-    const during = await readsFor(app, merchant, 3500)
+    const during = await balanceReadsFor(app.url, merchant, 3500)
     const attackers = JSON.parse((await flood).stdout) as Record<string, number>
     const figures = { baseline, during, attackers }
     process.stdout.write(
@@ -172,26 +171,3 @@ describeEachStore('dashboard: no body is read before sign-in and CSRF', (store) 
     assert.ok(during.p99Ms < bound, `p99 ${during.p99Ms} ms beside the uploads, ${baseline.p99Ms} ms without`)
   })
 })
-
-/** `GET /api/v1/balance` one after another, 20 ms apart, for `durationMs`: how many, p50 and p99. */
-async function readsFor(app: TestApp, merchant: IssuedMerchant, durationMs: number) {
-  const agent = new Agent({ connections: 1 })
-  const headers = { 'api-key': merchant.sandbox.apiKey, 'secret-key': merchant.sandbox.secretKey }
-  const latencies: number[] = []
-  const startedAt = performance.now()
-  try {
-    while (performance.now() - startedAt < durationMs) {
-      const sentAt = performance.now()
-      const answer = await undiciRequest(`${app.url}/api/v1/balance`, { headers, dispatcher: agent })
-      await answer.body.dump()
-      assert.equal(answer.statusCode, 200)
-      latencies.push(performance.now() - sentAt)
-      await sleep(20)
-    }
-  } finally {
-    await agent.close()
-  }
-  latencies.sort((x, y) => x - y)
-  const at = (p: number) => Math.round(latencies[Math.ceil((p / 100) * latencies.length) - 1]!)
-  return { reads: latencies.length, p50Ms: at(50), p99Ms: at(99) }
-}
