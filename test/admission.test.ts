@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { Agent, request as undiciRequest } from 'undici'
-import type { IssuedMerchant } from '../src/app/merchants.ts'
+import { authenticate, type IssuedMerchant } from '../src/app/merchants.ts'
 import { renderIntervalMs } from '../src/observability/metrics.ts'
 import { startApp, type TestApp } from './support/app.ts'
 import { demoCredentials, type ServiceProcess, startService } from './support/process.ts'
@@ -329,6 +329,136 @@ describeEachStore('a burst spread over turns of the event loop', (target) => {
       })
     } finally {
       await agent.close()
+    }
+  })
+})
+
+/**
+ * The line shared between merchants (CONTRACT.md, Limits; issue 50, finding 1). Requests are held
+ * in flight by the write lock, as above; each merchant calls from an address of its own, so that
+ * its requests are its own whether or not its key is proven yet.
+ */
+describeEachStore('admission shared fairly between merchants', (target) => {
+  const perSecond = 3
+  let app: TestApp
+  const agents: Agent[] = []
+  before(async () => {
+    app = await startApp(target(), {
+      environment: {
+        MAX_IN_FLIGHT: '2',
+        ADMISSION_WAIT_MS: '3000',
+        DATABASE_STATEMENT_TIMEOUT: '10s',
+        RATE_LIMIT_PER_SECOND: String(perSecond),
+      },
+    })
+  })
+  after(async () => {
+    await Promise.all(agents.map((agent) => agent.close()))
+    await app.close()
+  })
+
+  /** A merchant's requests, from a local address of its own. */
+  function caller(merchant: IssuedMerchant, address: string) {
+    const agent = new Agent({ localAddress: address })
+    agents.push(agent)
+    const send = async (path: string, body?: unknown) => {
+      const started = performance.now()
+      const answer = await undiciRequest(`${app.url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { ...headersOf(merchant), 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: agent,
+      })
+      const envelope = (await answer.body.json()) as { code?: string }
+      return {
+        status: answer.statusCode,
+        code: envelope.code,
+        headers: answer.headers,
+        ms: performance.now() - started,
+      }
+    }
+    return {
+      read: () => send('/api/v1/collect'),
+      collect: (reference: string) => send('/api/v1/collect', collect(reference)),
+    }
+  }
+
+  test('a full line makes room for another merchant: the newest waiter of the merchant holding it gives its place', async () => {
+    const [a, b, c] = await Promise.all(
+      ['Fills the line', 'Holds a slot', 'Comes along'].map((name) => app.createMerchant(name)),
+    )
+    const [fromA, fromB, fromC] = [caller(a!, '127.0.0.2'), caller(b!, '127.0.0.3'), caller(c!, '127.0.0.4')]
+    const release = await holdWrites(target())
+    try {
+      // Both slots held, one by A and one by B; A's two reads in the line (A's three requests within its limit).
+      const held = [fromA.collect('fair-a'), fromB.collect('fair-b')]
+      await sleep(300)
+      const firstWaiting = fromA.read()
+      await sleep(50)
+      const newestWaiting = fromA.read()
+      await sleep(50)
+      const comesAlong = fromC.read()
+      const displaced = await newestWaiting
+      assert.deepEqual(
+        [displaced.status, displaced.code],
+        [503, 'unavailable'],
+        'A\u2019s newest waiter gave its place',
+      )
+      assert.ok(
+        displaced.ms < 2000,
+        `answered when C came along, not after the wait: ${Math.round(displaced.ms)} ms`,
+      )
+      await release()
+      assert.equal((await comesAlong).status, 200, 'C was served')
+      assert.equal((await firstWaiting).status, 200, 'A\u2019s first waiter was served')
+      assert.deepEqual(
+        (await Promise.all(held)).map((answer) => answer.status),
+        [200, 200],
+      )
+    } finally {
+      await release().catch(() => {})
+    }
+  })
+
+  test('a request past its per-key limit is a 429 at once, however full the instance is', async () => {
+    const merchants = await Promise.all(
+      ['Slot 1', 'Slot 2', 'Line 1', 'Line 2', 'Past its limit'].map((name) => app.createMerchant(name)),
+    )
+    const [slot1, slot2, line1, line2] = merchants
+      .slice(0, 4)
+      .map((merchant, i) => caller(merchant, `127.0.0.${10 + i}`))
+    const past = merchants[4]!
+    const release = await holdWrites(target())
+    try {
+      const work = [slot1!.collect('full-1'), slot2!.collect('full-2')]
+      await sleep(300)
+      work.push(line1!.read(), line2!.read())
+      await sleep(100)
+      // Its key just proven on this instance (its credential cached), as after any request of its own.
+      await authenticate(app.context, past.sandbox.apiKey, past.sandbox.secretKey)
+      const fromPast = caller(past, '127.0.0.20')
+      const answers = await Promise.all(Array.from({ length: perSecond + 1 }, () => fromPast.read()))
+      const statuses = answers.map((answer) => answer.status).sort()
+      process.stdout.write(
+        `# figures [${target().name}] past its limit, instance full: ${JSON.stringify(statuses)}\n`,
+      )
+      const refused = answers.find((answer) => answer.status === 429)!
+      assert.deepEqual(
+        statuses,
+        [429, ...Array(perSecond).fill(503)],
+        'those within the limit find no place in a line of two other merchants; the one past it is a 429',
+      )
+      assert.equal(refused.code, 'rate_limited')
+      assert.equal(refused.headers['x-ratelimit-remaining'], '0')
+      assert.ok(Number(refused.headers['retry-after']) >= 1)
+      assert.ok(refused.ms < 1000, `answered at once: ${Math.round(refused.ms)} ms`)
+      await release()
+      assert.deepEqual(
+        (await Promise.all(work)).map((answer) => answer.status),
+        [200, 200, 200, 200],
+      )
+    } finally {
+      await release().catch(() => {})
     }
   })
 })

@@ -175,3 +175,20 @@ export async function authenticate(
   if (credential.merchantStatus !== 'active') throw new ApiError('merchant_suspended')
   return { merchantId: credential.merchantId, merchantName: credential.merchantName, mode: credential.mode }
 }
+
+/**
+ * The principal these credentials prove from what the credential cache holds now, without reading
+ * the store or waiting: undefined when it holds nothing fresh for the key, or when they would not
+ * authenticate. The HTTP edge attributes a request to its merchant with it before admission;
+ * `authenticate` still decides.
+ */
+export function principalProvenFromCache(
+  context: AppContext,
+  apiKey: string,
+  secretKey: string,
+): Principal | undefined {
+  const credential = context.credentials.peek(apiKey)
+  if (!credential || credential.revoked || credential.merchantStatus !== 'active') return undefined
+  if (!secretMatchesCredential(secretKey, credential)) return undefined
+  return { merchantId: credential.merchantId, merchantName: credential.merchantName, mode: credential.mode }
+}

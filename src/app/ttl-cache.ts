@@ -6,9 +6,21 @@
  */
 export interface TtlCache<V> {
   read(key: string, load: () => Promise<V>): Promise<V>
+  /**
+   * What is kept of the key now, without reading: undefined while nothing fresh is kept, or while
+   * its read is still under way.
+   */
+  peek(key: string): V | undefined
   forget(key: string): void
   /** Nothing kept may be used again. */
   forgetAll(): void
+}
+
+interface Kept<V> {
+  readAtMs: number
+  value: Promise<V>
+  /** The value once read: what peek answers. */
+  settled?: { value: V }
 }
 
 export function createTtlCache<V>(
@@ -16,7 +28,7 @@ export function createTtlCache<V>(
   keep: (value: V) => boolean,
   maximumKeys = 10_000,
 ): TtlCache<V> {
-  const kept = new Map<string, { readAtMs: number; value: Promise<V> }>()
+  const kept = new Map<string, Kept<V>>()
   return {
     read(key, load) {
       const now = performance.now()
@@ -25,12 +37,21 @@ export function createTtlCache<V>(
       kept.delete(key)
       const value = load()
       if (kept.size >= maximumKeys) kept.delete(kept.keys().next().value as string)
-      kept.set(key, { readAtMs: now, value })
+      const fresh: Kept<V> = { readAtMs: now, value }
+      kept.set(key, fresh)
       const drop = () => {
-        if (kept.get(key)?.value === value) kept.delete(key)
+        if (kept.get(key) === fresh) kept.delete(key)
       }
-      value.then((found) => keep(found) || drop(), drop)
+      value.then((found) => {
+        if (!keep(found)) return drop()
+        fresh.settled = { value: found }
+      }, drop)
       return value
+    },
+    peek(key) {
+      const entry = kept.get(key)
+      if (!entry || performance.now() - entry.readAtMs >= freshForMs) return undefined
+      return entry.settled?.value
     },
     forget: (key) => {
       kept.delete(key)

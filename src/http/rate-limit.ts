@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
 import rateLimit, {
   normalizeIP,
   type RateLimitOptions,
@@ -7,13 +8,16 @@ import rateLimit, {
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
+import { createKeyLimit, type KeyLimit, type LimitCount } from './key-limit.ts'
 import { connectRedis, type RedisLink } from './redis-link.ts'
 
 /**
- * Rate limits (CONTRACT.md, Limits), counted by @fastify/rate-limit:
+ * Rate limits (CONTRACT.md, Limits):
  * - every authenticated /api/v1 request, per api-key: RATE_LIMIT_PER_SECOND a second; a request
  *   without credentials, per address. Only a request that proved its key counts against the key,
- *   so knowing an api-key is not enough to spend its merchant's budget;
+ *   so knowing an api-key is not enough to spend its merchant's budget. Counted by key-limit.ts,
+ *   before admission for a request whose key the front door proved (front-door.ts), so that a
+ *   merchant's burst meets its own limit before it takes any of the instance's capacity;
  * - failed authentications, per (api-key, address): AUTH_FAILURE_LIMIT in 10 s, and per address:
  *   five times that, after which that pair or that address is refused before its credentials are
  *   even looked up. The merchant presenting the right secret from any other address is served;
@@ -26,16 +30,22 @@ import { connectRedis, type RedisLink } from './redis-link.ts'
  * address is the client's as Fastify's trustProxy reads it (TRUST_PROXY): behind a proxy, the
  * forwarded client, not the proxy.
  *
- * With REDIS_URL the counts are shared by every instance, through the context's Redis client;
- * while Redis does not answer they are kept in memory, per instance, so the service keeps serving:
- * the log says so once, and /ready's detail. The plugin is registered twice, each in a scope of its
- * own: once counting in memory, once in Redis (its `redis` option); each limit is made on both, and
- * RedisLink chooses which counts.
+ * The others are counted by @fastify/rate-limit. With REDIS_URL the counts are shared by every
+ * instance, through the context's Redis client; while Redis does not answer they are kept in
+ * memory, per instance, so the service keeps serving: the log says so once, and /ready's detail.
+ * The plugin is registered twice, each in a scope of its own: once counting in memory, once in
+ * Redis (its `redis` option); each limit is made on both, and RedisLink chooses which counts.
  */
 export interface RateLimits {
   /**
-   * After authentication: the per-key limit (a 429 past it). Counted per api-key once the request
-   * is authenticated, per address for a request without credentials.
+   * In front of admission (front-door.ts): counts a request whose api-key was proven there against
+   * that key's limit; undefined when the limit is off. perKey then does not count it again.
+   */
+  countProvenKey(request: IncomingMessage, apiKey: string): LimitCount | Promise<LimitCount> | undefined
+  /**
+   * After authentication: the per-key limit's headers, and a 429 past it. Counted here per api-key
+   * once the request is authenticated (unless the front door counted it), per address for a
+   * request without credentials.
    */
   perKey(request: FastifyRequest, reply: FastifyReply): Promise<void>
   /**
@@ -57,6 +67,7 @@ declare module 'fastify' {
 }
 
 const off: RateLimits = {
+  countProvenKey: () => undefined,
   perKey: async () => {},
   refuseWhileFailing: () => undefined,
   countFailure: async () => {},
@@ -83,19 +94,8 @@ export async function registerRateLimits(app: FastifyInstance, context: AppConte
     return
   }
   const counters = await registerCounters(app, context)
-  const perKey = counters.hook({
-    max: perSecond,
-    timeWindow: 1000,
-    // Called once the request is authenticated (its principal set) or refused for lack of credentials.
-    keyGenerator: (request) => {
-      const apiKey = request.headers['api-key']
-      return request.principal && typeof apiKey === 'string'
-        ? `key:${counterKey(apiKey)}`
-        : addressKey(request)
-    },
-    errorResponseBuilder: (_request, limit) =>
-      tooMany(`at most ${limit.max} requests a second for one api-key`, limit.ttl),
-  })
+  const keyLimit = createKeyLimit(perSecond, 1000, counters.link)
+  const { countProvenKey, perKey } = perKeyLimit(keyLimit)
   const pages = counters.hook({
     max: perSecond * 10,
     timeWindow: 1000,
@@ -121,6 +121,7 @@ export async function registerRateLimits(app: FastifyInstance, context: AppConte
   })
   const failures = authFailureLimit === 0 ? undefined : failureLimits(counters, authFailureLimit)
   app.decorate('sikaRateLimits', {
+    countProvenKey,
     perKey,
     refuseWhileFailing: (request, apiKey) => failures?.refuseWhileFailing(request, apiKey),
     countFailure: async (request, reply, apiKey) => failures?.countFailure(request, reply, apiKey),
@@ -129,6 +130,54 @@ export async function registerRateLimits(app: FastifyInstance, context: AppConte
 }
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
+/**
+ * The per-key limit's two places: in front of admission for a request whose key was proven there,
+ * and after authentication for the others. A request is counted once, in the first.
+ */
+function perKeyLimit(keyLimit: KeyLimit): Pick<RateLimits, 'countProvenKey' | 'perKey'> {
+  const countedInFront = new WeakMap<IncomingMessage, LimitCount>()
+  const remember = (request: IncomingMessage, count: LimitCount) => {
+    countedInFront.set(request, count)
+    return count
+  }
+  return {
+    countProvenKey(request, apiKey) {
+      const count = keyLimit.count(`key:${counterKey(apiKey)}`)
+      return count instanceof Promise
+        ? count.then((counted) => remember(request, counted))
+        : remember(request, count)
+    },
+    async perKey(request, reply) {
+      const apiKey = request.headers['api-key']
+      const counted =
+        countedInFront.get(request.raw) ??
+        (await keyLimit.count(
+          request.principal && typeof apiKey === 'string' ? `key:${counterKey(apiKey)}` : addressKey(request),
+        ))
+      reply.headers(limitHeaders(counted))
+      if (counted.exceeded) throw overKeyLimit(counted)
+    },
+  }
+}
+
+/** The headers every answer of /api/v1 carries: the limit, what is left of it, and when the window ends. */
+function limitHeaders(count: LimitCount): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(count.limit),
+    'x-ratelimit-remaining': String(count.remaining),
+    'x-ratelimit-reset': String(count.resetSeconds),
+  }
+}
+
+/** 429 `rate_limited` for a request past its api-key's limit (or its address's, without credentials). */
+export function overKeyLimit(count: LimitCount): ApiError {
+  return tooMany(
+    `at most ${count.limit} requests a second for one api-key`,
+    count.resetSeconds * 1000,
+    limitHeaders(count),
+  )
+}
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>
 type Outcome = Awaited<ReturnType<Limiter>>
 type Counted = Extract<Outcome, { isAllowed: false }>

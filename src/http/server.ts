@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto'
-import { createServer, type ServerOptions } from 'node:http'
+import { createServer, type Server, type ServerOptions } from 'node:http'
 import Fastify, {
   type FastifyBaseLogger,
+  type FastifyHttpOptions,
   type FastifyInstance,
   type FastifyServerFactory,
   LogController,
 } from 'fastify'
 import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
-import { acceptedRequestId, atCapacity, createRequestAdmission, type RequestAdmission } from './admission.ts'
+import { atCapacity, createRequestAdmission, type RequestAdmission } from './admission.ts'
 import { requireCredentials } from './authentication.ts'
 import { dashboardRoutes } from './dashboard/dashboard-routes.tsx'
+import { acceptedRequestId } from './edge-answer.ts'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
+import { createFrontDoor, type FrontDoor } from './front-door.ts'
 import { refuseHostileInput } from './hostile-input.ts'
 import { documentApiRoutes, registerOpenApi } from './openapi.ts'
 import { payRoutes } from './pay/pay-routes.tsx'
-import { registerRateLimits } from './rate-limit.ts'
+import { type RateLimits, rateLimitsOf, registerRateLimits } from './rate-limit.ts'
 import { lazyRequestLogger } from './request-logger.ts'
 import { channelRoutes } from './routes/channels.ts'
 import { checkoutRoutes } from './routes/checkout.ts'
@@ -36,32 +39,10 @@ export const requestTimeoutMs = 10_000
 /** Builds the whole HTTP surface without listening, so tests can inject() or listen as they need. */
 export async function buildServer(context: AppContext): Promise<FastifyInstance> {
   const admission = admissionOf(context)
-  const app = Fastify({
-    serverFactory: admittingServer(admission),
-    loggerInstance: context.logger as FastifyBaseLogger,
-    childLoggerFactory: lazyRequestLogger,
-    bodyLimit: bodyLimitBytes,
-    genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
-    // The proxies whose X-Forwarded-For is believed: request.ip is then the client, for every per-address limit.
-    trustProxy: context.config.trustProxy.length > 0 ? [...context.config.trustProxy] : false,
-    // Probes come every few seconds; logging each would drown the real traffic.
-    logController: new LogController({
-      requestIdLogLabel: 'requestId',
-      disableRequestLogging: (request) => ['/health', '/ready'].includes(request.url),
-    }),
-    return503OnClosing: true,
-    // A request must arrive whole within 10 s: a body trickled a byte at a time is answered 408
-    // instead of holding a connection for minutes. Node checks every second.
-    requestTimeout: requestTimeoutMs,
-    http: { connectionsCheckingInterval: 1_000, headersTimeout: requestTimeoutMs },
-    clientErrorHandler: answerClientError(context.logger),
-    // The router's own refusals (a malformed percent-encoding, an overlong token) are unknown routes.
-    frameworkErrors: (_error, request, reply) => {
-      reply.header('x-request-id', request.id)
-      return sendError(reply, request, new ApiError('not_found'))
-    },
-    routerOptions: { ignoreTrailingSlash: true },
-  })
+  // Set once they are registered, before the server listens: the front door counts with them.
+  let limits: RateLimits | undefined
+  const frontDoor = frontDoorOf(context, admission, () => limits!)
+  const app = Fastify(serverOptions(context, frontDoor))
   app.setValidatorCompiler(validatorCompiler)
   // Request bodies are JSON or nothing: text/plain would otherwise arrive as a string.
   app.removeContentTypeParser('text/plain')
@@ -77,6 +58,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   installErrorHandling(app, context)
   // Before any route it covers is declared (/docs, /openapi.json, the checkout pages, /api/v1).
   await registerRateLimits(app, context)
+  limits = rateLimitsOf(app)
 
   await registerOpenApi(app)
   homeRoutes(app)
@@ -105,6 +87,36 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   return app
 }
 
+/** Fastify's options: its server behind the front door, and what every request is given and allowed. */
+function serverOptions(context: AppContext, frontDoor: FrontDoor): FastifyHttpOptions<Server> {
+  return {
+    serverFactory: admittingServer(frontDoor),
+    loggerInstance: context.logger as FastifyBaseLogger,
+    childLoggerFactory: lazyRequestLogger,
+    bodyLimit: bodyLimitBytes,
+    genReqId: (request) => acceptedRequestId(request.headers['x-request-id']) ?? randomUUID(),
+    // The proxies whose X-Forwarded-For is believed: request.ip is then the client, for every per-address limit.
+    trustProxy: context.config.trustProxy.length > 0 ? [...context.config.trustProxy] : false,
+    // Probes come every few seconds; logging each would drown the real traffic.
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      disableRequestLogging: (request) => ['/health', '/ready'].includes(request.url),
+    }),
+    return503OnClosing: true,
+    // A request must arrive whole within 10 s: a body trickled a byte at a time is answered 408
+    // instead of holding a connection for minutes. Node checks every second.
+    requestTimeout: requestTimeoutMs,
+    http: { connectionsCheckingInterval: 1_000, headersTimeout: requestTimeoutMs },
+    clientErrorHandler: answerClientError(context.logger),
+    // The router's own refusals (a malformed percent-encoding, an overlong token) are unknown routes.
+    frameworkErrors: (_error, request, reply) => {
+      reply.header('x-request-id', request.id)
+      return sendError(reply, request, new ApiError('not_found'))
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }
+}
+
 /** Admission control (admission.ts), its waits and refusals counted in the metrics. */
 function admissionOf(context: AppContext): RequestAdmission {
   return createRequestAdmission(context.config, {
@@ -119,13 +131,26 @@ function admissionOf(context: AppContext): RequestAdmission {
   })
 }
 
-/** Fastify's own HTTP/1 server, with admission control in front of its handler (admission.ts). */
-function admittingServer(admission: RequestAdmission): FastifyServerFactory {
+/** The front door (front-door.ts), its 429s counted in the metrics as admission's 503s are. */
+function frontDoorOf(context: AppContext, admission: RequestAdmission, limits: () => RateLimits): FrontDoor {
+  return createFrontDoor(context, admission, limits, {
+    overLimit: (request, durationMs) =>
+      context.metrics.observeRequest({
+        method: request.method ?? 'GET',
+        route: overKeyLimitRoute,
+        statusCode: 429,
+        durationMs,
+      }),
+  })
+}
+
+/** Fastify's own HTTP/1 server, with the front door and admission control in front of its handler. */
+function admittingServer(frontDoor: FrontDoor): FastifyServerFactory {
   return (handler, options) => {
     // What Fastify would have set on the server it creates (its options, defaults filled in).
     const { http, keepAliveTimeout, requestTimeout, connectionTimeout } = options as ServerSettings
     const server = createServer(http ?? {}, (request, response) =>
-      admission.handle(request, response, () => handler(request, response)),
+      frontDoor.handle(request, response, () => handler(request, response)),
     )
     if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout
     if (requestTimeout !== undefined) server.requestTimeout = requestTimeout
@@ -141,5 +166,6 @@ interface ServerSettings {
   connectionTimeout?: number
 }
 
-/** The route label of the requests refused in front of Fastify, before any route was matched. */
+/** The route labels of the requests refused in front of Fastify, before any route was matched. */
 const atCapacityRoute = 'at-capacity'
+const overKeyLimitRoute = 'over-key-limit'

@@ -39,7 +39,10 @@ export interface StatusTaken {
 
 export interface AnsweredRequest {
   method: string
-  /** The matched route's pattern, `at-capacity` for a request refused before routing, or undefined when no route matched (404, 405). */
+  /**
+   * The matched route's pattern; `at-capacity` or `over-key-limit` for a request refused before
+   * routing (admission's 503, the front door's 429); undefined when no route matched (404, 405).
+   */
   route: string | undefined
   statusCode: number
   durationMs: number
@@ -154,7 +157,7 @@ function httpMetrics(registry: Registry) {
   return {
     requests: new Counter({
       name: 'sika_http_requests_total',
-      help: 'HTTP requests answered, by method, route pattern and status (route="unmatched": no route; route="at-capacity": refused by admission control before any route).',
+      help: 'HTTP requests answered, by method, route pattern and status (route="unmatched": no route; route="at-capacity": refused 503 by admission control before any route; route="over-key-limit": refused 429 past the limit of its api-key before any route).',
       labelNames,
       registers: [registry],
     }),

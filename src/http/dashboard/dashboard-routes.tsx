@@ -3,7 +3,6 @@ import type { AppContext } from '../../app/context.ts'
 import { ApiError } from '../../errors.ts'
 import { createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
-import { readMultipart } from './multipart.ts'
 import { dashboardPath, redirect, sendPage } from './respond.ts'
 import { accountRoutes } from './routes/account.tsx'
 import { auditRoutes } from './routes/audit.tsx'
@@ -49,20 +48,14 @@ export async function dashboardRoutes(app: FastifyInstance, context: AppContext)
     { parseAs: 'string', bodyLimit: 64 * 1024 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
   )
-  // The batch upload's file (1,000 rows), and its submission that carries the file again.
-  app.addContentTypeParser(
-    'multipart/form-data',
-    { parseAs: 'buffer', bodyLimit: 2 * 1024 * 1024 },
-    (request, body, done) => {
-      const fields = readMultipart(body as Buffer, String(request.headers['content-type'] ?? ''))
-      if (fields) done(null, fields)
-      else done(Object.assign(new Error('The form could not be read.'), { statusCode: 400 }), undefined)
-    },
-  )
+  // Multipart bodies only on the uploads, in a scope of their own (uploads.ts).
   app.setErrorHandler((error, request, reply) => {
     const status =
       error instanceof ApiError ? error.status : ((error as { statusCode?: number }).statusCode ?? 500)
     if (status >= 500) request.log.error({ err: error }, 'dashboard page failed')
+    // A body refused unread (415: no form here takes it; 413): the connection ends with the answer
+    // rather than read it all to reach the next request.
+    if (status === 413 || status === 415) reply.header('connection', 'close')
     const page = guard.pageOf(request)
     const [title, text] =
       status === 404

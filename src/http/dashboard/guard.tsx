@@ -28,10 +28,26 @@ export interface Guard {
     permission: Permission,
     mode?: Mode,
   ): Promise<SignedIn | undefined>
+  /**
+   * Before a POST's body is read (a file upload): the signed-in member allowed `permission`, on a
+   * request from this origin, or undefined once the reply is sent (sign-in page, 403) with the
+   * connection closed, so that the body is never read. Its CSRF token is still to be checked.
+   */
+  memberBeforeBody(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    permission: Permission,
+    mode: Mode,
+  ): Promise<SignedIn | undefined>
   /** A session part way through signing in (the code step, the enrolment). */
   partial(request: FastifyRequest, stage: 'second-factor' | 'enrolment'): Promise<LiveSession | undefined>
-  /** True when a POST carries this session's CSRF token and comes from this origin; sends the 403 otherwise. */
-  checkForm(request: FastifyRequest, reply: FastifyReply, sessionId: string): boolean
+  /**
+   * True when a POST carries this session's CSRF token (its form's `csrf`, or `given`, read before
+   * the body) and comes from this origin; sends the 403 otherwise.
+   */
+  checkForm(request: FastifyRequest, reply: FastifyReply, sessionId: string, given?: string): boolean
+  /** True when a POST comes from this origin (or says nothing of it); sends the 403 otherwise. */
+  checkOrigin(request: FastifyRequest, reply: FastifyReply): boolean
   /** A form shown with no session: its token, with the cookie it is checked against. */
   anonymousForm(reply: FastifyReply): string
   checkAnonymousForm(request: FastifyRequest, reply: FastifyReply): boolean
@@ -74,16 +90,23 @@ export function createGuard(context: AppContext): Guard {
 
   return {
     member(request, reply, permission, mode) {
-      return signedInMember(this, { context, request, reply, permission, mode })
+      return signedInMember(this, { context, request, reply, permission, mode, beforeBody: false })
+    },
+    memberBeforeBody(request, reply, permission, mode) {
+      // Every refusal here ends the connection: the body it announced is never read.
+      reply.header('connection', 'close')
+      return signedInMember(this, { context, request, reply, permission, mode, beforeBody: true })
     },
     async partial(request, stage) {
       const live = await resolveSession(context, sessionToken(request))
       return live?.session.stage === stage ? live : undefined
     },
-    checkForm(request, reply, sessionId) {
-      const given = (request.body as Record<string, string> | undefined)?.csrf ?? ''
-      if (fromThisOrigin(request) && sameText(given, csrfOf(sessionId))) return true
+    checkForm(request, reply, sessionId, given = (request.body as Record<string, string> | undefined)?.csrf) {
+      if (fromThisOrigin(request) && sameText(given ?? '', csrfOf(sessionId))) return true
       return refuseForm(request, reply)
+    },
+    checkOrigin(request, reply) {
+      return fromThisOrigin(request) || refuseForm(request, reply)
     },
     anonymousForm(reply) {
       const nonce = randomBytes(16).toString('base64url')
@@ -119,9 +142,11 @@ async function signedInMember(
     reply: FastifyReply
     permission: Permission
     mode: Mode | undefined
+    /** Before the body is read: the CSRF token is checked later, the origin now. */
+    beforeBody: boolean
   },
 ): Promise<SignedIn | undefined> {
-  const { context, request, reply, permission, mode } = asked
+  const { context, request, reply, permission, mode, beforeBody } = asked
   const live = await resolveSession(context, readCookie(request.headers.cookie, sessionCookie) ?? '')
   if (live?.session.stage !== 'signed-in' || !live) {
     const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
@@ -139,6 +164,10 @@ async function signedInMember(
     sendPage(reply, 403, plainPage(page, t.errors.forbiddenTitle, <p class="error">{t.errors.forbidden}</p>))
     return undefined
   }
-  if (request.method === 'POST' && !guard.checkForm(request, reply, live.session.id)) return undefined
-  return { live, page }
+  if (request.method !== 'POST') return { live, page }
+  // Before the body only the origin can be checked; its token is checked as the body is read.
+  const checked = beforeBody
+    ? guard.checkOrigin(request, reply)
+    : guard.checkForm(request, reply, live.session.id)
+  return checked ? { live, page } : undefined
 }

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
+import { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import type { AppContext } from '../../app/context.ts'
@@ -16,6 +17,7 @@ import { cspSourceOf } from '../../domain/urls.ts'
 import { ApiError } from '../../errors.ts'
 import { localeOf } from '../dashboard/messages/catalogue.ts'
 import { readCookie, sameText } from '../pages/cookies.ts'
+import { HeldPages, heldPagesInAll, heldPagesPerAddress } from './held-pages.ts'
 import { payMessagesOf } from './messages.ts'
 import { paymentFormPage } from './pay-form.tsx'
 import { formErrorOf, outcomePage, refusalPage, returnUrlOf } from './pay-outcomes.tsx'
@@ -66,6 +68,8 @@ export interface PayTools {
   context: AppContext
   /** The pages held waiting on their payment (showOutcome): each is answered at once when the server stops. */
   held: Set<AbortController>
+  /** How many pages are held, per address and in all, within their bounds. */
+  heldPages: HeldPages
   /** A new nonce in a cookie for the link's form, and the token the form carries. */
   issueCsrf(reply: FastifyReply, token: string): string
   /** The token of the nonce the browser holds, when it holds one. */
@@ -140,6 +144,7 @@ function payTools(context: AppContext): PayTools {
   return {
     context,
     held: new Set(),
+    heldPages: new HeldPages(heldPagesPerAddress, heldPagesInAll),
     issueCsrf(reply, token) {
       const nonce = randomBytes(16).toString('base64url')
       reply.header(
@@ -181,7 +186,9 @@ function notFound(tools: PayTools, request: FastifyRequest, reply: FastifyReply)
 /**
  * Where a payment of the link stands (`/pay/{token}/done?token=`). With `wait=1` (the pending
  * page's own refresh, while the customer lets it follow the payment) the answer is held until the
- * payment is no longer pending, or 5 s passed, or the customer left (awaitLinkPaymentChange).
+ * payment is no longer pending, or 5 s passed, or the customer left (awaitLinkPaymentChange), if
+ * the bounds of the held pages allow (held-pages.ts); otherwise a page that no longer follows its
+ * payment is answered at once, without reading anything.
  */
 async function showOutcome(
   tools: PayTools,
@@ -189,27 +196,47 @@ async function showOutcome(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const { context } = tools
+  const { token, next, follow, wait } = request.query as Record<string, string | undefined>
+  const waits = follow !== 'off' && wait === '1'
+  if (waits && !holdPage(tools, request, reply)) return notFollowing(tools, request, reply)
   const linkToken = (request.params as { token: string }).token
   let view = await loadPaymentPage(context, linkToken)
-  const { token, next, follow, wait } = request.query as Record<string, string | undefined>
   if (!view || !token) return notFound(tools, request, reply)
-  const refresh = follow !== 'off'
-  const operation =
-    refresh && wait === '1'
-      ? await awaitLinkPaymentChange(context, view, token, customerGone(tools, reply))
-      : await linkPaymentOutcome(context, view, token)
+  const operation = waits
+    ? await awaitLinkPaymentChange(context, view, token, customerGone(tools, reply))
+    : await linkPaymentOutcome(context, view, token)
   if (!operation) return notFound(tools, request, reply)
   // After a wait the link may have changed too (completed by this payment, closed meanwhile).
-  if (wait === '1' && operation.status !== 'pending')
-    view = (await loadPaymentPage(context, linkToken)) ?? view
+  if (waits && operation.status !== 'pending') view = (await loadPaymentPage(context, linkToken)) ?? view
   const returnUrl = operation.status === 'succeeded' ? returnUrlOf(view, operation) : undefined
   if (returnUrl) return reply.code(303).header('location', returnUrl).send()
   const page = tools.pageOf(request, reply, view.link.mode === 'sandbox')
   return sendPayPage(
     reply,
     200,
-    outcomePage(page, view, operation, { fromForm: next === 'operator', refresh }),
+    outcomePage(page, view, operation, { fromForm: next === 'operator', refresh: follow !== 'off' }),
   )
+}
+
+/** Whether the page may be held, within the bounds of its address and of the instance: its hold ends with its answer. */
+function holdPage(tools: PayTools, request: FastifyRequest, reply: FastifyReply): boolean {
+  const release = tools.heldPages.hold(normalizeIP(request.ip))
+  if (release) reply.raw.once('close', release)
+  return release !== undefined
+}
+
+/** A pending page beyond the held pages' bounds: it no longer follows its payment, and its button checks where it stands. */
+function notFollowing(tools: PayTools, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const page = tools.pageOf(request, reply, false)
+  const check = new URL(request.url, 'http://page.invalid')
+  check.searchParams.delete('wait')
+  check.searchParams.set('follow', 'off')
+  const button = (
+    <a class="button secondary" href={`${check.pathname}${check.search}`}>
+      {page.t.check}
+    </a>
+  )
+  return sendPayPage(reply, 200, messagePage(page, page.t.waitingTitle, page.t.approveStill, button))
 }
 
 /** Aborts when the customer's connection closes before the answer, or the server stops. */

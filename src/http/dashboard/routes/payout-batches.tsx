@@ -35,6 +35,7 @@ import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, CsrfField, memberPage, type PageContext } from '../layout.tsx'
 import { RefusalNote, refusalText } from '../refusal-text.tsx'
 import { redirect, sendPage } from '../respond.ts'
+import { acceptUploads, uploadGate } from '../uploads.ts'
 import { modes } from './home.tsx'
 import { BatchList, type BatchNote, batchPage } from './payout-batch-page.tsx'
 import { sendLockedOut } from './sign-in.tsx'
@@ -55,6 +56,7 @@ function newBatchReference(): string {
  * 'batches' to upload), the preview of an uploaded file, and its submission.
  */
 export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, guard: Guard): void {
+  app.register(async (uploads) => uploadRoutes(uploads, context, guard))
   for (const mode of modes) {
     const base = `/dashboard/${mode}/payout-batches`
     app.get(base, async (request, reply) => {
@@ -64,18 +66,27 @@ export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, gua
       const list = await batchesOf(context, signedIn.live.member.merchantId, mode, pageNumber(page))
       return sendPage(reply, 200, batchesPage(signedIn.page, list, { current: pageNumber(page) }))
     })
-    app.post(`${base}/preview`, async (request, reply) => {
+    batchRoutes(app, context, guard, mode)
+    batchActionRoutes(app, context, guard, mode)
+  }
+}
+
+/** The upload's preview and its submission: the dashboard's only multipart bodies (uploads.ts). */
+function uploadRoutes(uploads: FastifyInstance, context: AppContext, guard: Guard): void {
+  acceptUploads(uploads)
+  for (const mode of modes) {
+    const base = `/dashboard/${mode}/payout-batches`
+    const preParsing = uploadGate(guard, mode)
+    uploads.post(`${base}/preview`, { preParsing }, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'batches', mode)
       if (!signedIn) return reply
       return previewAnswer(context, request, reply, signedIn, mode)
     })
-    app.post(base, async (request, reply) => {
+    uploads.post(base, { preParsing }, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'batches', mode)
       if (!signedIn) return reply
       return submitAnswer(context, request, reply, signedIn, mode)
     })
-    batchRoutes(app, context, guard, mode)
-    batchActionRoutes(app, context, guard, mode)
   }
 }
 
