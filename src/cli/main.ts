@@ -2,6 +2,7 @@ import { closeContext, createContext } from '../app/bootstrap.ts'
 import type { AppContext } from '../app/context.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { createLogger } from '../logger.ts'
+import { applySettingsFile, readSettingsFile, settingsOutsideTheFile } from '../settings-file.ts'
 import { balance, feesList, feesSet, parseFeesSet } from './ledger-commands.ts'
 import { memberCommand, parseMemberCommand } from './member-commands.ts'
 import {
@@ -29,6 +30,7 @@ const print = (text: string): void => {
 /**
  * Every command is parsed completely before the database is opened, so a wrong invocation
  * exits 2 having written nothing; --help anywhere answers the command's usage and does nothing else.
+ * Settings come from the environment and from .env in the working folder, for every command alike.
  */
 export async function main(argv: string[]): Promise<number> {
   const [group, action, ...rest] = argv
@@ -43,9 +45,12 @@ export async function main(argv: string[]): Promise<number> {
       await simulate(run.simulate, print)
       return 0
     }
+    const settingsFile = readSettingsFile()
+    const outsideTheFile = settingsOutsideTheFile(settingsFile)
+    applySettingsFile(settingsFile)
     const config = loadConfig()
     if (run === 'serve') {
-      await serve(config)
+      await serve(config, outsideTheFile)
       return -1
     }
     const context = await createContext(
@@ -114,7 +119,9 @@ function commandFor(
   switch (group) {
     case 'serve':
       if (args.length > 0)
-        throw new UsageError(`takes no arguments (${args[0]}): its settings come from the environment`)
+        throw new UsageError(
+          `takes no arguments (${args[0]}): its settings come from the environment and .env`,
+        )
       return 'serve'
     case 'migrate':
       if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]}`)

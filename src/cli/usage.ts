@@ -54,7 +54,8 @@ const commands: readonly CommandHelp[] = [
     words: ['serve'],
     synopsis: ['serve'],
     summary: ['start the API (migrates, creates the demo merchant on first start)'],
-    details: `Configured by the environment, read once at start (a bad value stops it, naming the setting):
+    details: `Configured by the environment and by .env in the folder it runs in (the environment wins), read
+once at start (a bad value stops it, naming the setting); every sika command reads the same:
   PORT              HTTP port (3000)
   HOST              interface to listen on (127.0.0.1; HOST=0.0.0.0 in a container, so that
                     the container's published port reaches it)
@@ -232,8 +233,9 @@ export const usage = `Usage: sika <command> [options]
 Commands:
 ${commands.map(overviewOf).join('\n')}
 
-Every command answers --help. Environment: DATABASE_URL (SQLite path, file: URL or postgres:// URL),
-and the settings in the README.
+Every command answers --help. Settings come from the environment and from .env in the folder the
+command runs in, as for sika serve: DATABASE_URL (SQLite path, file: URL or postgres:// URL), and the
+others in the README.
 `
 
 const isHelpFlag = (argument: string) => argument === '--help' || argument === '-h'
