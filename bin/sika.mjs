@@ -4,6 +4,9 @@
 // in a running service. Where the bundle cannot be written, the sources run through tsx.
 import { setFlagsFromString } from 'node:v8'
 import { ensureBuilt } from '../scripts/build.mjs'
+import { exitUnlessSupportedNode } from '../scripts/node-version.mjs'
+
+exitUnlessSupportedNode('sika')
 
 // Sika's live heap is about 50 MB, but under load most of what survives a scavenge is a
 // request's garbage, and V8's default lets the old space grow to about four times what the last

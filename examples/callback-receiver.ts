@@ -1,14 +1,21 @@
 // A merchant's callback receiver: verifies Sika's Standard Webhooks signature, then acts once per event id.
-// Run: SIKA_WEBHOOK_SECRET=whsec_... npx tsx examples/callback-receiver.ts   (listens on :4000)
+// Run: SIKA_WEBHOOK_SECRET=whsec_... npx tsx examples/callback-receiver.ts
+// It listens on 127.0.0.1:4000 (this machine only); RECEIVER_PORT and RECEIVER_HOST choose another
+// port or interface (RECEIVER_HOST=0.0.0.0 in a container whose port is published).
 import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 
 const secret = process.env.SIKA_WEBHOOK_SECRET
 if (!secret) throw new Error('set SIKA_WEBHOOK_SECRET to the webhook secret Sika printed (whsec_...)')
 const webhook = new Webhook(secret)
 const seen = new Set<string>() // use your database in production: deliveries can repeat
+const port = Number(process.env.RECEIVER_PORT ?? 4000)
+const host = process.env.RECEIVER_HOST ?? '127.0.0.1'
+if (!Number.isInteger(port) || port < 0 || port > 65_535)
+  throw new Error('RECEIVER_PORT is a TCP port, 0 to 65535')
 
-createServer((request, response) => {
+const server = createServer((request, response) => {
   let body = ''
   request.on('data', (chunk) => {
     body += chunk
@@ -29,4 +36,9 @@ createServer((request, response) => {
     }
     response.writeHead(204).end() // any 2xx within 10 s acknowledges; 410 stops the deliveries
   })
-}).listen(4000, () => console.log('listening for Sika callbacks on http://localhost:4000/sika/callback'))
+})
+server.listen(port, host, () => {
+  const address = server.address() as AddressInfo
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  console.log(`listening for Sika callbacks on http://${shown}:${address.port}/sika/callback`)
+})

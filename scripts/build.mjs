@@ -38,7 +38,7 @@ export async function build() {
       outExtension: { '.js': '.mjs' },
       bundle: true,
       platform: 'node',
-      target: 'node20',
+      target: 'node24',
       format: 'esm',
       packages: 'external',
       sourcemap: 'linked',

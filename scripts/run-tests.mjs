@@ -3,6 +3,9 @@ import { spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import { exitUnlessSupportedNode } from './node-version.mjs'
+
+exitUnlessSupportedNode('scripts/run-tests.mjs')
 
 const given = process.argv.slice(2)
 const files =

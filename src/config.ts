@@ -61,6 +61,12 @@ export interface Config {
   readonly metricsHost: string
   readonly metricsPort: number
   /**
+   * Whether METRICS_PORT was given. The default port taken (a second Sika on this machine, whose
+   * PORT alone differs) does not stop the start: /metrics listens on a free port instead, with a
+   * warning that names METRICS_PORT. A port that was given and is taken stops the start.
+   */
+  readonly metricsPortGiven: boolean
+  /**
    * SPEED_MECHANISMS_OFF: mechanisms that only make Sika faster, switched off (comma-separated
    * names from `speedMechanisms`), so that a bench can measure what each one earns. Every answer,
    * row and commit's durability is the same with any of them off. None by default.
@@ -184,6 +190,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     metricsToken: read('METRICS_TOKEN'),
     metricsHost,
     metricsPort,
+    metricsPortGiven: read('METRICS_PORT') !== undefined,
     speedMechanismsOff,
   })
 }

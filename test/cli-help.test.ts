@@ -85,3 +85,86 @@ test('--help of an unknown command is a usage error naming it (exit 2)', async (
   assert.equal(result.code, 2)
   assert.match(result.stderr, /^sika: unknown command: frobnicate/)
 })
+
+test('a mistake says the one thing that is wrong, then the usage of that command alone (exit 2)', async () => {
+  const table: { args: string[]; says: string; usage: RegExp }[] = [
+    {
+      args: ['member', 'invite', 'mer_x', '--email', 'a@shop.example', '--role', 'boss'],
+      says: 'sika member invite: --role is viewer, support, finance, developer, admin or owner, not boss',
+      usage: /^Usage: sika member invite MERCHANT_ID --email EMAIL --role ROLE/,
+    },
+    {
+      args: ['member', 'invite', 'mer_x', '--email', 'a@shop.example'],
+      says: 'sika member invite: needs --role: viewer, support, finance, developer, admin or owner',
+      usage: /^Usage: sika member invite MERCHANT_ID/,
+    },
+    {
+      args: ['member', 'invite', '--email', 'a@shop.example', '--role', 'owner'],
+      says: 'sika member invite: needs MERCHANT_ID',
+      usage: /^Usage: sika member invite MERCHANT_ID/,
+    },
+    {
+      args: ['member', 'list', 'mer_x', 'mer_y'],
+      says: 'sika member list: unexpected argument: mer_y',
+      usage: /^Usage: sika member list MERCHANT_ID/,
+    },
+    {
+      args: ['key', 'rotate', 'mer_x', '--mode', 'production'],
+      says: 'sika key rotate: --mode is sandbox or live, not production',
+      usage: /^Usage: sika key rotate ID --mode sandbox\|live/,
+    },
+    {
+      args: ['merchant', 'create', '--name', 'Shop', '--nmae', 'Shop'],
+      says: 'sika merchant create: unknown option: --nmae',
+      usage: /^Usage: sika merchant create --name NAME/,
+    },
+    {
+      args: ['merchant', 'create', '--name'],
+      says: 'sika merchant create: --name needs a value',
+      usage: /^Usage: sika merchant create --name NAME/,
+    },
+    {
+      args: ['merchant', 'set', 'mer_x', '--require-batch-approval', 'yes'],
+      says: 'sika merchant set: --require-batch-approval is on or off, not yes',
+      usage: /^Usage: sika merchant set ID --require-batch-approval on\|off/,
+    },
+    {
+      args: ['fees', 'set', 'mer_x', '--kind', 'collect', '--channel', 'wave', '--percentage', '2'],
+      says: 'sika fees set: needs --bearer: merchant or customer',
+      usage: /^Usage: sika fees set MERCHANT_ID/,
+    },
+    {
+      args: ['balance'],
+      says: 'sika balance: needs MERCHANT_ID',
+      usage: /^Usage: sika balance MERCHANT_ID/,
+    },
+    {
+      args: ['member', 'promote', 'mer_x'],
+      says: 'sika member: unknown command: promote',
+      usage: /^Usage: sika member invite\|list\|remove\|reset-totp/,
+    },
+  ]
+  for (const { args, says, usage } of table) {
+    const result = await sika(...args)
+    const [first, blank, ...rest] = result.stderr.split('\n')
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`)
+    assert.equal(first, says, args.join(' '))
+    assert.equal(blank, '')
+    assert.match(rest.join('\n'), usage, args.join(' '))
+    assert.doesNotMatch(result.stderr, /^Commands:/m, `${args.join(' ')}: not the usage of every command`)
+    assert.equal(result.stdout, '')
+  }
+  assert.equal(existsSync(databaseFile), false, 'the database was not opened')
+})
+
+test('without a command, or with an unknown one, the usage of every command follows', async () => {
+  for (const [args, says] of [
+    [[], 'sika: a command is required'],
+    [['frobnicate'], 'sika: unknown command: frobnicate'],
+  ] as const) {
+    const result = await sika(...args)
+    assert.equal(result.code, 2)
+    assert.equal(result.stderr.split('\n')[0], says)
+    assert.match(result.stderr, /^Commands:/m)
+  }
+})

@@ -256,9 +256,18 @@ test('TRUST_PROXY: addresses and CIDRs of either family, separated by commas; no
 
 test('/metrics listens on 127.0.0.1:9464 unless METRICS_HOST and METRICS_PORT say otherwise', () => {
   const defaults = loadConfig({ SECRETS_KEY: secretsKey })
-  assert.deepEqual([defaults.metricsHost, defaults.metricsPort], ['127.0.0.1', 9464])
+  assert.deepEqual(
+    [defaults.metricsHost, defaults.metricsPort, defaults.metricsPortGiven],
+    ['127.0.0.1', 9464, false],
+  )
   const chosen = loadConfig({ SECRETS_KEY: secretsKey, METRICS_HOST: '0.0.0.0', METRICS_PORT: '0' })
-  assert.deepEqual([chosen.metricsHost, chosen.metricsPort], ['0.0.0.0', 0])
+  assert.deepEqual([chosen.metricsHost, chosen.metricsPort, chosen.metricsPortGiven], ['0.0.0.0', 0, true])
+  const sameAsTheDefault = loadConfig({ SECRETS_KEY: secretsKey, METRICS_PORT: '9464' })
+  assert.equal(
+    sameAsTheDefault.metricsPortGiven,
+    true,
+    'a port given is one the operator chose, whatever it is',
+  )
 })
 
 test('SPEED_MECHANISMS_OFF: mechanisms by name, separated by commas; none by default', () => {

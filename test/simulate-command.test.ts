@@ -116,8 +116,14 @@ test('several operators at once: one OPERATORS_FILE written for all, their notif
   }
 })
 
-test('an unknown operator or a bad port is a usage error (exit 2)', async () => {
-  for (const args of [['nope'], ['wave', '--port', 'x'], []]) {
+test('an unknown operator or a bad port is a usage error (exit 2) that says which', async () => {
+  const table: { args: string[]; says: RegExp }[] = [
+    { args: ['nope'], says: /^sika simulate: unknown operator: nope; the operators are mtn-momo, wave/ },
+    { args: ['wave', '--port', 'x'], says: /^sika simulate: --port x is not a TCP port/ },
+    { args: [], says: /^sika simulate: needs OPERATOR\.\.\.: one or more of mtn-momo/ },
+    { args: ['wave', 'wave'], says: /^sika simulate: wave is named twice/ },
+  ]
+  for (const { args, says } of table) {
     const child = spawn(process.execPath, ['bin/sika.mjs', 'simulate', ...args], {
       cwd: repositoryRoot,
       env: { PATH: process.env.PATH },
@@ -129,6 +135,7 @@ test('an unknown operator or a bad port is a usage error (exit 2)', async () => 
     })
     const [code] = await once(child, 'exit')
     assert.equal(code, 2, args.join(' '))
-    assert.match(stderr, /simulate needs one or more operators|--port/)
+    assert.match(stderr, says)
+    assert.match(stderr, /\n\nUsage: sika simulate OPERATOR\.\.\./, 'and the usage of simulate alone')
   }
 })

@@ -6,7 +6,7 @@ import { readBalances } from '../app/transactions.ts'
 import { sideKindNames } from '../domain/kinds.ts'
 import { type Currency, countries, isCountry, toMajorUnits, toMinorUnits } from '../domain/money.ts'
 import { milliToPercentage, percentageToMilli } from '../domain/pricing.ts'
-import { CommandError, UsageError } from './usage.ts'
+import { CommandError, oneOf, positionalsNamed, UsageError } from './usage.ts'
 
 type Print = (text: string) => void
 
@@ -23,28 +23,27 @@ export function parseFeesSet(args: string[]) {
     },
     allowPositionals: true,
   })
-  const [merchantId, extra] = positionals
-  if (!merchantId || extra !== undefined) throw new UsageError('fees set needs one merchant ID')
-  const kind = values.kind
-  if (!kind || !(sideKindNames as readonly string[]).includes(kind)) {
-    throw new UsageError(`--kind must be one of ${sideKindNames.join(', ')}`)
-  }
+  const [merchantId] = positionalsNamed(positionals, ['MERCHANT_ID'])
+  const kind = oneOf('kind', values.kind, sideKindNames)
   const channel = values.channel
-  if (!channel || !/^([a-z0-9-]+|\*)$/.test(channel))
-    throw new UsageError('--channel must be an operator code or *')
+  if (channel === undefined)
+    throw new UsageError('needs --channel CHANNEL: an operator code, or * for every channel')
+  if (!/^([a-z0-9-]+|\*)$/.test(channel))
+    throw new UsageError(`--channel is an operator code or *, not ${channel}`)
   const country = values.country
   if (country !== '*' && !isCountry(country))
-    throw new UsageError(`--country must be a served country code or *, got ${country}`)
+    throw new UsageError(`--country is a served country code or *, not ${country}`)
+  if (values.percentage === undefined) throw new UsageError('needs --percentage P (1.5 means 1.5 %)')
   const percentage = Number(values.percentage)
-  const percentageMilli =
-    values.percentage === undefined || Number.isNaN(percentage) ? undefined : percentageToMilli(percentage)
+  const percentageMilli = Number.isNaN(percentage) ? undefined : percentageToMilli(percentage)
   if (percentageMilli === undefined || percentageMilli < 0 || percentageMilli > 100_000) {
     throw new UsageError(
-      '--percentage must be a number from 0 to 100 with at most 3 decimals (1.5 means 1.5 %)',
+      `--percentage is a number from 0 to 100 with at most 3 decimals (1.5 means 1.5 %), not ${values.percentage}`,
     )
   }
   const fixed = Number(values.fixed)
-  if (Number.isNaN(fixed) || fixed < 0) throw new UsageError('--fixed must be a number of at least 0')
+  if (Number.isNaN(fixed) || fixed < 0)
+    throw new UsageError(`--fixed is a number of at least 0, not ${values.fixed}`)
   // A fixed fee is money, so it needs a currency: the country's.
   if (fixed !== 0 && country === '*')
     throw new UsageError('--fixed other than 0 needs --country, whose currency it is in')
@@ -52,16 +51,15 @@ export function parseFeesSet(args: string[]) {
     country === '*' ? 0 : toMinorUnits(fixed, countries[country as keyof typeof countries])
   if (additionalFeeMinor === undefined)
     throw new UsageError('--fixed has more decimals than the currency allows')
-  if (values.bearer !== 'merchant' && values.bearer !== 'customer')
-    throw new UsageError('--bearer must be merchant or customer')
+  const bearer = oneOf('bearer', values.bearer, ['merchant', 'customer'])
   return {
-    merchantId,
+    merchantId: merchantId!,
     kind,
     channel,
     country,
     percentageMilli,
     additionalFeeMinor,
-    supportedByAccount: values.bearer === 'merchant',
+    supportedByAccount: bearer === 'merchant',
   } satisfies FeeRow
 }
 

@@ -2,6 +2,7 @@ import { closeContext, createContext } from '../app/bootstrap.ts'
 import type { AppContext } from '../app/context.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { createLogger } from '../logger.ts'
+import { applySettingsFile, readSettingsFile, settingsOutsideTheFile } from '../settings-file.ts'
 import { balance, feesList, feesSet, parseFeesSet } from './ledger-commands.ts'
 import { memberCommand, parseMemberCommand } from './member-commands.ts'
 import {
@@ -18,7 +19,7 @@ import {
 } from './merchant-commands.ts'
 import { serve } from './serve.ts'
 import { parseSimulate, type SimulateArgs, simulate } from './simulate-command.ts'
-import { CommandError, helpFor, UsageError, usage } from './usage.ts'
+import { CommandError, commandWords, helpFor, UsageError, usageErrorText } from './usage.ts'
 import { verify } from './verify-command.ts'
 import { parseWebhookSecretRotate, webhookSecretRotate } from './webhook-commands.ts'
 
@@ -29,6 +30,7 @@ const print = (text: string): void => {
 /**
  * Every command is parsed completely before the database is opened, so a wrong invocation
  * exits 2 having written nothing; --help anywhere answers the command's usage and does nothing else.
+ * Settings come from the environment and from .env in the working folder, for every command alike.
  */
 export async function main(argv: string[]): Promise<number> {
   const [group, action, ...rest] = argv
@@ -43,9 +45,12 @@ export async function main(argv: string[]): Promise<number> {
       await simulate(run.simulate, print)
       return 0
     }
+    const settingsFile = readSettingsFile()
+    const outsideTheFile = settingsOutsideTheFile(settingsFile)
+    applySettingsFile(settingsFile)
     const config = loadConfig()
     if (run === 'serve') {
-      await serve(config)
+      await serve(config, outsideTheFile)
       return -1
     }
     const context = await createContext(
@@ -60,7 +65,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`sika: ${error.message}\n\n${usage}`)
+      process.stderr.write(usageErrorText(error))
       return 2
     }
     if (error instanceof CommandError || error instanceof ConfigError) {
@@ -79,11 +84,29 @@ function parseCommand(group: string | undefined, action: string | undefined, res
   try {
     return commandFor(group, action, rest, args)
   } catch (error) {
-    // node:util parseArgs reports unknown options with its own error type.
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      throw new UsageError(error.message)
-    }
-    throw error
+    const usageError = error instanceof UsageError ? error : parseArgsProblem(error)
+    if (!usageError) throw error
+    if (usageError.words.length === 0) usageError.words = commandWords(group, action)
+    throw usageError
+  }
+}
+
+/**
+ * node:util parseArgs reports a wrong option with its own error type and a long sentence: the one
+ * thing that is wrong, in the words of the other usage errors.
+ */
+function parseArgsProblem(error: unknown): UsageError | undefined {
+  if (!(error instanceof TypeError && 'code' in error)) return undefined
+  const option = /'(-[^' ]+)/.exec(error.message)?.[1]
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(`unknown option: ${option}`)
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return new UsageError(`${option} needs a value`)
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(error.message)
+    default:
+      return String(error.code).startsWith('ERR_PARSE_ARGS') ? new UsageError(error.message) : undefined
   }
 }
 
@@ -95,10 +118,13 @@ function commandFor(
 ): Run {
   switch (group) {
     case 'serve':
-      if (args.length > 0) throw new UsageError('serve takes no arguments; configure it with the environment')
+      if (args.length > 0)
+        throw new UsageError(
+          `takes no arguments (${args[0]}): its settings come from the environment and .env`,
+        )
       return 'serve'
     case 'migrate':
-      if (args.length > 0) throw new UsageError('migrate takes no arguments')
+      if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]}`)
       return async (context) => {
         // createContext already migrated; report what that start applied.
         const applied = context.appliedMigrations
@@ -115,16 +141,16 @@ function commandFor(
     case 'fees':
       return feesCommand(action, rest)
     case 'webhook-secret': {
-      if (action !== 'rotate') throw new UsageError(`unknown webhook-secret command: ${action ?? '(none)'}`)
+      if (action !== 'rotate') throw unknownAction(action)
       const parsed = parseWebhookSecretRotate(rest)
       return (context) => webhookSecretRotate(context, parsed, print)
     }
     case 'verify': {
-      const { json } = parseJsonFlag(args, 0, 'verify takes no arguments')
+      const { json } = parseJsonFlag(args, [])
       return (context) => verify(context, json, print)
     }
     case 'balance': {
-      const { json, positionals } = parseJsonFlag(args, 1, 'balance needs one merchant ID')
+      const { json, positionals } = parseJsonFlag(args, ['MERCHANT_ID'])
       return (context) => balance(context, positionals[0]!, json, print)
     }
     case 'simulate':
@@ -136,6 +162,11 @@ function commandFor(
   }
 }
 
+/** A group's action that is none of its own: the group's usage lists them. */
+function unknownAction(action: string | undefined): UsageError {
+  return new UsageError(action === undefined ? 'needs a command' : `unknown command: ${action}`)
+}
+
 function merchantCommand(action: string | undefined, rest: string[]): Run {
   switch (action) {
     case 'create': {
@@ -143,12 +174,12 @@ function merchantCommand(action: string | undefined, rest: string[]): Run {
       return (context) => merchantCreate(context, parsed, print)
     }
     case 'list': {
-      const { json } = parseJsonFlag(rest, 0, 'merchant list takes no arguments')
+      const { json } = parseJsonFlag(rest, [])
       return (context) => merchantList(context, json, print)
     }
     case 'suspend':
     case 'activate': {
-      const { positionals } = parseJsonFlag(rest, 1, `merchant ${action} needs one merchant ID`)
+      const { positionals } = parseJsonFlag(rest, ['ID'])
       const status = action === 'suspend' ? 'suspended' : 'active'
       return (context) => merchantStatus(context, positionals[0]!, status, print)
     }
@@ -157,7 +188,7 @@ function merchantCommand(action: string | undefined, rest: string[]): Run {
       return (context) => merchantSet(context, parsed, print)
     }
     default:
-      throw new UsageError(`unknown merchant command: ${action ?? '(none)'}`)
+      throw unknownAction(action)
   }
 }
 
@@ -168,11 +199,11 @@ function keyCommand(action: string | undefined, rest: string[]): Run {
       return (context) => keyRotate(context, parsed, print)
     }
     case 'revoke': {
-      const { positionals } = parseJsonFlag(rest, 1, 'key revoke needs one API_KEY')
+      const { positionals } = parseJsonFlag(rest, ['API_KEY'])
       return (context) => keyRevoke(context, positionals[0]!, print)
     }
     default:
-      throw new UsageError(`unknown key command: ${action ?? '(none)'}`)
+      throw unknownAction(action)
   }
 }
 
@@ -184,11 +215,10 @@ function feesCommand(action: string | undefined, rest: string[]): Run {
     }
     case 'list': {
       const merchantIds = rest.filter((arg) => !arg.startsWith('--'))
-      if (merchantIds.length > 1) throw new UsageError('fees list takes at most one merchant ID')
-      const { json } = parseJsonFlag(rest, merchantIds.length, 'fees list takes at most one merchant ID')
+      const { json } = parseJsonFlag(rest, merchantIds.length === 0 ? [] : ['MERCHANT_ID'])
       return (context) => feesList(context, merchantIds[0], json, print)
     }
     default:
-      throw new UsageError(`unknown fees command: ${action ?? '(none)'}`)
+      throw unknownAction(action)
   }
 }

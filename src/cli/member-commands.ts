@@ -4,8 +4,8 @@ import { normalEmail } from '../app/dashboard/invitations.ts'
 import { type DashboardRefusal, isRefusal } from '../app/dashboard/refusals.ts'
 import { cliChanger, inviteToTeam, removeMember, resetAuthenticator, teamOf } from '../app/dashboard/team.ts'
 import { merchantExists } from '../app/merchants.ts'
-import { isRole, roles } from '../domain/roles.ts'
-import { CommandError, UsageError } from './usage.ts'
+import { roles } from '../domain/roles.ts'
+import { CommandError, oneOf, positionalsNamed, UsageError } from './usage.ts'
 
 type Print = (text: string) => void
 
@@ -24,7 +24,7 @@ const needsEmail: readonly MemberAction[] = ['invite', 'remove', 'reset-totp']
 /** `member ACTION MERCHANT_ID [--email E] [--role R] [--json]`, checked whole before the store opens. */
 export function parseMemberCommand(action: string | undefined, args: string[]): MemberArgs {
   if (action !== 'invite' && action !== 'list' && action !== 'remove' && action !== 'reset-totp')
-    throw new UsageError(`unknown member command: ${action ?? '(none)'}`)
+    throw new UsageError(action === undefined ? 'needs a command' : `unknown command: ${action}`)
   const { values, positionals } = parseArgs({
     args,
     options: {
@@ -34,21 +34,16 @@ export function parseMemberCommand(action: string | undefined, args: string[]): 
     },
     allowPositionals: true,
   })
-  const [merchantId, extra] = positionals
-  if (!merchantId || extra !== undefined) throw new UsageError(`member ${action} needs one merchant ID`)
-  const parsed: MemberArgs = { action, merchantId, json: values.json }
+  const [merchantId] = positionalsNamed(positionals, ['MERCHANT_ID'])
+  const parsed: MemberArgs = { action, merchantId: merchantId!, json: values.json }
   if (needsEmail.includes(action)) {
-    if (!values.email) throw new UsageError(`member ${action} needs --email EMAIL`)
-    if (!normalEmail(values.email)) throw new UsageError(`--email is not an email address: ${values.email}`)
+    if (!values.email) throw new UsageError('needs --email EMAIL')
+    if (!normalEmail(values.email)) throw new UsageError(`--email ${values.email} is not an email address`)
     parsed.email = values.email
-  } else if (values.email !== undefined) throw new UsageError(`member ${action} takes no --email`)
-  if (action === 'invite') {
-    if (!values.role || !isRole(values.role))
-      throw new UsageError(`member invite needs --role, one of ${roles.join(', ')}`)
-    parsed.role = values.role
-  } else if (values.role !== undefined) throw new UsageError(`member ${action} takes no --role`)
-  if (values.json && (action === 'remove' || action === 'reset-totp'))
-    throw new UsageError(`member ${action} takes no --json`)
+  } else if (values.email !== undefined) throw new UsageError('takes no --email')
+  if (action === 'invite') parsed.role = oneOf('role', values.role, roles)
+  else if (values.role !== undefined) throw new UsageError('takes no --role')
+  if (values.json && (action === 'remove' || action === 'reset-totp')) throw new UsageError('takes no --json')
   return parsed
 }
 

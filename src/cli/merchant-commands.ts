@@ -9,8 +9,8 @@ import {
 } from '../app/merchants.ts'
 import { setRequireBatchApproval } from '../app/payout-batches/settings.ts'
 import { formatTimestamp } from '../domain/clock.ts'
-import { isMode } from '../domain/kinds.ts'
-import { CommandError, UsageError } from './usage.ts'
+import { modes } from '../domain/kinds.ts'
+import { CommandError, oneOf, positionalsNamed, UsageError } from './usage.ts'
 
 type Print = (text: string) => void
 
@@ -21,9 +21,10 @@ export function parseMerchantCreate(args: string[]) {
     allowPositionals: true,
   })
   const name = values.name?.trim()
-  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`)
-  if (!name) throw new UsageError('merchant create needs --name NAME')
-  if (name.length > 100) throw new UsageError('--name is at most 100 characters')
+  positionalsNamed(positionals, [])
+  if (name === undefined) throw new UsageError('needs --name NAME')
+  if (name === '') throw new UsageError('--name is blank: the merchant needs a name')
+  if (name.length > 100) throw new UsageError(`--name is at most 100 characters, not ${name.length}`)
   return { name, json: values.json }
 }
 
@@ -42,14 +43,14 @@ export async function merchantCreate(
 Sandbox callbacks are signed with the sandbox webhook secret, live ones with the live one.`)
 }
 
-export function parseJsonFlag(args: string[], positionalCount: number, what: string) {
+/** A command's positionals, by name, and its --json flag. */
+export function parseJsonFlag(args: string[], names: readonly string[]) {
   const { values, positionals } = parseArgs({
     args,
     options: { json: { type: 'boolean', default: false } },
     allowPositionals: true,
   })
-  if (positionals.length !== positionalCount) throw new UsageError(`${what}`)
-  return { json: values.json, positionals }
+  return { json: values.json, positionals: positionalsNamed(positionals, names) }
 }
 
 export async function merchantList(context: AppContext, json: boolean, print: Print) {
@@ -81,12 +82,9 @@ export function parseMerchantSet(args: string[]) {
     options: { 'require-batch-approval': { type: 'string' } },
     allowPositionals: true,
   })
-  const [merchantId, extra] = positionals
-  if (!merchantId || extra !== undefined) throw new UsageError('merchant set needs one merchant ID')
-  const setting = values['require-batch-approval']
-  if (setting !== 'on' && setting !== 'off')
-    throw new UsageError('merchant set needs --require-batch-approval on or --require-batch-approval off')
-  return { merchantId, requireBatchApproval: setting === 'on' }
+  const [merchantId] = positionalsNamed(positionals, ['ID'])
+  const setting = oneOf('require-batch-approval', values['require-batch-approval'], ['on', 'off'])
+  return { merchantId: merchantId!, requireBatchApproval: setting === 'on' }
 }
 
 export async function merchantSet(
@@ -108,11 +106,9 @@ export function parseKeyRotate(args: string[]) {
     options: { mode: { type: 'string' }, json: { type: 'boolean', default: false } },
     allowPositionals: true,
   })
-  const [merchantId, extra] = positionals
-  if (!merchantId || extra !== undefined) throw new UsageError('key rotate needs one merchant ID')
-  if (!values.mode || !isMode(values.mode))
-    throw new UsageError('key rotate needs --mode sandbox or --mode live')
-  return { merchantId, mode: values.mode, json: values.json }
+  const [merchantId] = positionalsNamed(positionals, ['ID'])
+  const mode = oneOf('mode', values.mode, modes)
+  return { merchantId: merchantId!, mode, json: values.json }
 }
 
 export async function keyRotate(context: AppContext, args: ReturnType<typeof parseKeyRotate>, print: Print) {

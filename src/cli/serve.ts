@@ -13,8 +13,15 @@ import { buildServer } from '../http/server.ts'
 import { createLogger } from '../logger.ts'
 import { CommandError } from './usage.ts'
 
-/** sika serve: migrate, create the demo merchant on first start, listen, and stop gracefully. */
-export async function serve(config: Config): Promise<FastifyInstance> {
+/**
+ * sika serve: migrate, create the demo merchant on first start, listen, and stop gracefully.
+ * `settingsOutsideTheFile` names the settings a `sika` command in another terminal would not see
+ * (settings-file.ts): the first start's banner says so, beside the command it suggests.
+ */
+export async function serve(
+  config: Config,
+  settingsOutsideTheFile: readonly string[] = [],
+): Promise<FastifyInstance> {
   const logger = createLogger(config.logLevel)
   // Before the store opens: with callbacks in a thread of their own, the two take turns at SQLite's write lock.
   const turns = deliveryThreadTurns(config)
@@ -36,7 +43,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const workers = config.runWorkers
     ? createWorkers(context, { deliveryThread: config.deliveryThread ? { turns } : undefined })
     : undefined
-  if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl))
+  if (demo) process.stdout.write(demoBanner(demo, config.publicBaseUrl, settingsOutsideTheFile))
   logger.info(
     {
       store: storeName(context),
@@ -95,7 +102,7 @@ function listenProblem(code: string | undefined, { host, port }: Config): string
   }
 }
 
-function demoBanner(demo: IssuedMerchant, baseUrl: string): string {
+function demoBanner(demo: IssuedMerchant, baseUrl: string, outsideTheFile: readonly string[]): string {
   return `
   Sika: first start, a demo sandbox merchant was created. Its secrets are shown only now.
 
@@ -112,5 +119,24 @@ function demoBanner(demo: IssuedMerchant, baseUrl: string): string {
 
     npx sika member invite ${demo.id} --email you@example.com --role owner
 
+${sameSettings(outsideTheFile)}
+
 `
+}
+
+/** Where a `sika` command finds this server's settings, and which of them it would miss. */
+function sameSettings(outsideTheFile: readonly string[]): string {
+  const lines = [
+    'Run sika commands from this folder: each reads its settings as this server did, from the',
+    'environment and from .env here.',
+  ]
+  if (outsideTheFile.length > 0) {
+    const names = outsideTheFile.join(', ').replace(/, ([^,]+)$/, ' and $1')
+    lines.push(
+      `This server's ${names} came from its environment only, which a command in another`,
+      'terminal lacks: put them in .env here, or a command opens another database or prints links',
+      'on another address.',
+    )
+  }
+  return lines.map((line) => `  ${line}`).join('\n')
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { isSimulatorName, simulatorNames, simulatorOutcomes, simulators } from '../simulators/catalogue.ts'
 import type { RunningSimulator, SimulatorName } from '../simulators/simulator.ts'
-import { UsageError } from './usage.ts'
+import { listed, UsageError } from './usage.ts'
 
 export interface SimulateArgs {
   names: SimulatorName[]
@@ -33,23 +33,30 @@ export function parseSimulate(args: string[]): SimulateArgs {
     },
     allowPositionals: true,
   })
-  const names = positionals
-  if (names.length === 0 || !names.every(isSimulatorName) || new Set(names).size !== names.length)
-    throw new UsageError(`simulate needs one or more operators: ${simulatorNames.join(', ')}`)
+  if (positionals.length === 0)
+    throw new UsageError(`needs OPERATOR...: one or more of ${listed(simulatorNames)}`)
+  const unknown = positionals.find((name) => !isSimulatorName(name))
+  if (unknown !== undefined)
+    throw new UsageError(`unknown operator: ${unknown}; the operators are ${listed(simulatorNames)}`)
+  const names = positionals.filter(isSimulatorName)
+  const twice = names.find((name, index) => names.indexOf(name) !== index)
+  if (twice !== undefined) throw new UsageError(`${twice} is named twice`)
   const port = Number(values.port ?? 0)
   if (!Number.isInteger(port) || port < 0 || port + names.length - 1 > 65_535)
-    throw new UsageError('--port is a TCP port, 0 to 65535 (0 picks a free one)')
+    throw new UsageError(`--port ${values.port} is not a TCP port, 0 to 65535 (0 picks a free one)`)
   if (names.length > 1 && (values.channel || values.countries || values['webhook-url']))
     throw new UsageError(
       '--channel, --countries and --webhook-url go with one operator; use --sika-url for several',
     )
   const countries = values.countries?.split(',').map((country) => country.trim().toUpperCase())
   if (countries && (countries.length === 0 || countries.some((country) => !/^[A-Z]{2}$/.test(country))))
-    throw new UsageError('--countries is a comma-separated list of ISO codes, such as CI,SN')
+    throw new UsageError(
+      `--countries ${values.countries} is not a comma-separated list of ISO codes, such as CI,SN`,
+    )
   for (const option of ['webhook-url', 'sika-url'] as const) {
     const url = values[option]
     if (url !== undefined && !httpUrl.test(url))
-      throw new UsageError(`--${option} is an http(s) URL, such as http://127.0.0.1:3000`)
+      throw new UsageError(`--${option} ${url} is not an http(s) URL, such as http://127.0.0.1:3000`)
   }
   return {
     names,

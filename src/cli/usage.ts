@@ -1,5 +1,39 @@
-/** A wrong invocation: printed with the usage, exit code 2, nothing written. */
-export class UsageError extends Error {}
+/**
+ * A wrong invocation: exit code 2, nothing written. It says the one thing that is wrong, and is
+ * printed with the usage of the command it names (`words`, such as member invite), or of them
+ * all when it names none.
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    public words: readonly string[] = [],
+  ) {
+    super(message)
+  }
+}
+
+/** The value of a required option that must be one of `choices`: missing and wrong are told apart. */
+export function oneOf<T extends string>(option: string, value: string | undefined, choices: readonly T[]): T {
+  if (value === undefined || value === '') throw new UsageError(`needs --${option}: ${listed(choices)}`)
+  const chosen = choices.find((choice) => choice === value)
+  if (chosen === undefined) throw new UsageError(`--${option} is ${listed(choices)}, not ${value}`)
+  return chosen
+}
+
+/** The positional arguments a command takes, by name (MERCHANT_ID...): the first missing, or the first extra. */
+export function positionalsNamed(given: readonly string[], names: readonly string[]): string[] {
+  const missing = names[given.length]
+  if (missing !== undefined) throw new UsageError(`needs ${missing}`)
+  const extra = given[names.length]
+  if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`)
+  return [...given]
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+export function listed(choices: readonly string[]): string {
+  const last = choices.at(-1) ?? ''
+  return choices.length <= 1 ? last : `${choices.slice(0, -1).join(', ')} or ${last}`
+}
 
 /** A well-formed command that cannot be carried out (unknown merchant...): exit code 1. */
 export class CommandError extends Error {}
@@ -20,7 +54,8 @@ const commands: readonly CommandHelp[] = [
     words: ['serve'],
     synopsis: ['serve'],
     summary: ['start the API (migrates, creates the demo merchant on first start)'],
-    details: `Configured by the environment, read once at start (a bad value stops it, naming the setting):
+    details: `Configured by the environment and by .env in the folder it runs in (the environment wins), read
+once at start (a bad value stops it, naming the setting); every sika command reads the same:
   PORT              HTTP port (3000)
   HOST              interface to listen on (127.0.0.1; HOST=0.0.0.0 in a container, so that
                     the container's published port reaches it)
@@ -198,11 +233,25 @@ export const usage = `Usage: sika <command> [options]
 Commands:
 ${commands.map(overviewOf).join('\n')}
 
-Every command answers --help. Environment: DATABASE_URL (SQLite path, file: URL or postgres:// URL),
-and the settings in the README.
+Every command answers --help. Settings come from the environment and from .env in the folder the
+command runs in, as for sika serve: DATABASE_URL (SQLite path, file: URL or postgres:// URL), and the
+others in the README.
 `
 
 const isHelpFlag = (argument: string) => argument === '--help' || argument === '-h'
+
+/** The words of the command a command line names, as far as they name one: [], [group] or [group, action]. */
+export function commandWords(group: string | undefined, action: string | undefined): string[] {
+  if (commands.some((command) => command.words.join(' ') === `${group} ${action}`)) return [group!, action!]
+  return commands.some((command) => command.words[0] === group) ? [group!] : []
+}
+
+/** What a usage error prints: the line that says what is wrong, then the usage of the command it names. */
+export function usageErrorText(error: UsageError): string {
+  const named = error.words.length > 0 ? `sika ${error.words.join(' ')}` : 'sika'
+  const help = error.words.length > 0 ? helpFor(['help', ...error.words]) : undefined
+  return `${named}: ${error.message}\n\n${help ?? usage}`
+}
 
 /**
  * The help a command line asks for (`sika --help`, `sika help merchant`, `sika merchant create

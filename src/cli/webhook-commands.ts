@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util'
 import type { AppContext } from '../app/context.ts'
 import { rotateWebhookSecret } from '../app/webhook-secrets.ts'
-import { isMode, type Mode } from '../domain/kinds.ts'
-import { CommandError, UsageError } from './usage.ts'
+import { type Mode, modes } from '../domain/kinds.ts'
+import { CommandError, oneOf, positionalsNamed } from './usage.ts'
 
 export function parseWebhookSecretRotate(args: string[]): { merchantId: string; mode: Mode; json: boolean } {
   const { values, positionals } = parseArgs({
@@ -10,14 +10,8 @@ export function parseWebhookSecretRotate(args: string[]): { merchantId: string; 
     options: { mode: { type: 'string' }, json: { type: 'boolean', default: false } },
     allowPositionals: true,
   })
-  const [merchantId, extra] = positionals
-  if (!merchantId || extra !== undefined) throw new UsageError('webhook-secret rotate needs one merchant ID')
-  if (values.mode === undefined || !isMode(values.mode)) {
-    const given =
-      values.mode === undefined ? 'no --mode was given' : `not --mode ${JSON.stringify(values.mode)}`
-    throw new UsageError(`webhook-secret rotate needs --mode sandbox or --mode live (${given})`)
-  }
-  return { merchantId, mode: values.mode, json: values.json }
+  const [merchantId] = positionalsNamed(positionals, ['MERCHANT_ID'])
+  return { merchantId: merchantId!, mode: oneOf('mode', values.mode, modes), json: values.json }
 }
 
 export async function webhookSecretRotate(

@@ -6,6 +6,7 @@ import {
   type LimitNode,
   type QueryCompiler,
   type QueryResult,
+  SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
   SqliteQueryCompiler,
@@ -64,6 +65,8 @@ class GuardedSqliteDriver extends SqliteDriver {
   /** Since the store opened: group COMMITs, and the transactions they held. */
   readonly statistics = { commits: 0, transactions: 0 }
 
+  /** Turns on the one connection, in the order they were asked for. */
+  private readonly connectionTurns = new ConnectionTurns()
   private readonly lockWaitMs: number
   private readonly walSync: WalSync | undefined
   private readonly turns: WriterTurns | undefined
@@ -87,7 +90,7 @@ class GuardedSqliteDriver extends SqliteDriver {
    */
   override async acquireConnection(): Promise<DatabaseConnection> {
     const giveUpAt = performance.now() + this.lockWaitMs
-    const acquiring = super.acquireConnection()
+    const acquiring = this.connectionTurns.take()
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<typeof noTurn>((resolve) => {
       timer = setTimeout(() => resolve(noTurn), this.lockWaitMs)
@@ -96,7 +99,7 @@ class GuardedSqliteDriver extends SqliteDriver {
     clearTimeout(timer)
     if (outcome === noTurn) {
       // Still queued: the turn, when it comes, is handed straight on.
-      void acquiring.then(() => super.releaseConnection())
+      void acquiring.then(() => this.connectionTurns.handOn())
       throw busyError(`no turn on the database connection within ${this.lockWaitMs} ms`)
     }
     this.giveUpAt = giveUpAt
@@ -150,9 +153,9 @@ class GuardedSqliteDriver extends SqliteDriver {
   }
 
   private async waitHandingOn(wait: Promise<unknown>): Promise<void> {
-    await super.releaseConnection()
+    this.connectionTurns.handOn()
     await wait
-    await super.acquireConnection()
+    await this.connectionTurns.take()
   }
 
   override async commitTransaction(): Promise<void> {
@@ -199,17 +202,17 @@ class GuardedSqliteDriver extends SqliteDriver {
       // Two turns of the event loop: requests read in the next poll phase join this group too.
       setImmediate(() => setImmediate(() => void this.flushWhenIdle()))
     }
-    await super.releaseConnection()
+    this.connectionTurns.handOn()
   }
 
   /** Queues behind the transactions already waiting, so they join the group, then commits it. */
   private async flushWhenIdle(): Promise<void> {
-    await super.acquireConnection()
+    await this.connectionTurns.take()
     this.flushScheduled = false
     try {
       this.commitGroup()
     } finally {
-      await super.releaseConnection()
+      this.connectionTurns.handOn()
     }
   }
 
@@ -277,6 +280,40 @@ class GuardedSqliteDriver extends SqliteDriver {
     this.commitGroup()
     await this.walSync?.durable().catch(() => {})
     this.walSync?.close()
+  }
+}
+
+/**
+ * Turns on one connection, first asked first served: `take` resolves when the turn is this
+ * caller's, `handOn` gives it to the next caller waiting (or frees it).
+ */
+class ConnectionTurns {
+  private held = false
+  private readonly waiting: (() => void)[] = []
+
+  take(): Promise<void> {
+    if (!this.held) {
+      this.held = true
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => this.waiting.push(resolve))
+  }
+
+  handOn(): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.held = false
+  }
+}
+
+/**
+ * SQLite's adapter, but Kysely takes no turns of its own on the connection: the writer's driver
+ * takes them itself (giving up after `lockWaitMs`, and handing its turn on while it waits for the
+ * write lock), and the reads' connection needs none (better-sqlite3 runs one statement at a time).
+ */
+class TurnsTakenByTheDriver extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true
   }
 }
 
@@ -419,6 +456,9 @@ export class GuardedSqliteDialect extends SqliteDialect {
   override createQueryCompiler(): QueryCompiler {
     return new SqliteStatementCompiler()
   }
+  override createAdapter(): SqliteAdapter {
+    return new TurnsTakenByTheDriver()
+  }
   override createDriver(): SqliteDriver {
     this.driver = new GuardedSqliteDriver(this.database, this.options)
     return this.driver
@@ -467,6 +507,9 @@ class OutsideTransactionDialect extends SqliteDialect {
   }
   override createQueryCompiler(): QueryCompiler {
     return new SqliteStatementCompiler()
+  }
+  override createAdapter(): SqliteAdapter {
+    return new TurnsTakenByTheDriver()
   }
   override createDriver(): SqliteDriver {
     const reads = new CachedConnection(this.reader, () => {})

@@ -1,4 +1,5 @@
-import { Kysely, type Migration, Migrator, sql, type Transaction } from 'kysely'
+import { Kysely, sql, type Transaction } from 'kysely'
+import { type Migration, Migrator } from 'kysely/migration'
 import { type Clock, systemClock } from '../domain/clock.ts'
 import { type DatabaseLocation, prepareDatabaseFolder } from './database-location.ts'
 import { createDialect, type DialectOptions, type StoreDialect } from './dialect.ts'

@@ -1,8 +1,8 @@
 // @ts-check
 // The WAL checkpointer's thread (wal-checkpointer.ts). Plain JavaScript, checked by the type
-// checker through its JSDoc: a worker's entry module cannot be TypeScript under the test runner's
-// loader on Node 20 (nodejs/node#47747), and in a service it is bundled to dist/ beside sika.mjs
-// (scripts/build.mjs), under the same name.
+// checker through its JSDoc, so that it has one name in src/ and in dist/, where a service's bundle
+// of it lies beside sika.mjs (scripts/build.mjs): wal-checkpointer.ts finds it beside itself, from
+// the sources or from the bundle.
 import { workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 

@@ -28,18 +28,6 @@ const guestGapMs = 2
 /** The guest's retries while the lock is taken: 1, 2, then every 4 ms. */
 const guestLongestPauseMs = 4
 
-// Node 20 has Atomics.waitAsync (V8 since 8.7); TypeScript types it from ES2024's lib only.
-const waitAsync = (
-  Atomics as unknown as {
-    waitAsync(
-      array: Int32Array,
-      index: number,
-      value: number,
-      timeoutMs: number,
-    ): { async: false; value: string } | { async: true; value: Promise<string> }
-  }
-).waitAsync.bind(Atomics)
-
 export class WriterTurns {
   private readonly state: Int32Array
   /** Host: until when it does not give way (a wait ran out). */
@@ -142,7 +130,7 @@ export class WriterTurns {
       if (Atomics.load(this.state, 0) !== value) return true
       const leftMs = until - performance.now()
       if (leftMs <= 0) return false
-      const wait = waitAsync(this.state, 0, value, leftMs)
+      const wait = Atomics.waitAsync(this.state, 0, value, leftMs)
       if (!wait.async) continue
       // A pending waitAsync holds no handle on the event loop, and its timeout may be heard after
       // the loop ran dry: this timer keeps the loop, and ends the wait itself.

@@ -17,17 +17,27 @@ export interface CliResult {
  * settings the command needs are passed, so the developer's own environment cannot change it.
  */
 export async function runSika(databaseUrl: string, args: string[], timeoutMs = 30_000): Promise<CliResult> {
-  const environment: Record<string, string> = {
-    DATABASE_URL: databaseUrl,
-    SECRETS_KEY: testSecretsKey,
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-  }
+  return runSikaIn(undefined, args, { DATABASE_URL: databaseUrl, SECRETS_KEY: testSecretsKey }, timeoutMs)
+}
+
+/**
+ * Runs `sika ARGS` in `folder` (the repository's when undefined), with only PATH, HOME, TMPDIR
+ * and the given settings in its environment: what it reads besides comes from `folder`'s .env.
+ */
+export async function runSikaIn(
+  folder: string | undefined,
+  args: string[],
+  settings: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<CliResult> {
+  const environment: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...settings }
   if (process.env.TMPDIR) environment.TMPDIR = process.env.TMPDIR
   if (process.env.HOME) environment.HOME = process.env.HOME
   try {
     const { stdout, stderr } = await run(process.execPath, [sikaBin, ...args], {
       env: environment,
       timeout: timeoutMs,
+      ...(folder === undefined ? {} : { cwd: folder }),
     })
     return { code: 0, stdout, stderr }
   } catch (error) {
