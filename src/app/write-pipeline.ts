@@ -174,8 +174,9 @@ async function settle(
   tx: Repositories,
   command: SideOutcomeCommand,
   taken: Operation[],
+  lock: (operationId: number) => Promise<Operation | undefined> = (id) => tx.operations.lockById(id),
 ): Promise<Settled> {
-  const before = await tx.operations.lockById(command.operationId)
+  const before = await lock(command.operationId)
   if (!before) throw new Error(`operation ${command.operationId} does not exist`)
   const clock = transitionClock(context)
   const transition = applySideOutcome(before, command.role, command.outcome, command.source, clock)
@@ -351,6 +352,14 @@ async function redeliver(
 export interface WriteSteps {
   readonly tx: Repositories
   readonly nowUs: number
+  /**
+   * Locks the rows of the operations this write will change, in id order, before it takes its
+   * merchant's counters (which `dispatch`, `settle` and `noteCancelRequest` take, and keep until
+   * the commit). Every write locks in that order: operation rows, then counters, then the balance.
+   * One that locked a second operation's row after the first's counters could wait for a cancel of
+   * that operation, which holds the row and waits for the counters: a deadlock on PostgreSQL.
+   */
+  lockOperations(operationIds: readonly number[]): Promise<void>
   /** Opens an item of a payout batch, queued (`openInBatch`); a refusal is thrown as a `WriteRefusal`. */
   openQueued(draft: Operation): Promise<Operation>
   /**
@@ -376,14 +385,25 @@ export async function executeWrites<T>(
   const written = await context.store.transaction((tx) => {
     taken.length = 0
     const clock = transitionClock(context)
+    // Rows locked ahead by `lockOperations`, each read once by the step that changes it.
+    const lockedAhead = new Map<number, Operation>()
+    const lock = async (operationId: number) => {
+      const ahead = lockedAhead.get(operationId)
+      lockedAhead.delete(operationId)
+      return ahead ?? (await tx.operations.lockById(operationId))
+    }
     const locked = async (operationId: number) => {
-      const before = await tx.operations.lockById(operationId)
+      const before = await lock(operationId)
       if (!before) throw new Error(`operation ${operationId} does not exist`)
       return before
     }
     return run({
       tx,
       nowUs: clock.nowUs,
+      lockOperations: async (operationIds) => {
+        for (const operation of await tx.operations.lockByIds(operationIds))
+          lockedAhead.set(operation.id, operation)
+      },
       openQueued: (draft) => openQueuedWithin(tx, draft, clock, taken),
       dispatch: async (operationId) => {
         const before = await locked(operationId)
@@ -392,7 +412,7 @@ export async function executeWrites<T>(
         const transition = decideSynchronously(context, dispatched, clock)
         return (await writeTransition(tx, before, transition, clock, taken)).operation
       },
-      settle: (command) => settle(context, tx, { type: 'side-outcome', ...command }, taken),
+      settle: (command) => settle(context, tx, { type: 'side-outcome', ...command }, taken, lock),
       noteCancelRequest: async (operationId, role, requested, reason) => {
         const before = await locked(operationId)
         const noted = noteCancelRequest(before, role, requested, clock, reason)

@@ -163,6 +163,7 @@ async function lockBatch(tx: Repositories, id: number): Promise<PayoutBatch> {
 
 async function cancelQueuedItems(steps: WriteSteps, batchId: number, reason: FailureReason): Promise<void> {
   const ids = await steps.tx.payoutBatches.itemIds(batchId, { queuedOnly: true })
+  await steps.lockOperations(ids)
   for (const operationId of ids)
     await steps.settle({
       operationId,

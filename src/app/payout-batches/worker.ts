@@ -95,6 +95,7 @@ export class PayoutBatchWorker {
         queuedLeft = ids.length === chunk
         if (ids.length === 0) break
         const taken = await executeWrites(context, async (steps) => {
+          await steps.lockOperations(ids)
           const operations: Operation[] = []
           for (const id of ids) {
             const operation = await steps.dispatch(id)
@@ -160,6 +161,7 @@ export class PayoutBatchWorker {
     const requests = group.map((operation) => providerRequest(operation, operation.sides[0]!))
     const outcomes = await adapter.initiateMany!(requests, context.clock.nowUs())
     await executeWrites(context, async (steps) => {
+      await steps.lockOperations(group.map((operation) => operation.id))
       for (const [index, operation] of group.entries()) {
         const outcome = outcomes[index]
         if (outcome)

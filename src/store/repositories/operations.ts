@@ -55,6 +55,12 @@ export interface OperationsRepository {
   findByOperatorReference(reference: string): Promise<{ operation: Operation; role: SideRole } | undefined>
   /** Reads the operation for a change: the row lock (PostgreSQL) or the write lock (SQLite) orders racing changes. */
   lockById(id: number): Promise<Operation | undefined>
+  /**
+   * Reads several operations for a change, their rows locked in id order in one statement: a
+   * write that changes several takes them all before anything else, as one that changes one takes
+   * its row first, so that no two writes each hold what the other waits for.
+   */
+  lockByIds(ids: readonly number[]): Promise<Operation[]>
   /** Writes the operation's new state; `previousStatus` is the status it was read with (under its lock). */
   save(operation: Operation, previousStatus: Status): Promise<void>
   /**
@@ -102,6 +108,12 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
       const query = selectOperations().where('id', '=', id)
       const row = await (dialect.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst()
       return row && toOperation(row)
+    },
+    async lockByIds(ids) {
+      if (ids.length === 0) return []
+      const query = selectOperations().where('id', 'in', ids).orderBy('id')
+      const rows = await (dialect.supportsRowLocks ? query.forUpdate() : query).execute()
+      return rows.map(toOperation)
     },
     save: (operation, previousStatus) => save(db, operation, previousStatus),
     adjustRefunded: (refundedId, deltaMinor) => adjustRefunded(db, refundedId, deltaMinor),
