@@ -1,6 +1,6 @@
 import { newOperationToken } from '../../domain/identifiers.ts'
 import { toMajorUnits } from '../../domain/money.ts'
-import type { Metadata, Operation } from '../../domain/operation.ts'
+import type { Metadata, Operation, Side } from '../../domain/operation.ts'
 import { type PayoutBatch, payoutBatchItemKind } from '../../domain/payout-batches.ts'
 import { statementDescriptorOf } from '../../domain/statement-descriptor.ts'
 import { ApiError, type FieldError, validationFailed } from '../../errors.ts'
@@ -8,7 +8,7 @@ import { forbiddenHostReason } from '../../events/ssrf.ts'
 import type { NewPayoutBatch } from '../../store/repositories/payout-batches.ts'
 import type { AppContext } from '../context.ts'
 import { hashRequest, type Initiation, newOperationDraft } from '../initiate.ts'
-import { type CustomerInput, priceSides } from '../price-sides.ts'
+import { type CustomerInput, priceEach } from '../price-sides.ts'
 import type { Principal } from '../principal.ts'
 import { executeWrites, type WriteSteps } from '../write-pipeline.ts'
 import { DuplicateReference, InsufficientBalance } from '../write-refusals.ts'
@@ -75,18 +75,23 @@ export async function acceptPayoutBatch(
   input: PayoutBatchInput,
   origin: PayoutBatchOrigin,
 ): Promise<PayoutBatchView> {
-  const requestHash = hashRequest(input as unknown as Initiation)
   const existing = await context.store.payoutBatches.findByReference(
     principal.merchantId,
     principal.mode,
     input.merchantReference,
   )
-  if (existing) return answerForExistingBatch(context, existing, requestHash)
-  const token = newOperationToken()
-  const drafts = await draftItems(context, principal, input, token)
-  const totalMinor = drafts.reduce((total, draft) => total + draft.sides[0]!.cashAmountMinor, 0)
-  const currency = drafts[0]!.currency
+  if (existing) return answerForExistingBatch(context, existing, hashRequest(input as unknown as Initiation))
+  const priced = await checkItems(
+    principal,
+    input,
+    await priceEach(context, principal, payoutBatchItemKind, input.items as unknown as Initiation[]),
+  )
+  const currency = priced[0]![0]!.currency
+  const totalMinor = priced.reduce((total, sides) => total + sides[0]!.cashAmountMinor, 0)
   await refuseBeyondBalance(context, principal, currency, totalMinor)
+  const token = newOperationToken()
+  const drafts = draftsOf(principal, input, token, priced)
+  const requestHash = hashRequest(input as unknown as Initiation)
   const awaits =
     origin.kind === 'member' || (await context.store.payoutBatches.requiresApproval(principal.merchantId))
   try {
@@ -205,17 +210,18 @@ async function answerWriteRefusal(
   throw error
 }
 
-/** Each item priced as a disbursement; every fault of every item is named, `items[i].field`. */
-async function draftItems(
-  context: AppContext,
+/**
+ * Every item priced as a disbursement (in one pass: no read per item), its reference new within
+ * the batch, all in one currency, and in live mode its callbackUrl public; every fault of every
+ * item is named, `items[i].field`. Checked before the balance, as one initiation is.
+ */
+async function checkItems(
   principal: Principal,
   input: PayoutBatchInput,
-  token: string,
-): Promise<Operation[]> {
+  priced: readonly (Side[] | ApiError)[],
+): Promise<Side[][]> {
   const errors: FieldError[] = []
-  const drafts: Operation[] = []
   const seen = new Map<string, number>()
-  const descriptor = statementDescriptorOf(principal.merchantName)
   for (const [index, item] of input.items.entries()) {
     const earlier = seen.get(item.merchantReference)
     if (earlier !== undefined)
@@ -225,38 +231,47 @@ async function draftItems(
         message: `items[${index}].merchantReference repeats items[${earlier}]'s; each item needs its own.`,
       })
     seen.set(item.merchantReference, index)
-    try {
-      const sides = await priceSides(context, principal, payoutBatchItemKind, item as unknown as Initiation)
-      for (const side of sides) {
-        side.batch = { token }
-        side.queuedInBatch = true
-        if (descriptor) side.statementDescriptor = descriptor
-      }
-      drafts.push(
-        newOperationDraft(principal, payoutBatchItemKind, {
-          merchantReference: item.merchantReference,
-          requestHash: hashRequest(item as unknown as Initiation),
-          sides,
-          urls: { callbackUrl: item.callbackUrl ?? input.callbackUrl ?? null },
-          metadata: item.metadata,
-        }),
-      )
-    } catch (refusal) {
-      if (!(refusal instanceof ApiError)) throw refusal
-      errors.push(...itemErrors(index, refusal))
-    }
+    const sides = priced[index]!
+    if (sides instanceof ApiError) errors.push(...itemErrors(index, sides))
   }
-  const first = drafts[0]
-  for (const [index, draft] of drafts.entries())
-    if (first && errors.length === 0 && draft.currency !== first.currency)
-      errors.push({
-        field: `items[${index}].country`,
-        code: 'currency_mismatch',
-        message: `A batch pays in one currency: items[0] pays in ${first.currency}, items[${index}] in ${draft.currency}; send a batch per currency.`,
-      })
+  const good = priced.filter((sides): sides is Side[] => !(sides instanceof ApiError))
+  const first = good[0]?.[0]
+  if (first && errors.length === 0)
+    for (const [index, sides] of good.entries())
+      if (sides[0]!.currency !== first.currency)
+        errors.push({
+          field: `items[${index}].country`,
+          code: 'currency_mismatch',
+          message: `A batch pays in one currency: items[0] pays in ${first.currency}, items[${index}] in ${sides[0]!.currency}; send a batch per currency.`,
+        })
   if (principal.mode === 'live') errors.push(...(await internalUrlErrors(input)))
   if (errors.length > 0) throw validationFailed(errors)
-  return drafts
+  return good
+}
+
+/** Each item an ordinary disbursement, queued in the batch: drafted only once the batch is to be written. */
+function draftsOf(
+  principal: Principal,
+  input: PayoutBatchInput,
+  token: string,
+  priced: readonly Side[][],
+): Operation[] {
+  const descriptor = statementDescriptorOf(principal.merchantName)
+  return input.items.map((item, index) => {
+    const sides = priced[index]!
+    for (const side of sides) {
+      side.batch = { token }
+      side.queuedInBatch = true
+      if (descriptor) side.statementDescriptor = descriptor
+    }
+    return newOperationDraft(principal, payoutBatchItemKind, {
+      merchantReference: item.merchantReference,
+      requestHash: hashRequest(item as unknown as Initiation),
+      sides,
+      urls: { callbackUrl: item.callbackUrl ?? input.callbackUrl ?? null },
+      metadata: item.metadata,
+    })
+  })
 }
 
 /** CONTRACT.md, Callbacks: in live mode the batch's and every item's callbackUrl must reach a public address. */
@@ -290,7 +305,10 @@ function itemErrors(index: number, refusal: ApiError): FieldError[] {
   }))
 }
 
-/** The total of the items' cash amounts must be available at once. */
+/**
+ * The total of the items' cash amounts must be available at once: a batch refused here has cost
+ * one pass of pricing and one read, and no item is drafted (no token, no hash) or written.
+ */
 async function refuseBeyondBalance(
   context: AppContext,
   principal: Principal,

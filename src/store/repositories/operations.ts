@@ -46,6 +46,13 @@ export interface OperationsRepository {
     kind: OperationKind,
     merchantReference: string,
   ): Promise<Operation | undefined>
+  /** Which of these merchantReferences already name an operation of the kind: one statement per 500 of them. */
+  takenReferences(
+    merchantId: string,
+    mode: Mode,
+    kind: OperationKind,
+    merchantReferences: readonly string[],
+  ): Promise<Set<string>>
   /** Another merchant's token, or the other mode's, is simply not found: no oracle for tokens. */
   findByToken(merchantId: string, mode: Mode, token: string): Promise<Operation | undefined>
   findById(id: number): Promise<Operation | undefined>
@@ -92,6 +99,21 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
         .where('merchant_reference', '=', merchantReference)
         .executeTakeFirst()
       return row && toOperation(row)
+    },
+    async takenReferences(merchantId, mode, kind, merchantReferences) {
+      const taken = new Set<string>()
+      for (let from = 0; from < merchantReferences.length; from += 500) {
+        const rows = await db
+          .selectFrom('operations')
+          .select('merchant_reference')
+          .where('merchant_id', '=', merchantId)
+          .where('mode', '=', mode)
+          .where('kind', '=', kind)
+          .where('merchant_reference', 'in', merchantReferences.slice(from, from + 500))
+          .execute()
+        for (const row of rows) taken.add(row.merchant_reference)
+      }
+      return taken
     },
     async findByToken(merchantId, mode, token) {
       const key = { merchantId, mode, token }
