@@ -131,8 +131,7 @@ async function writeBatch(
   fields: NewPayoutBatch,
   drafts: Operation[],
 ): Promise<PayoutBatch> {
-  const opened: Operation[] = []
-  for (const draft of drafts) opened.push(await steps.openQueued(draft))
+  const opened = await steps.openQueuedAll(drafts)
   const batch = { ...fields, firstOperationId: opened[0]!.id }
   const id = await steps.tx.payoutBatches.insertIfNew(batch)
   if (id === undefined) throw new BatchReferenceTaken()

@@ -7,6 +7,7 @@ import type { LedgerEffect } from '../../domain/transitions.ts'
 import type { LedgerEntriesTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
+import { powerOfTwoChunks } from './row-chunks.ts'
 import { statementTemplate } from './statement-template.ts'
 
 /**
@@ -46,6 +47,13 @@ export interface BalanceView {
   availableMinor: number
 }
 
+/** One operation's hold, with the sequence of its entry; every hold of a `holdAll` is on the same balance. */
+export interface LedgerHold {
+  operation: Operation
+  effect: Extract<LedgerEffect, { action: 'hold' }>
+  sequence: number
+}
+
 /** A hold the balance could not cover: nothing was written. */
 export interface RefusedHold {
   /** The side whose money it was to hold. */
@@ -66,6 +74,13 @@ export interface LedgerRepository {
     effects: readonly LedgerEffect[],
     firstSequence: number,
   ): Promise<RefusedHold | undefined>
+  /**
+   * Holds on one balance for many operations at once (a payout batch's items), as `apply` would
+   * hold each in turn: one availability check for their total, one change of the balance, the
+   * entries in a few multi-row inserts. Refused, and nothing written, when the balance cannot
+   * cover the total (`neededMinor` is the total).
+   */
+  holdAll(holds: readonly LedgerHold[]): Promise<RefusedHold | undefined>
   balances(merchantId: string, mode?: Mode): Promise<BalanceView[]>
   list(
     merchantId: string,
@@ -123,6 +138,7 @@ export function ledgerRepository(scope: RepositoryScope, inTransaction = false):
       }
       return undefined
     },
+    holdAll: (holds) => holdAll(ledger, holds),
     balances: (merchantId, mode) => readBalances(scope, merchantId, mode),
     list: (merchantId, mode, filters, page) => listEntries(scope, merchantId, mode, filters, page),
     scan: (merchantId, mode, filters, batchSize) => scanEntries(scope, merchantId, mode, filters, batchSize),
@@ -236,6 +252,40 @@ async function hold(
     rememberLocked(scope, operation, balance)
   }
   await insertEntry(scope, operation, { type, amountMinor, status: 'pending', sequence })
+  return undefined
+}
+
+async function holdAll(scope: LedgerScope, holds: readonly LedgerHold[]): Promise<RefusedHold | undefined> {
+  const [first] = holds
+  if (!first) return undefined
+  const { operation, effect } = first
+  if (holds.some((held) => balanceKey(held.operation) !== balanceKey(operation)))
+    throw new Error('the holds of one holdAll are on one balance')
+  const totalMinor = holds.reduce((total, held) => total + held.effect.amountMinor, 0)
+  const known = scope.locked?.get(balanceKey(operation))
+  if (known) {
+    const refused = shortfall(known, operation, effect.role, totalMinor)
+    if (refused) return refused
+    await changeLocked(scope, operation, { postedMinor: 0, heldMinor: totalMinor })
+  } else {
+    const balance = await balanceRow(scope, operation)
+      .set({ held_minor: sql`held_minor + ${totalMinor}` })
+      .where(sql<boolean>`posted_minor - held_minor >= ${totalMinor}`)
+      .returning(['posted_minor', 'held_minor'])
+      .executeTakeFirst()
+    if (!balance) return refusedHold(scope, operation, effect.role, totalMinor)
+    rememberLocked(scope, operation, balance)
+  }
+  // Read after the sequences' counter lock is held, as for one entry.
+  const atUs = scope.clock.nowUs()
+  const rows = holds.map(({ operation: held, effect: hold, sequence }) =>
+    entryRow(
+      held,
+      { type: hold.entryType, amountMinor: hold.amountMinor, status: 'pending', sequence },
+      atUs,
+    ),
+  )
+  for (const chunk of powerOfTwoChunks(rows)) await insertEntryRows(scope.db, { rows: chunk })
   return undefined
 }
 
@@ -398,21 +448,26 @@ async function resolve(
     .execute()
 }
 
+interface NewEntry {
+  type: EntryType
+  amountMinor: number
+  status: EntryStatus
+  sequence: number
+  balanceAfterMinor?: number
+}
+
 async function insertEntry(
   { db, clock }: RepositoryScope,
   operation: Operation,
-  entry: {
-    type: EntryType
-    amountMinor: number
-    status: EntryStatus
-    sequence: number
-    balanceAfterMinor?: number
-  },
+  entry: NewEntry,
 ): Promise<void> {
-  const { type, amountMinor, status, sequence, balanceAfterMinor = null } = entry
   // Read after the sequence's counter lock is held, so sequence order and date order agree under concurrency.
-  const atUs = clock.nowUs()
-  await insertEntryRow(db, {
+  await insertEntryRow(db, entryRow(operation, entry, clock.nowUs()))
+}
+
+function entryRow(operation: Operation, entry: NewEntry, atUs: number): Insertable<LedgerEntriesTable> {
+  const { type, amountMinor, status, sequence, balanceAfterMinor = null } = entry
+  return {
     merchant_id: operation.merchantId,
     mode: operation.mode,
     sequence,
@@ -426,11 +481,17 @@ async function insertEntry(
     created_at_us: atUs,
     updated_at_us: atUs,
     balance_after_minor: balanceAfterMinor,
-  })
+  }
 }
 
 const insertEntryRow = statementTemplate(
   (db, row: Insertable<LedgerEntriesTable>) => db.insertInto('ledger_entries').values(row),
+  { writeOnly: 'ledger_entries' },
+)
+
+const insertEntryRows = statementTemplate(
+  (db, values: { rows: Insertable<LedgerEntriesTable>[] }) =>
+    db.insertInto('ledger_entries').values(values.rows),
   { writeOnly: 'ledger_entries' },
 )
 

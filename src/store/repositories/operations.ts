@@ -9,6 +9,7 @@ import type { Database, OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import type { MerchantStatus } from './merchants.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
+import { powerOfTwoChunks } from './row-chunks.ts'
 import { statementTemplate } from './statement-template.ts'
 import { countStatusChanges, type ListKey, statusPageStart } from './status-buckets.ts'
 
@@ -40,6 +41,12 @@ export interface OperationsRepository {
    * idempotency is this constraint, not a read before the write.
    */
   insertIfNew(operation: Operation): Promise<number | undefined>
+  /**
+   * Inserts operations of one merchant, mode and kind together, each under its unique
+   * merchantReference (distinct among them), in a few multi-row statements: each one's id, in
+   * their order, undefined for one whose reference was taken already.
+   */
+  insertAllIfNew(operations: readonly Operation[]): Promise<(number | undefined)[]>
   findByReference(
     merchantId: string,
     mode: Mode,
@@ -91,6 +98,7 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
   const byToken = dialect.batchesPointReads && !db.isTransaction ? tokenReads(db) : undefined
   return {
     insertIfNew: (operation) => insertIfNew(db, operation),
+    insertAllIfNew: (operations) => insertAllIfNew(db, operations),
     async findByReference(merchantId, mode, kind, merchantReference) {
       const row = await selectOperations()
         .where('merchant_id', '=', merchantId)
@@ -204,6 +212,45 @@ async function insertIfNew(db: Executor, operation: Operation): Promise<number |
   return inserted.id
 }
 
+const insertAllUnlessReferenced = statementTemplate(
+  (db, values: { rows: ReturnType<typeof toRow>[] }) =>
+    db
+      .insertInto('operations')
+      .values(values.rows)
+      .onConflict((conflict) =>
+        conflict.columns(['merchant_id', 'mode', 'kind', 'merchant_reference']).doNothing(),
+      )
+      .returning(['id', 'merchant_reference']),
+  { carries: { tables: ['operations'] } },
+)
+
+async function insertAllIfNew(
+  db: Executor,
+  operations: readonly Operation[],
+): Promise<(number | undefined)[]> {
+  const [first] = operations
+  if (!first) return []
+  // A multi-row insert returns its rows in no promised order: each is known by its reference.
+  const idOf = new Map<string, number>()
+  for (const chunk of powerOfTwoChunks(operations.map(toRow)))
+    for (const row of (await insertAllUnlessReferenced(db, { rows: chunk })).rows)
+      idOf.set(row.merchant_reference, row.id)
+  const ids = operations.map((operation) => idOf.get(operation.merchantReference))
+  const references = operations.flatMap((operation, index) =>
+    operatorReferenceRows(ids[index], operation.sides),
+  )
+  for (const chunk of powerOfTwoChunks(references))
+    await db.insertInto('operator_references').values(chunk).execute()
+  await countStatusChanges(
+    db,
+    listKeyOf(first),
+    operations.flatMap((operation, index) =>
+      ids[index] === undefined ? [] : [{ status: operation.status, position: operation.position, delta: 1 }],
+    ),
+  )
+  return ids
+}
+
 async function save(db: Executor, operation: Operation, previousStatus: Status): Promise<void> {
   if (operation.status !== previousStatus)
     await countStatusChanges(db, listKeyOf(operation), [
@@ -246,12 +293,17 @@ async function findAnyByToken(db: Executor, token: string): Promise<OperationWit
 }
 
 async function insertOperatorReferences(db: Executor, operationId: number, sides: readonly Side[]) {
-  const rows = sides.flatMap((side) =>
+  const rows = operatorReferenceRows(operationId, sides)
+  if (rows.length > 0) await db.insertInto('operator_references').values(rows).execute()
+}
+
+function operatorReferenceRows(operationId: number | undefined, sides: readonly Side[]) {
+  if (operationId === undefined) return []
+  return sides.flatMap((side) =>
     side.operatorReference
       ? [{ reference: side.operatorReference, operation_id: operationId, role: side.role }]
       : [],
   )
-  if (rows.length > 0) await db.insertInto('operator_references').values(rows).execute()
 }
 
 async function findByOperatorReference(db: Executor, reference: string) {

@@ -6,6 +6,7 @@ import type { StoreDialect } from '../dialect.ts'
 import type { DeliveryStatus, EventAttemptsTable, EventsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
+import { powerOfTwoChunks } from './row-chunks.ts'
 import { statementTemplate } from './statement-template.ts'
 
 /**
@@ -27,6 +28,13 @@ export interface EventSubject {
   id: number
   merchantId: string
   mode: Mode
+}
+
+/** Events of one subject, at the positions from `firstPosition` on. */
+export interface EventAppend {
+  subject: EventSubject
+  events: readonly NewEvent[]
+  firstPosition: number
 }
 
 export interface EventView {
@@ -121,6 +129,8 @@ export interface EventFilters {
 export interface OutboxRepository {
   /** Writes the events at the positions from `firstPosition` on, reserved beforehand (`SequencesRepository`). */
   append(subject: EventSubject, events: readonly NewEvent[], firstPosition: number): Promise<void>
+  /** As `append` for each of many subjects (a payout batch's items), in a few multi-row inserts. */
+  appendAll(appends: readonly EventAppend[]): Promise<void>
   /**
    * Claims due events nobody holds, in one statement (SKIP LOCKED on PostgreSQL), so instances
    * sharing a database never take the same one; a claim whose holder died runs out and is retaken.
@@ -200,7 +210,8 @@ export interface OutboxRepository {
 export function outboxRepository(scope: RepositoryScope): OutboxRepository {
   const { db } = scope
   return {
-    append: (subject, events, firstPosition) => appendEvents(scope, subject, events, firstPosition),
+    append: (subject, events, firstPosition) => appendEvents(scope, [{ subject, events, firstPosition }]),
+    appendAll: (appends) => appendEvents(scope, appends),
     claimDue: (owner, nowUs, leaseMs, limit, operationId) =>
       claimDueEvents(
         scope,
@@ -643,36 +654,35 @@ async function listEvents(
   return { items: rows.map(toView), total: Number(counted.total) }
 }
 
-async function appendEvents(
-  { db, clock }: RepositoryScope,
-  subject: EventSubject,
-  events: readonly NewEvent[],
-  firstPosition: number,
-): Promise<void> {
-  if (events.length === 0) return
+async function appendEvents({ db, clock }: RepositoryScope, appends: readonly EventAppend[]): Promise<void> {
+  if (appends.every(({ events }) => events.length === 0)) return
   // Read after the positions' counter lock is held, so list order and dates agree.
   const nowUs = clock.nowUs()
-  const rows = events.map((event, index) => {
-    const id = newEventId()
-    return {
-      id,
-      merchant_id: subject.merchantId,
-      mode: subject.mode,
-      position: firstPosition + index,
-      operation_id: subject.id,
-      type: event.type,
-      payload: event.render(id, nowUs),
-      callback_url: event.callbackUrl,
-      created_at_us: nowUs,
-      delivery_status: (event.callbackUrl ? 'pending' : 'no_callback') as DeliveryStatus,
-      attempts: 0,
-      next_attempt_at_us: event.callbackUrl ? nowUs : null,
-      lease_owner: null,
-      lease_until_us: null,
-      delivered_at_us: null,
-    }
-  })
-  await insertEvents(db, { rows })
+  const rows = appends.flatMap(({ subject, events, firstPosition }) =>
+    events.map((event, index) => {
+      const id = newEventId()
+      return {
+        id,
+        merchant_id: subject.merchantId,
+        mode: subject.mode,
+        position: firstPosition + index,
+        operation_id: subject.id,
+        type: event.type,
+        payload: event.render(id, nowUs),
+        callback_url: event.callbackUrl,
+        created_at_us: nowUs,
+        delivery_status: (event.callbackUrl ? 'pending' : 'no_callback') as DeliveryStatus,
+        attempts: 0,
+        next_attempt_at_us: event.callbackUrl ? nowUs : null,
+        lease_owner: null,
+        lease_until_us: null,
+        delivered_at_us: null,
+      }
+    }),
+  )
+  // One write's few events are one statement, as always; a batch's many go in chunks of few shapes.
+  if (rows.length <= 16) await insertEvents(db, { rows })
+  else for (const chunk of powerOfTwoChunks(rows)) await insertEvents(db, { rows: chunk })
 }
 
 /**
