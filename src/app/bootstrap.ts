@@ -12,9 +12,10 @@ import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
-import { LongReadTurns } from './long-read-turns.ts'
+import { LongWorkTurns } from './long-work-turns.ts'
 import { MerchantGroupCommit } from './merchant-group-commit.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
+import { PayoutBatchLine } from './payout-batches/acceptance-line.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
 import { createRedisClient } from './redis-client.ts'
 import { openSecretBox } from './secrets-key.ts'
@@ -101,7 +102,8 @@ export async function createContext(
     pricingRules: createPricingRulesCache(),
     merchantGroupCommit,
     sideChecks: new SideChecks(),
-    longReads: new LongReadTurns(),
+    longWork: new LongWorkTurns(),
+    payoutBatchLine: new PayoutBatchLine(),
     statementSlots: new StatementSlots(),
     redis: config.redisUrl === undefined ? undefined : await createRedisClient(config.redisUrl),
     metrics: createMetrics({

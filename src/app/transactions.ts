@@ -43,7 +43,7 @@ export interface Statement {
 /**
  * Every movement the filters select, newest first, for a CSV statement of any length. Refused
  * (429) when the merchant is already streaming as many statements in this mode as it may; each
- * batch is read and written out in its turn with the other long reads (`LongReadTurns`).
+ * batch is read and written out in its turn with the other long reads (`LongWorkTurns`).
  */
 export function openStatement(
   context: AppContext,
@@ -66,7 +66,7 @@ export function openStatement(
         .scan(principal.merchantId, principal.mode, filters, statementBatchSize)
         [Symbol.asyncIterator]()
       for (;;) {
-        const text = await context.longReads.run(owner, async () => {
+        const text = await context.longWork.run(owner, async () => {
           const batch = await batches.next()
           return batch.done ? undefined : format(batch.value)
         })

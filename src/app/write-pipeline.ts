@@ -196,8 +196,12 @@ async function writeTransition(
   // The claim first: the refunded row is locked before this write's held statements (the
   // operation's new state, its status counts) could be sent, as an opening takes it before them.
   await claimRefunds(tx, transition.refundClaims)
-  await tx.operations.save(transition.operation, before.status)
+  // Then the merchant's counters, before its status counts and its balance, as an opening takes
+  // them: every write that changes those holds the counters first, so none waits for a status
+  // count another holds while holding the counters that one waits for (a deadlock on PostgreSQL,
+  // between a settlement and a write that settles several of the merchant's operations).
   const numbers = await tx.sequences.reserve(before.merchantId, before.mode, numbersWanted(transition))
+  await tx.operations.save(transition.operation, before.status)
   await writeEffects(tx, transition, numbers, clock.nowUs, taken)
   await noteRefundOnRefunded(tx, transition.operation, clock)
   const opened: Operation[] = []
@@ -205,6 +209,86 @@ async function writeTransition(
   for (const role of transition.customerRefunds)
     opened.push(await openWithin(tx, customerRefundDraft(transition.operation, role), clock, taken))
   return { operation: transition.operation, opened }
+}
+
+/** An operation's decided change, beside the operation as it was read under its lock. */
+interface Change {
+  before: Operation
+  transition: Transition
+}
+
+/**
+ * Several operations' changes (a payout batch's items taken together), written as `writeTransition`
+ * writes each, in one order: the counters, then the states and status counts, the ledger, the
+ * events and the scheduled work, each in a few statements for all of them. A change that claims a
+ * refund, opens a customer refund, refunds something, or moves money otherwise than by resolving
+ * a hold is written on its own, after the others.
+ */
+async function writeTransitionsTogether(
+  tx: Repositories,
+  changes: readonly Change[],
+  clock: TransitionClock,
+  taken: Operation[],
+): Promise<void> {
+  const owner = changes[0]?.before
+  const together = changes.filter(
+    ({ before, transition }) =>
+      before.merchantId === owner?.merchantId &&
+      before.mode === owner.mode &&
+      writableTogether(before, transition),
+  )
+  const [first] = together
+  if (first) {
+    const wanted = together.map(({ transition }) => numbersWanted(transition))
+    const numbers = await tx.sequences.reserve(first.before.merchantId, first.before.mode, {
+      ledgerEntries: 0,
+      events: wanted.reduce((total, one) => total + one.events, 0),
+    })
+    await tx.operations.saveAll(
+      together.map(({ before, transition }) => ({
+        operation: transition.operation,
+        previousStatus: before.status,
+      })),
+    )
+    await tx.ledger.resolveAll(
+      together.flatMap(({ transition }) =>
+        transition.ledger.flatMap((effect) =>
+          effect.action === 'resolve' ? [{ operation: transition.operation, effect }] : [],
+        ),
+      ),
+    )
+    let position = numbers.events
+    const appends: EventAppend[] = together.map(({ transition }) => {
+      const append = {
+        subject: transition.operation,
+        events: transition.statusesTaken.map(statusEvent),
+        firstPosition: position,
+      }
+      position += transition.statusesTaken.length
+      return append
+    })
+    await tx.outbox.appendAll(appends)
+    await tx.scheduledWork.applyAll(
+      together.map(({ transition }) => ({ operationId: transition.operation.id, effects: transition.work })),
+      clock.nowUs,
+    )
+    for (const { transition } of together) taken.push(...transition.statusesTaken)
+  }
+  for (const change of changes)
+    if (!together.includes(change)) await writeTransition(tx, change.before, change.transition, clock, taken)
+}
+
+/** What `writeTransitionsTogether` may write with others (of the same merchant and mode): a change that only resolves holds. */
+function writableTogether(before: Operation, transition: Transition): boolean {
+  const finishAt = transition.work.findIndex((effect) => effect.action === 'finish-all')
+  return (
+    transition.changed &&
+    transition.refundClaims.length === 0 &&
+    transition.customerRefunds.length === 0 &&
+    !before.refundOf &&
+    transition.ledger.every((effect) => effect.action === 'resolve') &&
+    (finishAt === -1 || finishAt === transition.work.length - 1)
+  )
 }
 
 /**
@@ -375,6 +459,13 @@ export interface WriteSteps {
    * item is no longer queued (canceled meanwhile).
    */
   dispatch(operationId: number): Promise<Operation | undefined>
+  /**
+   * Takes many queued items for their operators, as `dispatch` takes each, written together: their
+   * rows locked first, then one statement for the counters, their new states, status counts,
+   * ledger resolutions, events and scheduled work in a few statements each. The items no longer
+   * queued are passed over; the others are returned, in the order given.
+   */
+  dispatchAll(operationIds: readonly number[]): Promise<Operation[]>
   settle(command: Omit<SideOutcomeCommand, 'type'>): Promise<Settled>
   noteCancelRequest(
     operationId: number,
@@ -419,6 +510,19 @@ export async function executeWrites<T>(
         const transition = decideSynchronously(context, dispatched, clock)
         return (await writeTransition(tx, before, transition, clock, taken)).operation
       },
+      dispatchAll: async (operationIds) => {
+        const locked = await tx.operations.lockByIds(operationIds)
+        const byId = new Map(locked.map((operation) => [operation.id, operation]))
+        const changes: Change[] = []
+        for (const id of operationIds) {
+          const before = byId.get(id)
+          const dispatched = before && dispatchFromBatch(before, clock)
+          if (before && dispatched?.changed)
+            changes.push({ before, transition: decideSynchronously(context, dispatched, clock) })
+        }
+        await writeTransitionsTogether(tx, changes, clock, taken)
+        return changes.map(({ transition }) => transition.operation)
+      },
       settle: (command) => settle(context, tx, { type: 'side-outcome', ...command }, taken, lock),
       noteCancelRequest: async (operationId, role, requested, reason) => {
         const before = await locked(operationId)
@@ -441,42 +545,66 @@ async function openQueuedAllWithin(
   const [first] = drafts
   if (!first) return []
   const position = await tx.sequences.takePositions(first.merchantId, first.mode, first.kind, drafts.length)
-  const transitions = drafts.map((draft, index) =>
-    openInBatch(
-      { ...draft, position: position.position + index, initiatedAtUs: clock.nowUs, updatedAtUs: clock.nowUs },
-      clock,
-    ),
-  )
-  const wanted = transitions.map(numbersWanted)
-  const numbers = await position.reserve({
-    ledgerEntries: wanted.reduce((total, one) => total + one.ledgerEntries, 0),
-    events: wanted.reduce((total, one) => total + one.events, 0),
-  })
+  // Every item is opened queued alike: one hold and one event each (`openInBatch`).
+  let next = await position.reserve({ ledgerEntries: drafts.length, events: drafts.length })
+  const opened: Operation[] = []
+  for (let from = 0; from < drafts.length; from += openedPerPart) {
+    // Between parts the event loop runs: other requests are read and answered (SQLite's writer
+    // stays this transaction's; reads go on their own connection).
+    if (from > 0) await new Promise((resolve) => setImmediate(resolve))
+    const transitions = drafts.slice(from, from + openedPerPart).map((draft, index) =>
+      openInBatch(
+        {
+          ...draft,
+          position: position.position + from + index,
+          initiatedAtUs: clock.nowUs,
+          updatedAtUs: clock.nowUs,
+        },
+        clock,
+      ),
+    )
+    for (const transition of transitions) {
+      const wanted = numbersWanted(transition)
+      if (wanted.ledgerEntries !== 1 || wanted.events !== 1)
+        throw new Error('an item opened queued makes one hold and one event, numbered beforehand')
+    }
+    await insertOpened(tx, transitions)
+    next = await writeAllEffects(tx, transitions, next, clock.nowUs)
+    for (const transition of transitions) taken.push(...transition.statusesTaken)
+    opened.push(...transitions.map((transition) => transition.operation))
+  }
+  return opened
+}
+
+/** Items opened in one part of a batch's acceptance: a few milliseconds of the event loop each. */
+const openedPerPart = 200
+
+/** The openings' rows, each given its id; the first whose reference is taken refuses them all. */
+async function insertOpened(tx: Repositories, transitions: readonly Transition[]): Promise<void> {
   const ids = await tx.operations.insertAllIfNew(transitions.map((transition) => transition.operation))
   const refused = ids.indexOf(undefined)
   if (refused !== -1) {
-    const existing = await findBySameReference(tx, drafts[refused]!)
+    const draft = transitions[refused]!.operation
+    const existing = await findBySameReference(tx, draft)
     if (!existing)
-      throw new Error(`merchantReference ${drafts[refused]!.merchantReference} conflicted, yet is not found`)
+      throw new Error(`merchantReference ${draft.merchantReference} conflicted, yet is not found`)
     throw new DuplicateReference(existing)
   }
   for (const [index, transition] of transitions.entries())
     for (const state of [transition.operation, ...transition.statusesTaken]) state.id = ids[index]!
-  await writeAllEffects(tx, transitions, numbers, clock.nowUs)
-  for (const transition of transitions) taken.push(...transition.statusesTaken)
-  return transitions.map((transition) => transition.operation)
 }
 
 /**
  * What `writeEffects` writes for each opening, written together: their holds on the one balance
- * at once, their events in a few inserts. Numbered as one opening after another would be.
+ * at once, their events in a few inserts. Numbered from `first` on, as one opening after another
+ * would be; returns the numbers that follow.
  */
 async function writeAllEffects(
   tx: Repositories,
   transitions: readonly Transition[],
   first: ReservedNumbers,
   nowUs: number,
-): Promise<void> {
+): Promise<ReservedNumbers> {
   const holds: LedgerHold[] = []
   const appends: EventAppend[] = []
   let sequence = first.ledgerEntries
@@ -494,4 +622,5 @@ async function writeAllEffects(
   await tx.outbox.appendAll(appends)
   for (const { operation, work } of transitions)
     if (work.length > 0) await tx.scheduledWork.apply(operation.id, work, nowUs)
+  return { ...first, ledgerEntries: sequence, events: position }
 }

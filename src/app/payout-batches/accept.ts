@@ -68,6 +68,10 @@ async function batchTakenWithin(steps: WriteSteps, batch: NewPayoutBatch, error:
  * Accepts a payout batch in one transaction, all or nothing: every item priced as a disbursement
  * (a 422 naming `items[i]` otherwise), one currency, the total held (each item's own hold), each
  * item an ordinary disbursement queued in the batch. The batch's merchantReference is idempotent.
+ *
+ * Its work is long (a thousand items priced, drafted, written) and takes turns with the other long
+ * work of the process (`LongWorkTurns`): its items priced and drafted a chunk a turn, its request
+ * hashed in a turn, its write in a turn, so that other merchants' requests are answered in between.
  */
 export async function acceptPayoutBatch(
   context: AppContext,
@@ -75,71 +79,96 @@ export async function acceptPayoutBatch(
   input: PayoutBatchInput,
   origin: PayoutBatchOrigin,
 ): Promise<PayoutBatchView> {
+  const inTurn = <T>(work: () => Promise<T> | T) => context.longWork.run(principal, async () => work())
+  const hashOfInput = () => inTurn(() => hashRequest(input as unknown as Initiation))
   const existing = await context.store.payoutBatches.findByReference(
     principal.merchantId,
     principal.mode,
     input.merchantReference,
   )
-  if (existing) return answerForExistingBatch(context, existing, hashRequest(input as unknown as Initiation))
-  const priced = await checkItems(
-    principal,
-    input,
-    await priceEach(context, principal, payoutBatchItemKind, input.items as unknown as Initiation[]),
-  )
+  if (existing) return answerForExistingBatch(context, existing, await hashOfInput())
+  const priced = await checkItems(principal, input, await priceInTurns(context, principal, input))
   const currency = priced[0]![0]!.currency
   const totalMinor = priced.reduce((total, sides) => total + sides[0]!.cashAmountMinor, 0)
   await refuseBeyondBalance(context, principal, currency, totalMinor)
   const token = newOperationToken()
-  const drafts = draftsOf(principal, input, token, priced)
-  const requestHash = hashRequest(input as unknown as Initiation)
+  const drafts: Operation[] = []
+  for (let from = 0; from < priced.length; from += itemsPerTurn)
+    drafts.push(...(await inTurn(() => draftsOf(principal, input, token, priced, from))))
+  const requestHash = await hashOfInput()
   const awaits =
     origin.kind === 'member' || (await context.store.payoutBatches.requiresApproval(principal.merchantId))
+  const fields = (initiatedAtUs: number): NewPayoutBatch => ({
+    token,
+    merchantId: principal.merchantId,
+    mode: principal.mode,
+    merchantReference: input.merchantReference,
+    requestHash,
+    status: awaits ? 'awaiting_approval' : 'processing',
+    currency,
+    itemCount: drafts.length,
+    totalMinor,
+    callbackUrl: input.callbackUrl ?? null,
+    ...(input.metadata ? { metadata: input.metadata } : {}),
+    createdBy: origin.kind === 'member' ? origin.label : 'API',
+    createdByMember: origin.kind === 'member' ? origin.memberId : null,
+    firstOperationId: 0,
+    initiatedAtUs,
+  })
   try {
-    const batch = await executeWrites(context, async (steps) => {
-      const fields: NewPayoutBatch = {
-        token,
-        merchantId: principal.merchantId,
-        mode: principal.mode,
-        merchantReference: input.merchantReference,
-        requestHash,
-        status: awaits ? 'awaiting_approval' : 'processing',
-        currency,
-        itemCount: drafts.length,
-        totalMinor,
-        callbackUrl: input.callbackUrl ?? null,
-        ...(input.metadata ? { metadata: input.metadata } : {}),
-        createdBy: origin.kind === 'member' ? origin.label : 'API',
-        createdByMember: origin.kind === 'member' ? origin.memberId : null,
-        firstOperationId: 0,
-        initiatedAtUs: steps.nowUs,
-      }
-      try {
-        return await writeBatch(steps, fields, drafts)
-      } catch (error) {
-        throw await batchTakenWithin(steps, fields, error)
-      }
-    })
+    const batch = await inTurn(() =>
+      executeWrites(context, (steps) => writeBatch(steps, fields(steps.nowUs), drafts)),
+    )
     return countedView(context, batch)
   } catch (error) {
     return answerWriteRefusal(context, principal, input, { requestHash, totalMinor }, error)
   }
 }
 
-/** The items opened queued, then the batch row (its unique index decides a race) and its item list. */
+/** Items priced, or drafted, in one turn of long work: a few milliseconds of the event loop. */
+const itemsPerTurn = 250
+
+/** Every item priced (`priceEach`), a chunk of them a turn. */
+async function priceInTurns(
+  context: AppContext,
+  principal: Principal,
+  input: PayoutBatchInput,
+): Promise<(Side[] | ApiError)[]> {
+  const items = input.items as unknown as Initiation[]
+  const priced: (Side[] | ApiError)[] = []
+  for (let from = 0; from < items.length; from += itemsPerTurn) {
+    const chunk = items.slice(from, from + itemsPerTurn)
+    priced.push(
+      ...(await context.longWork.run(principal, () =>
+        priceEach(context, principal, payoutBatchItemKind, chunk),
+      )),
+    )
+  }
+  return priced
+}
+
+/**
+ * The items opened queued, then the batch row (its unique index decides a race) and its item
+ * list. A refusal for a taken reference carries the batch that took it, when one did.
+ */
 async function writeBatch(
   steps: WriteSteps,
   fields: NewPayoutBatch,
   drafts: Operation[],
 ): Promise<PayoutBatch> {
-  const opened = await steps.openQueuedAll(drafts)
-  const batch = { ...fields, firstOperationId: opened[0]!.id }
-  const id = await steps.tx.payoutBatches.insertIfNew(batch)
-  if (id === undefined) throw new BatchReferenceTaken()
-  await steps.tx.payoutBatches.insertItems(
-    id,
-    opened.map((operation) => operation.id),
-  )
-  return { ...batch, id, completedAtUs: null, approvedBy: null }
+  try {
+    const opened = await steps.openQueuedAll(drafts)
+    const batch = { ...fields, firstOperationId: opened[0]!.id }
+    const id = await steps.tx.payoutBatches.insertIfNew(batch)
+    if (id === undefined) throw new BatchReferenceTaken()
+    await steps.tx.payoutBatches.insertItems(
+      id,
+      opened.map((operation) => operation.id),
+    )
+    return { ...batch, id, completedAtUs: null, approvedBy: null }
+  } catch (error) {
+    throw await batchTakenWithin(steps, fields, error)
+  }
 }
 
 async function answerForExistingBatch(
@@ -248,16 +277,20 @@ async function checkItems(
   return good
 }
 
-/** Each item an ordinary disbursement, queued in the batch: drafted only once the batch is to be written. */
+/**
+ * Each item an ordinary disbursement, queued in the batch, from `from` on (a turn's worth):
+ * drafted only once the batch is to be written.
+ */
 function draftsOf(
   principal: Principal,
   input: PayoutBatchInput,
   token: string,
   priced: readonly Side[][],
+  from: number,
 ): Operation[] {
   const descriptor = statementDescriptorOf(principal.merchantName)
-  return input.items.map((item, index) => {
-    const sides = priced[index]!
+  return input.items.slice(from, from + itemsPerTurn).map((item, offset) => {
+    const sides = priced[from + offset]!
     for (const side of sides) {
       side.batch = { token }
       side.queuedInBatch = true

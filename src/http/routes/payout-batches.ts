@@ -137,6 +137,7 @@ function acceptRoute(app: FastifyInstance, context: AppContext): void {
     '/payout-batch',
     {
       bodyLimit: payoutBatchBodyLimitBytes,
+      preParsing: (request, reply, payload) => waitForTheLine(context, request, reply, payload),
       schema: {
         tags: ['payout-batch'],
         operationId: 'createPayoutBatch',
@@ -159,6 +160,24 @@ function acceptRoute(app: FastifyInstance, context: AppContext): void {
       return envelopeOf('Payout batch !', 'payoutBatch', payoutBatchRecord(view))
     },
   )
+}
+
+/**
+ * A merchant's batches are accepted one at a time on this instance, the others waiting before
+ * their bodies are read (`PayoutBatchLine`); a full line is a 429 with the body unread. The turn
+ * is given back when the response has ended, sent whole or abandoned by its client.
+ */
+async function waitForTheLine<Payload>(
+  context: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: Payload,
+): Promise<Payload> {
+  const { merchantId, mode } = request.principal
+  const release = await context.payoutBatchLine.enter({ merchantId, mode })
+  if (request.raw.socket?.destroyed) release()
+  else reply.raw.once('close', release)
+  return payload
 }
 
 function cancelRoute(
