@@ -17674,7 +17674,7 @@ export interface operations {
                 perPage?: number;
                 /** @description Only the events of this type, such as collect.succeeded */
                 type?: string;
-                /** @description Only the events of the operation with this token */
+                /** @description Only the events of the operation, or of the payout batch, with this token */
                 token?: string;
                 /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                 deliveryStatus?: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
@@ -17710,9 +17710,9 @@ export interface operations {
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
-                                /** @description The kind of the operation */
+                                /** @description The kind of the operation, or payout_batch for a payout batch’s own event */
                                 operation: string;
-                                /** @description The operation’s token */
+                                /** @description The operation’s token, or the payout batch’s for its own event */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
@@ -18200,9 +18200,9 @@ export interface operations {
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
-                                /** @description The kind of the operation */
+                                /** @description The kind of the operation, or payout_batch for a payout batch’s own event */
                                 operation: string;
-                                /** @description The operation’s token */
+                                /** @description The operation’s token, or the payout batch’s for its own event */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
@@ -18677,9 +18677,9 @@ export interface operations {
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
-                                /** @description The kind of the operation */
+                                /** @description The kind of the operation, or payout_batch for a payout batch’s own event */
                                 operation: string;
-                                /** @description The operation’s token */
+                                /** @description The operation’s token, or the payout batch’s for its own event */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {

@@ -13,6 +13,7 @@ import * as eventsDueByMerchant from './migrations/0008-events-due-by-merchant.t
 import * as dashboard from './migrations/0009-dashboard.ts'
 import * as payoutBatches from './migrations/0010-payout-batches.ts'
 import * as paymentLinks from './migrations/0011-payment-links.ts'
+import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -219,6 +220,7 @@ const migrations: Record<string, MigrationModule> = {
   '0009-dashboard': dashboard,
   '0010-payout-batches': payoutBatches,
   '0011-payment-links': paymentLinks,
+  '0013-event-subjects': eventSubjects,
 }
 
 /**
