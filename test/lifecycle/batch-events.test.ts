@@ -66,7 +66,8 @@ describeEachStore('a payout batch’s events have a subject of their own', (stor
     }
   }
 
-  test('the batch’s conclusion arrives while its first item’s callbacks are being retried', async () => {
+  test('the batch’s conclusion arrives while its first item’s callbacks are being retried', async (t) => {
+    const started = performance.now()
     const { client, batch, path, firstReference } = await completedBatch(failing.url('/item'))
     const conclusion = await healthy.waitFor(
       () => healthy.bodiesTo(path).find((body) => body.type === 'payout_batch.completed'),
@@ -74,6 +75,9 @@ describeEachStore('a payout batch’s events have a subject of their own', (stor
       'payout_batch.completed at the batch’s callbackUrl',
     )
     assert.equal(conclusion.data.payoutBatch.token, batch.token)
+    t.diagnostic(
+      `${store().name}: payout_batch.completed arrived ${Math.round(performance.now() - started)} ms after the batch was sent`,
+    )
     // The first item's callback failed and waits for its retry, about a minute on.
     assert.ok(failing.requestsTo('/item').length >= 1)
     const items = await client.get('/api/v1/disbursement', { batch: batch.token })
