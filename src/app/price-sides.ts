@@ -98,6 +98,27 @@ export async function priceEach(
   })
 }
 
+/** Inputs priced in one turn of long work: a few milliseconds of the event loop. */
+const pricedPerTurn = 250
+
+/**
+ * As `priceEach`, a chunk of inputs a turn of the process's long work (`LongWorkTurns`): a
+ * thousand inputs (a payout batch's items, its uploaded file's rows) hold up no other request.
+ */
+export async function priceEachInTurns(
+  context: AppContext,
+  principal: Principal,
+  kind: OperationKind,
+  inputs: readonly Record<string, unknown>[],
+): Promise<(Side[] | ApiError)[]> {
+  const priced: (Side[] | ApiError)[] = []
+  for (let from = 0; from < inputs.length; from += pricedPerTurn) {
+    const chunk = inputs.slice(from, from + pricedPerTurn)
+    priced.push(...(await context.longWork.run(principal, () => priceEach(context, principal, kind, chunk))))
+  }
+  return priced
+}
+
 type PricingStep = ReturnType<typeof sideInputsOf>[number]
 
 /** What pricing reads, read before any side is priced: each side's route and fee rule, and why a channel is unknown. */

@@ -3,7 +3,7 @@ import type { Currency } from '../../domain/money.ts'
 import type { Side } from '../../domain/operation.ts'
 import { ApiError } from '../../errors.ts'
 import type { AppContext } from '../context.ts'
-import { priceEach } from '../price-sides.ts'
+import { priceEachInTurns } from '../price-sides.ts'
 import type { Principal } from '../principal.ts'
 import { type DashboardRefusal, refusal } from './refusals.ts'
 
@@ -116,7 +116,8 @@ export function readPayoutCsv(text: string): UploadedRow[] | DashboardRefusal {
  * Each row checked as the API checks a disbursement (its fields, then its pricing against the
  * catalogue and the merchant's fees in this mode), references checked for repeats in the file
  * and among the merchant's disbursements, and the totals of the good rows per currency. The rows
- * are priced in one pass and their references looked up together: no read per row.
+ * are priced in one pass (a chunk a turn of the process's long work) and their references looked
+ * up together: no read per row.
  */
 export async function previewPayoutBatch(
   context: AppContext,
@@ -134,7 +135,7 @@ export async function previewPayoutBatch(
   })
   const items = checked.filter(({ errors }) => errors.length === 0).map(({ row }) => itemOf(row))
   const [priced, used] = await Promise.all([
-    priceEach(context, principal, 'disbursement', items as unknown as Record<string, unknown>[]),
+    priceEachInTurns(context, principal, 'disbursement', items as unknown as Record<string, unknown>[]),
     context.store.operations.takenReferences(
       principal.merchantId,
       principal.mode,

@@ -8,7 +8,7 @@ import { forbiddenHostReason } from '../../events/ssrf.ts'
 import type { NewPayoutBatch } from '../../store/repositories/payout-batches.ts'
 import type { AppContext } from '../context.ts'
 import { hashRequest, type Initiation, newOperationDraft } from '../initiate.ts'
-import { type CustomerInput, priceEach } from '../price-sides.ts'
+import { type CustomerInput, priceEachInTurns } from '../price-sides.ts'
 import type { Principal } from '../principal.ts'
 import { executeWrites, type WriteSteps } from '../write-pipeline.ts'
 import { DuplicateReference, InsufficientBalance } from '../write-refusals.ts'
@@ -87,7 +87,11 @@ export async function acceptPayoutBatch(
     input.merchantReference,
   )
   if (existing) return answerForExistingBatch(context, existing, await hashOfInput())
-  const priced = await checkItems(principal, input, await priceInTurns(context, principal, input))
+  const priced = await checkItems(
+    principal,
+    input,
+    await priceEachInTurns(context, principal, payoutBatchItemKind, input.items as unknown as Initiation[]),
+  )
   const currency = priced[0]![0]!.currency
   const totalMinor = priced.reduce((total, sides) => total + sides[0]!.cashAmountMinor, 0)
   await refuseBeyondBalance(context, principal, currency, totalMinor)
@@ -125,27 +129,8 @@ export async function acceptPayoutBatch(
   }
 }
 
-/** Items priced, or drafted, in one turn of long work: a few milliseconds of the event loop. */
+/** Items drafted in one turn of long work: a few milliseconds of the event loop. */
 const itemsPerTurn = 250
-
-/** Every item priced (`priceEach`), a chunk of them a turn. */
-async function priceInTurns(
-  context: AppContext,
-  principal: Principal,
-  input: PayoutBatchInput,
-): Promise<(Side[] | ApiError)[]> {
-  const items = input.items as unknown as Initiation[]
-  const priced: (Side[] | ApiError)[] = []
-  for (let from = 0; from < items.length; from += itemsPerTurn) {
-    const chunk = items.slice(from, from + itemsPerTurn)
-    priced.push(
-      ...(await context.longWork.run(principal, () =>
-        priceEach(context, principal, payoutBatchItemKind, chunk),
-      )),
-    )
-  }
-  return priced
-}
 
 /**
  * The items opened queued, then the batch row (its unique index decides a race) and its item
