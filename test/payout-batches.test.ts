@@ -526,6 +526,7 @@ describeEachStore('payout batches', (store) => {
     // Half of it handed on, as the batch worker hands items on: taken in a write, the sandbox answering there.
     const ids = await app.context.store.payoutBatches.itemIds(found!.id, { queuedOnly: true, limit: 5 })
     await executeWrites(app.context, async (steps) => {
+      await steps.lockOperations(ids)
       for (const id of ids) await steps.dispatch(id)
       await steps.tx.payoutBatches.markDispatched(ids)
     })

@@ -359,7 +359,7 @@ export interface paths {
         put?: never;
         /**
          * Pay many customers in one request
-         * @description Accepts 1 to 1,000 payouts in one currency, all or nothing: each is validated and priced as a disbursement (a 422 names the item, items[41].customer.phoneNumber, and nothing is created); an item whose merchantReference already names a disbursement is a 409 naming it; the total of the items’ cash amounts must be available (422 insufficient_balance with total and available). Each item becomes a disbursement of its own (its own token, record, callbacks and hold), listed under GET /api/v1/disbursement?batch={token}. Items go to their operators at a bounded pace, after approval when your setting requireBatchApproval is on. The same merchantReference with the same body answers the same batch; with another body it is a 409. The body may reach 2 MiB.
+         * @description Accepts 1 to 1,000 payouts in one currency, all or nothing: each is validated and priced as a disbursement (a 422 names the item, items[41].customer.phoneNumber, and nothing is created); an item whose merchantReference already names a disbursement is a 409 naming it; the total of the items’ cash amounts must be available (422 insufficient_balance with total and available). Each item becomes a disbursement of its own (its own token, record, callbacks and hold), listed under GET /api/v1/disbursement?batch={token}. Items go to their operators at a bounded pace, after approval when your setting requireBatchApproval is on. The same merchantReference with the same body answers the same batch; with another body it is a 409. The body may reach 2 MiB. Your batches are accepted one after another: while one is, the next ones wait (four at most; another is a 429 rate_limited with Retry-After).
          */
         post: operations["createPayoutBatch"];
         delete?: never;
@@ -17674,7 +17674,7 @@ export interface operations {
                 perPage?: number;
                 /** @description Only the events of this type, such as collect.succeeded */
                 type?: string;
-                /** @description Only the events of the operation with this token */
+                /** @description Only the events of the operation, or of the payout batch, with this token */
                 token?: string;
                 /** @description pending: to be sent, or retried; delivered: a 2xx answered; stopped: a 410 answered; given_up: every retry failed; no_callback: the operation has no callbackUrl */
                 deliveryStatus?: "pending" | "delivered" | "stopped" | "given_up" | "no_callback";
@@ -17710,9 +17710,9 @@ export interface operations {
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
-                                /** @description The kind of the operation */
+                                /** @description The kind of the operation, or payout_batch for a payout batch’s own event */
                                 operation: string;
-                                /** @description The operation’s token */
+                                /** @description The operation’s token, or the payout batch’s for its own event */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
@@ -18200,9 +18200,9 @@ export interface operations {
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
-                                /** @description The kind of the operation */
+                                /** @description The kind of the operation, or payout_batch for a payout batch’s own event */
                                 operation: string;
-                                /** @description The operation’s token */
+                                /** @description The operation’s token, or the payout batch’s for its own event */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {
@@ -18677,9 +18677,9 @@ export interface operations {
                                 createdAt: string;
                                 /** @description The mode of the operation, as in the callback body; its webhook secret signs it */
                                 mode: "sandbox" | "live";
-                                /** @description The kind of the operation */
+                                /** @description The kind of the operation, or payout_batch for a payout batch’s own event */
                                 operation: string;
-                                /** @description The operation’s token */
+                                /** @description The operation’s token, or the payout batch’s for its own event */
                                 token: string;
                                 /** @description The record, as the details endpoint returns it */
                                 data: {

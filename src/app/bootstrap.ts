@@ -13,9 +13,10 @@ import type { AppContext } from './context.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
 import { PasswordWork } from './dashboard/password-work.ts'
-import { LongReadTurns } from './long-read-turns.ts'
+import { LongWorkTurns } from './long-work-turns.ts'
 import { MerchantGroupCommit } from './merchant-group-commit.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
+import { PayoutBatchLine } from './payout-batches/acceptance-line.ts'
 import { createPricingRulesCache } from './pricing-rules-cache.ts'
 import { createRedisClient } from './redis-client.ts'
 import { openSecretBox } from './secrets-key.ts'
@@ -102,7 +103,8 @@ export async function createContext(
     pricingRules: createPricingRulesCache(),
     merchantGroupCommit,
     sideChecks: new SideChecks(),
-    longReads: new LongReadTurns(),
+    longWork: new LongWorkTurns(),
+    payoutBatchLine: new PayoutBatchLine(),
     statementSlots: new StatementSlots(),
     passwordWork: new PasswordWork(),
     redis: config.redisUrl === undefined ? undefined : await createRedisClient(config.redisUrl),

@@ -8,8 +8,9 @@ import type { Store } from '../store/store.ts'
 import type { CredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
 import type { PasswordWork } from './dashboard/password-work.ts'
-import type { LongReadTurns } from './long-read-turns.ts'
+import type { LongWorkTurns } from './long-work-turns.ts'
 import type { MerchantGroupCommit } from './merchant-group-commit.ts'
+import type { PayoutBatchLine } from './payout-batches/acceptance-line.ts'
 import type { PricingRulesCache } from './pricing-rules-cache.ts'
 import type { SideChecks } from './side-checks.ts'
 import type { SigningSecretCache } from './signing-secret-cache.ts'
@@ -35,8 +36,10 @@ export interface AppContext {
   readonly merchantGroupCommit: MerchantGroupCommit
   /** Each live side's submission in flight on this instance, and its status checks (at most one a second). */
   readonly sideChecks: SideChecks
-  /** Long reads (statements) batch by batch, one batch at a time, in turns shared fairly. */
-  readonly longReads: LongReadTurns
+  /** Long work (statements and exports, a payout batch's pricing and writes), a turn at a time, shared fairly. */
+  readonly longWork: LongWorkTurns
+  /** The payout batches each merchant and mode has being accepted, or waiting to be, on this instance. */
+  readonly payoutBatchLine: PayoutBatchLine
   /** The statements each merchant and mode is streaming on this instance. */
   readonly statementSlots: StatementSlots
   /** The argon2id hashes this instance runs at once, and those waiting their turn (sign-ins, passwords set). */

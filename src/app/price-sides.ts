@@ -70,10 +70,139 @@ export async function priceSides(
   kind: OperationKind,
   input: Record<string, unknown>,
 ): Promise<Side[]> {
+  const steps = sideInputsOf(kind, input)
+  const reads = await pricingReadsOfOne(context, principal, steps)
+  return priceStepsWith(context, principal, steps, reads)
+}
+
+/**
+ * Prices many inputs of one kind in one pass (a payout batch's items): the catalogue is read once
+ * and each merchant's fee rule once per route the inputs name, never a read per input, whatever
+ * the inputs name. Each input's answer is its sides, or the refusal `priceSides` would throw.
+ */
+export async function priceEach(
+  context: AppContext,
+  principal: Principal,
+  kind: OperationKind,
+  inputs: readonly Record<string, unknown>[],
+): Promise<(Side[] | ApiError)[]> {
+  const stepsOf = inputs.map((input) => sideInputsOf(kind, input))
+  const reads = await pricingReadsOfMany(context, principal, stepsOf.flat())
+  return stepsOf.map((steps) => {
+    try {
+      return priceStepsWith(context, principal, steps, reads)
+    } catch (refusal) {
+      if (refusal instanceof ApiError) return refusal
+      throw refusal
+    }
+  })
+}
+
+/** Inputs priced in one turn of long work: a few milliseconds of the event loop. */
+const pricedPerTurn = 250
+
+/**
+ * As `priceEach`, a chunk of inputs a turn of the process's long work (`LongWorkTurns`): a
+ * thousand inputs (a payout batch's items, its uploaded file's rows) hold up no other request.
+ */
+export async function priceEachInTurns(
+  context: AppContext,
+  principal: Principal,
+  kind: OperationKind,
+  inputs: readonly Record<string, unknown>[],
+): Promise<(Side[] | ApiError)[]> {
+  const priced: (Side[] | ApiError)[] = []
+  for (let from = 0; from < inputs.length; from += pricedPerTurn) {
+    const chunk = inputs.slice(from, from + pricedPerTurn)
+    priced.push(...(await context.longWork.run(principal, () => priceEach(context, principal, kind, chunk))))
+  }
+  return priced
+}
+
+type PricingStep = ReturnType<typeof sideInputsOf>[number]
+
+/** What pricing reads, read before any side is priced: each side's route and fee rule, and why a channel is unknown. */
+interface PricingReads {
+  rulesOf(kind: SideKind, input: SideInput): PricingRules | undefined
+  /** Why a channel code names no channel at all; undefined for a known channel. */
+  unknownChannel(channel: string): string | undefined
+}
+
+const rulesKey = (merchantId: string, kind: SideKind, input: SideInput) =>
+  JSON.stringify([merchantId, kind, input.channel, input.country])
+
+/** Sides whose country is served are priced against a route; the others are refused before any read. */
+const servedSteps = (steps: readonly PricingStep[]) => steps.filter((step) => isCountry(step.input.country))
+
+/** One initiation's reads: its sides' rules through the short-lived cache, the channel's name only when it has none. */
+async function pricingReadsOfOne(
+  context: AppContext,
+  principal: Principal,
+  steps: readonly PricingStep[],
+): Promise<PricingReads> {
+  const rules = new Map<string, PricingRules | undefined>()
+  const unknown = new Map<string, string | undefined>()
+  for (const { sideKind, input } of servedSteps(steps)) {
+    const found = await pricingRulesOf(context, principal.merchantId, sideKind, input)
+    rules.set(rulesKey(principal.merchantId, sideKind, input), found)
+    if (!found) unknown.set(input.channel, await unknownChannelMessage(context, input.channel))
+  }
+  return {
+    rulesOf: (kind, input) => rules.get(rulesKey(principal.merchantId, kind, input)),
+    unknownChannel: (channel) => unknown.get(channel),
+  }
+}
+
+/**
+ * Many inputs' reads: the catalogue's routes once, then the merchant's fee rule once per route an
+ * input names (through the short-lived cache). A channel no route serves costs no read at all.
+ */
+async function pricingReadsOfMany(
+  context: AppContext,
+  principal: Principal,
+  steps: readonly PricingStep[],
+): Promise<PricingReads> {
+  const routes = await context.store.catalogue.listRoutes()
+  const routeOf = new Map(
+    routes.map((route) => [JSON.stringify([route.kind, route.channel, route.country]), route]),
+  )
+  const rules = new Map<string, PricingRules | undefined>()
+  for (const { sideKind, input } of servedSteps(steps)) {
+    const key = rulesKey(principal.merchantId, sideKind, input)
+    if (rules.has(key)) continue
+    const route = routeOf.get(JSON.stringify([sideKind, input.channel, input.country]))
+    rules.set(
+      key,
+      route &&
+        (await context.pricingRules.read(key, async () => {
+          const rule = await context.store.catalogue.findFeeRule(
+            principal.merchantId,
+            sideKind,
+            input.channel,
+            input.country,
+          )
+          return rule && { route, rule }
+        })),
+    )
+  }
+  const codes = new Set(routes.map((route) => route.channel))
+  return {
+    rulesOf: (kind, input) => rules.get(rulesKey(principal.merchantId, kind, input)),
+    unknownChannel: (channel) => (codes.has(channel) ? undefined : unknownChannelText(channel, codes)),
+  }
+}
+
+/** The sides priced from reads already made; throws the refusal, as `priceSides` answers it. */
+function priceStepsWith(
+  context: AppContext,
+  principal: Principal,
+  steps: readonly PricingStep[],
+  reads: PricingReads,
+): Side[] {
   const rejections: Rejection[] = []
   const sides: Side[] = []
-  for (const step of sideInputsOf(kind, input)) {
-    const side = await priceSide(context, principal, step, rejections)
+  for (const step of steps) {
+    const side = priceSide(context, principal, step, reads, rejections)
     if (side) sides.push(side)
   }
   const [first, ...others] = sides
@@ -138,12 +267,13 @@ function customerOf(
   }
 }
 
-async function priceSide(
+function priceSide(
   context: AppContext,
   principal: Principal,
-  step: { role: SideRole; sideKind: SideKind; input: SideInput; prefix: string },
+  step: PricingStep,
+  reads: PricingReads,
   rejections: Rejection[],
-): Promise<Side | undefined> {
+): Side | undefined {
   const { role, sideKind: kind, input, prefix } = step
   const reject = (code: PricingRefusal, field: string, fieldCode: string, message: string) => {
     rejections.push({ code, error: { field: prefix + field, code: fieldCode, message } })
@@ -154,9 +284,9 @@ async function priceSide(
   const { currency, amountMinor } = money
   // Reported beside any problem of the channel or the amount below; the side is refused either way.
   const customer = customerOf(input, reject)
-  const rules = await pricingRulesOf(context, principal.merchantId, kind, input)
+  const rules = reads.rulesOf(kind, input)
   if (!rules) {
-    const unknown = await unknownChannelMessage(context, input.channel)
+    const unknown = reads.unknownChannel(input.channel)
     if (unknown) return reject('channel_unavailable', 'channel', 'unknown_channel', unknown)
     return reject(
       'channel_unavailable',
@@ -213,8 +343,12 @@ async function priceSide(
 async function unknownChannelMessage(context: AppContext, channel: string): Promise<string | undefined> {
   const { catalogue } = context.store
   if ((await catalogue.channelName(channel)) !== undefined) return undefined
-  const bare = (code: string) => code.toLowerCase().replace(/[^a-z0-9]/g, '')
   const codes = new Set((await catalogue.listRoutes()).map((route) => route.channel))
+  return unknownChannelText(channel, codes)
+}
+
+function unknownChannelText(channel: string, codes: ReadonlySet<string>): string {
+  const bare = (code: string) => code.toLowerCase().replace(/[^a-z0-9]/g, '')
   const meant = [...codes].find((code) => bare(code) === bare(channel))
   return `There is no channel ${channel}${meant ? ` (did you mean ${meant}?)` : ''}; GET /api/v1/channels lists every channel code.`
 }

@@ -1,8 +1,8 @@
-import type { LongReadOwner } from './long-read-turns.ts'
+import type { LongWorkOwner } from './long-work-turns.ts'
 
 /**
  * How many statements each merchant and mode may stream at once on this instance. Turns are
- * shared between merchants whatever their number of statements (`LongReadTurns`); this bound keeps
+ * shared between merchants whatever their number of statements (`LongWorkTurns`); this bound keeps
  * one merchant's pile of open statements (each holds a response and a place in the turns) from
  * growing without end. Two lets a statement be fetched again while the first is still streaming.
  */
@@ -15,7 +15,7 @@ export class StatementSlots {
   constructor(private readonly perMerchant = statementsPerMerchant) {}
 
   /** A slot for one more statement, with its release (once is enough, more do nothing); undefined when all are taken. */
-  claim({ merchantId, mode }: LongReadOwner): (() => void) | undefined {
+  claim({ merchantId, mode }: LongWorkOwner): (() => void) | undefined {
     const key = `${merchantId}/${mode}`
     const count = this.open.get(key) ?? 0
     if (count >= this.perMerchant) return undefined

@@ -1,10 +1,9 @@
 import type { Mode } from '../domain/kinds.ts'
 import type { Page, PageRequest } from '../domain/pages.ts'
-import { ApiError } from '../errors.ts'
 import type { BalanceView, LedgerEntry, TransactionFilters } from '../store/repositories/ledger.ts'
 import type { AppContext } from './context.ts'
+import { type LongExport, openLongExport } from './long-exports.ts'
 import type { Principal } from './principal.ts'
-import { statementsPerMerchant } from './statement-slots.ts'
 
 export type { BalanceView, LedgerEntry, TransactionFilters }
 
@@ -29,21 +28,13 @@ export function readBalances(context: AppContext, merchantId: string, mode?: Mod
  */
 const statementBatchSize = 250
 
-/** Seconds a merchant refused another statement is told to wait: statements take seconds. */
-const statementRetryAfterSeconds = 1
-
-/** A CSV statement being streamed: its text, one batch of rows at a time, until `close()`. */
-export interface Statement {
-  /** The text of each batch of movements, newest first, as `format` writes a batch. */
-  chunks(format: (entries: readonly LedgerEntry[]) => string): AsyncIterable<string>
-  /** Gives the statement's slot back: called once the response has ended, however it ended. */
-  close(): void
-}
+/** A CSV statement being streamed: its text, one batch of movements at a time, until `close()`. */
+export type Statement = LongExport<LedgerEntry>
 
 /**
  * Every movement the filters select, newest first, for a CSV statement of any length. Refused
- * (429) when the merchant is already streaming as many statements in this mode as it may; each
- * batch is read and written out in its turn with the other long reads (`LongReadTurns`).
+ * (429) when the merchant is already streaming as many statements and exports in this mode as it
+ * may; each batch is read and written out in its turn with the other long work (`openLongExport`).
  */
 export function openStatement(
   context: AppContext,
@@ -51,30 +42,11 @@ export function openStatement(
   filters: TransactionFilters,
 ): Statement {
   const owner = { merchantId: principal.merchantId, mode: principal.mode }
-  const close = context.statementSlots.claim(owner)
-  if (!close)
-    throw new ApiError(
-      'rate_limited',
-      `Too many statements at once: at most ${statementsPerMerchant} stream at a time per merchant and mode. Retry after ${statementRetryAfterSeconds} s, once one has ended.`,
-      undefined,
-      { 'retry-after': String(statementRetryAfterSeconds) },
-    )
-  return {
-    close,
-    async *chunks(format) {
-      const batches = context.store.ledger
-        .scan(principal.merchantId, principal.mode, filters, statementBatchSize)
-        [Symbol.asyncIterator]()
-      for (;;) {
-        const text = await context.longReads.run(owner, async () => {
-          const batch = await batches.next()
-          return batch.done ? undefined : format(batch.value)
-        })
-        if (text === undefined) return
-        yield text
-      }
-    },
-  }
+  return openLongExport(context, owner, () =>
+    context.store.ledger
+      .scan(principal.merchantId, principal.mode, filters, statementBatchSize)
+      [Symbol.asyncIterator](),
+  )
 }
 
 /** GET /api/v1/balance: each currency of the catalogue in the calling mode, at zero where nothing moved yet. */

@@ -38,8 +38,9 @@ export interface VerificationReport {
  * The invariants every write must keep, checked over the whole store (`sika verify`): each
  * balance equals its postings and holds; each counter equals the rows it numbered; each operation
  * has the ledger entries its sides' states call for, one event per status it took, and, while
- * pending, the scheduled work that will end it; each status count equals the rows it counts. A
- * half-committed write breaks at least one.
+ * pending, the scheduled work that will end it; each payout batch has its one event once it has
+ * concluded, and none before; each status count equals the rows it counts. A half-committed write
+ * breaks at least one.
  */
 export async function verifyStore(context: AppContext, batchSize = 500): Promise<VerificationReport> {
   return readConsistencyFacts(context.store, (facts) => verifyFacts(facts, batchSize))
@@ -62,6 +63,7 @@ async function verifyFacts(facts: ConsistencyFacts, batchSize: number): Promise<
     operations += batch.length
     afterId = batch[batch.length - 1]!.id
   }
+  await checkPayoutBatches(facts, batchSize, inconsistencies)
   for (const mismatch of await facts.refundClaimMismatches())
     inconsistencies.push({
       subject: `operation ${mismatch.token}`,
@@ -148,7 +150,37 @@ function checkCounters(counters: Counter[], numbered: Numbered[], found: Inconsi
     found.push({ subject: `counter ${name}`, problem: `missing, yet ${fact.value} rows are numbered` })
 }
 
-const payoutBatchEventPrefix = 'payout_batch.'
+/**
+ * A payout batch's own events: one, `payout_batch.<status>`, once it has concluded (completed,
+ * rejected or canceled), none before; each kept beside its first item's operation, under its
+ * merchant and mode.
+ */
+async function checkPayoutBatches(
+  facts: ConsistencyFacts,
+  batchSize: number,
+  found: Inconsistency[],
+): Promise<void> {
+  for (let afterId = 0; ; ) {
+    const batches = await facts.payoutBatchesAfter(afterId, batchSize)
+    if (batches.length === 0) break
+    for (const batch of batches) {
+      const concluded = ['completed', 'rejected', 'canceled'].includes(batch.status)
+      const expected = concluded ? [`payout_batch.${batch.status}`] : []
+      const types = batch.events.map((event) => event.type)
+      if (expected.join(', ') !== types.join(', '))
+        found.push({
+          subject: `payout batch ${batch.token} (${batch.status})`,
+          problem: `events [${types.join(', ')}] but expected [${expected.join(', ')}]`,
+        })
+    }
+    afterId = batches[batches.length - 1]!.id
+  }
+  for (const event of await facts.misplacedBatchEvents())
+    found.push({
+      subject: `payout batch ${event.batchToken}`,
+      problem: `its event ${event.id} (${event.type}) is kept beside another operation than its first item's, or under another merchant or mode`,
+    })
+}
 
 const describeEntries = (entries: readonly { type: string; status: string; amountMinor: number }[]) =>
   entries
@@ -169,8 +201,7 @@ function checkOperation(facts: OperationFacts, found: Inconsistency[]): void {
     `${facts.kind}.pending`,
     ...(facts.status === 'pending' ? [] : [`${facts.kind}.${facts.status}`]),
   ]
-  // A payout batch's own event rides on its first item's operation (the outbox keys events by operation).
-  const eventTypes = facts.eventTypes.filter((type) => !type.startsWith(payoutBatchEventPrefix))
+  const { eventTypes } = facts
   if (expectedEvents.join(', ') !== eventTypes.join(', '))
     found.push({
       subject,

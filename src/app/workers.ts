@@ -43,7 +43,12 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
     {
       writeGroup: async (group) => {
         const next = await record(group)
-        return group.map(({ event }) => next.find((claimed) => claimed.operationId === event.operationId))
+        return group.map(({ event }) =>
+          next.find(
+            (claimed) =>
+              claimed.operationId === event.operationId && claimed.payoutBatchId === event.payoutBatchId,
+          ),
+        )
       },
       writeOne: async (ended) => (await record([ended]))[0],
     },

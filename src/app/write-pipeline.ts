@@ -19,7 +19,8 @@ import {
   type TransitionClock,
 } from '../domain/transitions.ts'
 import { ApiError } from '../errors.ts'
-import type { EventView } from '../store/repositories/outbox.ts'
+import type { LedgerHold } from '../store/repositories/ledger.ts'
+import type { EventAppend, EventView } from '../store/repositories/outbox.ts'
 import type { NumbersWanted, ReservedNumbers } from '../store/repositories/sequences.ts'
 import type { Repositories } from '../store/store.ts'
 import type { AppContext } from './context.ts'
@@ -174,8 +175,9 @@ async function settle(
   tx: Repositories,
   command: SideOutcomeCommand,
   taken: Operation[],
+  lock: (operationId: number) => Promise<Operation | undefined> = (id) => tx.operations.lockById(id),
 ): Promise<Settled> {
-  const before = await tx.operations.lockById(command.operationId)
+  const before = await lock(command.operationId)
   if (!before) throw new Error(`operation ${command.operationId} does not exist`)
   const clock = transitionClock(context)
   const transition = applySideOutcome(before, command.role, command.outcome, command.source, clock)
@@ -194,8 +196,12 @@ async function writeTransition(
   // The claim first: the refunded row is locked before this write's held statements (the
   // operation's new state, its status counts) could be sent, as an opening takes it before them.
   await claimRefunds(tx, transition.refundClaims)
-  await tx.operations.save(transition.operation, before.status)
+  // Then the merchant's counters, before its status counts and its balance, as an opening takes
+  // them: every write that changes those holds the counters first, so none waits for a status
+  // count another holds while holding the counters that one waits for (a deadlock on PostgreSQL,
+  // between a settlement and a write that settles several of the merchant's operations).
   const numbers = await tx.sequences.reserve(before.merchantId, before.mode, numbersWanted(transition))
+  await tx.operations.save(transition.operation, before.status)
   await writeEffects(tx, transition, numbers, clock.nowUs, taken)
   await noteRefundOnRefunded(tx, transition.operation, clock)
   const opened: Operation[] = []
@@ -203,6 +209,86 @@ async function writeTransition(
   for (const role of transition.customerRefunds)
     opened.push(await openWithin(tx, customerRefundDraft(transition.operation, role), clock, taken))
   return { operation: transition.operation, opened }
+}
+
+/** An operation's decided change, beside the operation as it was read under its lock. */
+interface Change {
+  before: Operation
+  transition: Transition
+}
+
+/**
+ * Several operations' changes (a payout batch's items taken together), written as `writeTransition`
+ * writes each, in one order: the counters, then the states and status counts, the ledger, the
+ * events and the scheduled work, each in a few statements for all of them. A change that claims a
+ * refund, opens a customer refund, refunds something, or moves money otherwise than by resolving
+ * a hold is written on its own, after the others.
+ */
+async function writeTransitionsTogether(
+  tx: Repositories,
+  changes: readonly Change[],
+  clock: TransitionClock,
+  taken: Operation[],
+): Promise<void> {
+  const owner = changes[0]?.before
+  const together = changes.filter(
+    ({ before, transition }) =>
+      before.merchantId === owner?.merchantId &&
+      before.mode === owner.mode &&
+      writableTogether(before, transition),
+  )
+  const [first] = together
+  if (first) {
+    const wanted = together.map(({ transition }) => numbersWanted(transition))
+    const numbers = await tx.sequences.reserve(first.before.merchantId, first.before.mode, {
+      ledgerEntries: 0,
+      events: wanted.reduce((total, one) => total + one.events, 0),
+    })
+    await tx.operations.saveAll(
+      together.map(({ before, transition }) => ({
+        operation: transition.operation,
+        previousStatus: before.status,
+      })),
+    )
+    await tx.ledger.resolveAll(
+      together.flatMap(({ transition }) =>
+        transition.ledger.flatMap((effect) =>
+          effect.action === 'resolve' ? [{ operation: transition.operation, effect }] : [],
+        ),
+      ),
+    )
+    let position = numbers.events
+    const appends: EventAppend[] = together.map(({ transition }) => {
+      const append = {
+        subject: transition.operation,
+        events: transition.statusesTaken.map(statusEvent),
+        firstPosition: position,
+      }
+      position += transition.statusesTaken.length
+      return append
+    })
+    await tx.outbox.appendAll(appends)
+    await tx.scheduledWork.applyAll(
+      together.map(({ transition }) => ({ operationId: transition.operation.id, effects: transition.work })),
+      clock.nowUs,
+    )
+    for (const { transition } of together) taken.push(...transition.statusesTaken)
+  }
+  for (const change of changes)
+    if (!together.includes(change)) await writeTransition(tx, change.before, change.transition, clock, taken)
+}
+
+/** What `writeTransitionsTogether` may write with others (of the same merchant and mode): a change that only resolves holds. */
+function writableTogether(before: Operation, transition: Transition): boolean {
+  const finishAt = transition.work.findIndex((effect) => effect.action === 'finish-all')
+  return (
+    transition.changed &&
+    transition.refundClaims.length === 0 &&
+    transition.customerRefunds.length === 0 &&
+    !before.refundOf &&
+    transition.ledger.every((effect) => effect.action === 'resolve') &&
+    (finishAt === -1 || finishAt === transition.work.length - 1)
+  )
 }
 
 /**
@@ -351,14 +437,35 @@ async function redeliver(
 export interface WriteSteps {
   readonly tx: Repositories
   readonly nowUs: number
-  /** Opens an item of a payout batch, queued (`openInBatch`); a refusal is thrown as a `WriteRefusal`. */
-  openQueued(draft: Operation): Promise<Operation>
+  /**
+   * Locks the rows of the operations this write will change, in id order, before it takes its
+   * merchant's counters (which `dispatch`, `settle` and `noteCancelRequest` take, and keep until
+   * the commit). Every write locks in that order: operation rows, then counters, then the balance.
+   * One that locked a second operation's row after the first's counters could wait for a cancel of
+   * that operation, which holds the row and waits for the counters: a deadlock on PostgreSQL.
+   */
+  lockOperations(operationIds: readonly number[]): Promise<void>
+  /**
+   * Opens a payout batch's items, queued (`openInBatch`), each as the pipeline opens one, but
+   * written together: one statement for their counters, one check of the balance for their total,
+   * and a few multi-row inserts, so the transaction holds the merchant's counters (and SQLite's
+   * writer) for a fraction of what one opening after another took. A refusal is thrown as a
+   * `WriteRefusal`: the first item whose reference is taken, or the total the balance cannot hold.
+   */
+  openQueuedAll(drafts: readonly Operation[]): Promise<Operation[]>
   /**
    * Takes a queued item for its operator (`dispatchFromBatch`); a provider that answers without
    * I/O (the sandbox) is asked here and its answer written in the same write. Undefined when the
    * item is no longer queued (canceled meanwhile).
    */
   dispatch(operationId: number): Promise<Operation | undefined>
+  /**
+   * Takes many queued items for their operators, as `dispatch` takes each, written together: their
+   * rows locked first, then one statement for the counters, their new states, status counts,
+   * ledger resolutions, events and scheduled work in a few statements each. The items no longer
+   * queued are passed over; the others are returned, in the order given.
+   */
+  dispatchAll(operationIds: readonly number[]): Promise<Operation[]>
   settle(command: Omit<SideOutcomeCommand, 'type'>): Promise<Settled>
   noteCancelRequest(
     operationId: number,
@@ -376,15 +483,26 @@ export async function executeWrites<T>(
   const written = await context.store.transaction((tx) => {
     taken.length = 0
     const clock = transitionClock(context)
+    // Rows locked ahead by `lockOperations`, each read once by the step that changes it.
+    const lockedAhead = new Map<number, Operation>()
+    const lock = async (operationId: number) => {
+      const ahead = lockedAhead.get(operationId)
+      lockedAhead.delete(operationId)
+      return ahead ?? (await tx.operations.lockById(operationId))
+    }
     const locked = async (operationId: number) => {
-      const before = await tx.operations.lockById(operationId)
+      const before = await lock(operationId)
       if (!before) throw new Error(`operation ${operationId} does not exist`)
       return before
     }
     return run({
       tx,
       nowUs: clock.nowUs,
-      openQueued: (draft) => openQueuedWithin(tx, draft, clock, taken),
+      lockOperations: async (operationIds) => {
+        for (const operation of await tx.operations.lockByIds(operationIds))
+          lockedAhead.set(operation.id, operation)
+      },
+      openQueuedAll: (drafts) => openQueuedAllWithin(tx, drafts, clock, taken),
       dispatch: async (operationId) => {
         const before = await locked(operationId)
         const dispatched = dispatchFromBatch(before, clock)
@@ -392,7 +510,20 @@ export async function executeWrites<T>(
         const transition = decideSynchronously(context, dispatched, clock)
         return (await writeTransition(tx, before, transition, clock, taken)).operation
       },
-      settle: (command) => settle(context, tx, { type: 'side-outcome', ...command }, taken),
+      dispatchAll: async (operationIds) => {
+        const locked = await tx.operations.lockByIds(operationIds)
+        const byId = new Map(locked.map((operation) => [operation.id, operation]))
+        const changes: Change[] = []
+        for (const id of operationIds) {
+          const before = byId.get(id)
+          const dispatched = before && dispatchFromBatch(before, clock)
+          if (before && dispatched?.changed)
+            changes.push({ before, transition: decideSynchronously(context, dispatched, clock) })
+        }
+        await writeTransitionsTogether(tx, changes, clock, taken)
+        return changes.map(({ transition }) => transition.operation)
+      },
+      settle: (command) => settle(context, tx, { type: 'side-outcome', ...command }, taken, lock),
       noteCancelRequest: async (operationId, role, requested, reason) => {
         const before = await locked(operationId)
         const noted = noteCancelRequest(before, role, requested, clock, reason)
@@ -405,23 +536,91 @@ export async function executeWrites<T>(
   return written
 }
 
-async function openQueuedWithin(
+async function openQueuedAllWithin(
   tx: Repositories,
-  draft: Operation,
+  drafts: readonly Operation[],
   clock: TransitionClock,
   taken: Operation[],
-): Promise<Operation> {
-  const { position, numbered } = await numberWithin(tx, draft, clock)
-  const transition = openInBatch(numbered, clock)
-  const numbers = await position.reserve(numbersWanted(transition))
-  const id = await tx.operations.insertIfNew(transition.operation)
-  if (id === undefined) {
+): Promise<Operation[]> {
+  const [first] = drafts
+  if (!first) return []
+  const position = await tx.sequences.takePositions(first.merchantId, first.mode, first.kind, drafts.length)
+  // Every item is opened queued alike: one hold and one event each (`openInBatch`).
+  let next = await position.reserve({ ledgerEntries: drafts.length, events: drafts.length })
+  const opened: Operation[] = []
+  for (let from = 0; from < drafts.length; from += openedPerPart) {
+    // Between parts the event loop runs: other requests are read and answered (SQLite's writer
+    // stays this transaction's; reads go on their own connection).
+    if (from > 0) await new Promise((resolve) => setImmediate(resolve))
+    const transitions = drafts.slice(from, from + openedPerPart).map((draft, index) =>
+      openInBatch(
+        {
+          ...draft,
+          position: position.position + from + index,
+          initiatedAtUs: clock.nowUs,
+          updatedAtUs: clock.nowUs,
+        },
+        clock,
+      ),
+    )
+    for (const transition of transitions) {
+      const wanted = numbersWanted(transition)
+      if (wanted.ledgerEntries !== 1 || wanted.events !== 1)
+        throw new Error('an item opened queued makes one hold and one event, numbered beforehand')
+    }
+    await insertOpened(tx, transitions)
+    next = await writeAllEffects(tx, transitions, next, clock.nowUs)
+    for (const transition of transitions) taken.push(...transition.statusesTaken)
+    opened.push(...transitions.map((transition) => transition.operation))
+  }
+  return opened
+}
+
+/** Items opened in one part of a batch's acceptance: a few milliseconds of the event loop each. */
+const openedPerPart = 200
+
+/** The openings' rows, each given its id; the first whose reference is taken refuses them all. */
+async function insertOpened(tx: Repositories, transitions: readonly Transition[]): Promise<void> {
+  const ids = await tx.operations.insertAllIfNew(transitions.map((transition) => transition.operation))
+  const refused = ids.indexOf(undefined)
+  if (refused !== -1) {
+    const draft = transitions[refused]!.operation
     const existing = await findBySameReference(tx, draft)
     if (!existing)
       throw new Error(`merchantReference ${draft.merchantReference} conflicted, yet is not found`)
     throw new DuplicateReference(existing)
   }
-  for (const state of [transition.operation, ...transition.statusesTaken]) state.id = id
-  await writeEffects(tx, transition, numbers, clock.nowUs, taken)
-  return transition.operation
+  for (const [index, transition] of transitions.entries())
+    for (const state of [transition.operation, ...transition.statusesTaken]) state.id = ids[index]!
+}
+
+/**
+ * What `writeEffects` writes for each opening, written together: their holds on the one balance
+ * at once, their events in a few inserts. Numbered from `first` on, as one opening after another
+ * would be; returns the numbers that follow.
+ */
+async function writeAllEffects(
+  tx: Repositories,
+  transitions: readonly Transition[],
+  first: ReservedNumbers,
+  nowUs: number,
+): Promise<ReservedNumbers> {
+  const holds: LedgerHold[] = []
+  const appends: EventAppend[] = []
+  let sequence = first.ledgerEntries
+  let position = first.events
+  for (const { operation, ledger, statusesTaken } of transitions) {
+    for (const effect of ledger) {
+      if (effect.action !== 'hold') throw new Error(`an item opened queued only holds, not ${effect.action}`)
+      holds.push({ operation, effect, sequence: sequence++ })
+    }
+    appends.push({ subject: operation, events: statusesTaken.map(statusEvent), firstPosition: position })
+    position += statusesTaken.length
+  }
+  const refused = await tx.ledger.holdAll(holds)
+  if (refused) throw new InsufficientBalance(refused)
+  await tx.outbox.appendAll(appends)
+  for (const { operation, work } of transitions)
+    if (work.length > 0) await tx.scheduledWork.apply(operation.id, work, nowUs)
+  return { ...first, ledgerEntries: sequence, events: position }
 }

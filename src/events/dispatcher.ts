@@ -255,7 +255,8 @@ async function deliver(
   const request = await signedDelivery(dependencies, event, Math.floor(Date.now() / 1000))
   if (!request) {
     const nowUs = dependencies.clock.nowUs()
-    return (await dependencies.outbox.claimDue(owner, nowUs, leaseMs, 1, event.operationId))[0]
+    const { operationId, payoutBatchId } = event
+    return (await dependencies.outbox.claimDue(owner, nowUs, leaseMs, 1, { operationId, payoutBatchId }))[0]
   }
   const startedAtUs = dependencies.clock.nowUs()
   const started = performance.now()

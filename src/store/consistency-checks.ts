@@ -17,8 +17,12 @@ export interface ConsistencyFacts {
   counters(): Promise<CounterFact[]>
   /** For each counter, how many rows it numbered and the highest number given: both must equal it. */
   numberedRows(): Promise<(CounterFact & { highest: number })[]>
-  /** The next batch of operations after `afterId`, each with its ledger entries, events and open work. */
+  /** The next batch of operations after `afterId`, each with its ledger entries, its own events and open work. */
   operationsAfter(afterId: number, limit: number): Promise<OperationFacts[]>
+  /** The next payout batches after `afterId`, each with its own events. */
+  payoutBatchesAfter(afterId: number, limit: number): Promise<PayoutBatchFacts[]>
+  /** A batch's events kept beside another operation than its first item's, or under another merchant or mode. */
+  misplacedBatchEvents(): Promise<{ id: string; type: string; batchToken: string }[]>
   /** Each block of status counts (what lists filtered on status read) beside the rows it counts. */
   statusCounts(): Promise<StatusCountFact[]>
   /** Refunded operations whose recorded refund claims differ from the holds and postings of their live refunds. */
@@ -43,6 +47,8 @@ export function readConsistencyFacts<T>(
       counters: () => counterValues(snapshot),
       numberedRows: () => numberedRows(snapshot),
       operationsAfter: (afterId, limit) => operationFactsAfter(snapshot, afterId, limit),
+      payoutBatchesAfter: (afterId, limit) => payoutBatchFactsAfter(snapshot, afterId, limit),
+      misplacedBatchEvents: () => misplacedBatchEvents(snapshot),
       refundClaimMismatches: () => refundClaimMismatches(snapshot),
       statusCounts: () => statusCounts(snapshot),
     }),
@@ -242,6 +248,7 @@ async function operationFactsAfter(
       .selectFrom('events')
       .select(['operation_id', 'type'])
       .where('operation_id', 'in', ids)
+      .where('payout_batch_id', 'is', null)
       .orderBy('position')
       .execute(),
     snapshot
@@ -281,4 +288,65 @@ function groupBy<Row extends { operation_id: number }, T>(
     else groups.set(row.operation_id, [map(row)])
   }
   return groups
+}
+
+export interface PayoutBatchFacts {
+  id: number
+  token: string
+  status: string
+  firstOperationId: number
+  /** Its own events, in the order they were written, each with the operation it is kept beside. */
+  events: { type: string; operationId: number }[]
+}
+
+async function payoutBatchFactsAfter(
+  snapshot: Snapshot,
+  afterId: number,
+  limit: number,
+): Promise<PayoutBatchFacts[]> {
+  const batches = await snapshot
+    .selectFrom('payout_batches')
+    .select(['id', 'token', 'status', 'first_operation_id'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+  if (batches.length === 0) return []
+  // Through the first items' operations (events_by_operation): the batches' events are kept beside them.
+  const events = await snapshot
+    .selectFrom('events')
+    .select(['payout_batch_id', 'operation_id', 'type'])
+    .where(
+      'operation_id',
+      'in',
+      batches.map((batch) => batch.first_operation_id),
+    )
+    .where('payout_batch_id', 'is not', null)
+    .orderBy('position')
+    .execute()
+  return batches.map((batch) => ({
+    id: Number(batch.id),
+    token: batch.token,
+    status: batch.status,
+    firstOperationId: Number(batch.first_operation_id),
+    events: events
+      .filter((event) => Number(event.payout_batch_id) === Number(batch.id))
+      .map((event) => ({ type: event.type, operationId: Number(event.operation_id) })),
+  }))
+}
+
+async function misplacedBatchEvents(snapshot: Snapshot) {
+  const rows = await snapshot
+    .selectFrom('events')
+    .innerJoin('payout_batches', 'payout_batches.id', 'events.payout_batch_id')
+    .select(['events.id', 'events.type', 'payout_batches.token'])
+    .where((eb) =>
+      eb.or([
+        eb('events.operation_id', '<>', eb.ref('payout_batches.first_operation_id')),
+        eb('events.merchant_id', '<>', eb.ref('payout_batches.merchant_id')),
+        eb('events.mode', '<>', eb.ref('payout_batches.mode')),
+      ]),
+    )
+    .execute()
+  return rows.map((row) => ({ id: row.id, type: row.type, batchToken: row.token }))
 }

@@ -192,7 +192,10 @@ export interface EventsTable {
   mode: string
   /** 1, 2, 3... per merchant and mode: list pages seek on it. */
   position: number
+  /** The operation whose event it is; for a payout batch's own event, the batch's first item's (its anchor). */
   operation_id: number
+  /** A payout batch's own event: its subject is the batch, not the operation it is kept beside. */
+  payout_batch_id: number | null
   type: string
   /** The exact JSON body POSTed to the callback URL. */
   payload: string

@@ -15,6 +15,7 @@ import * as dashboard from './migrations/0009-dashboard.ts'
 import * as payoutBatches from './migrations/0010-payout-batches.ts'
 import * as paymentLinks from './migrations/0011-payment-links.ts'
 import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
+import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import * as secretAttempts from './migrations/0014-secret-attempts.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
@@ -234,6 +235,7 @@ const migrations: Record<string, MigrationModule> = {
   '0010-payout-batches': payoutBatches,
   '0011-payment-links': paymentLinks,
   '0012-status-check-marks': statusCheckMarks,
+  '0013-event-subjects': eventSubjects,
   '0014-secret-attempts': secretAttempts,
 }
 

@@ -70,7 +70,10 @@ describeEachStore('parking an endpoint’s due callbacks', (target) => {
     const attemptedOne = await collectTo(`${endpoint}/attempted`)
     const store = app.context.store
     const nowUs = app.context.clock.nowUs()
-    const [claimed] = await store.outbox.claimDue('another-instance', nowUs, 30_000, 1, claimedOne)
+    const [claimed] = await store.outbox.claimDue('another-instance', nowUs, 30_000, 1, {
+      operationId: claimedOne,
+      payoutBatchId: null,
+    })
     assert.ok(claimed, 'one event claimed by another instance')
     // Set-up only: an event whose first attempt failed waits for its retry, on CONTRACT.md's schedule.
     await app.db.updateTable('events').set({ attempts: 1 }).where('operation_id', '=', attemptedOne).execute()

@@ -1,5 +1,6 @@
 import type { AuditEntry, AuditLogFilter } from '../../store/repositories/audit-log.ts'
 import type { AppContext } from '../context.ts'
+import { type LongExport, openLongExport } from '../long-exports.ts'
 
 /** The audit page's filter, as a member typed it; times already as microseconds. */
 export interface AuditQuery {
@@ -16,8 +17,11 @@ export interface AuditPage {
 }
 
 const pageSize = 50
-/** A CSV export reads the log in pages of this many rows, newest first, until the filter is exhausted. */
-const exportPageSize = 500
+/**
+ * A CSV export reads the log in pages of this many rows, newest first, until the filter is
+ * exhausted, each page a turn of the process's long work.
+ */
+const exportPageSize = 250
 
 /** `atUs.id` of an entry: where the next page starts. */
 function cursorOf(entry: AuditEntry): string {
@@ -47,12 +51,25 @@ export async function auditPageOf(
   return rows.length > pageSize && last ? { entries, after: cursorOf(last) } : { entries }
 }
 
-/** Every row the filter shows, page by page, for the CSV export. */
-export async function* auditEntriesOf(
+/**
+ * The audit log's CSV of a filter, streamed in turns with the other long work and holding one of
+ * the merchant's export slots (`openLongExport`: 429 when they are all taken). The log is the
+ * merchant's, both modes together: it counts under live.
+ */
+export function openAuditExport(
   context: AppContext,
   merchantId: string,
   query: AuditQuery,
-): AsyncGenerator<AuditEntry> {
+): LongExport<AuditEntry> {
+  return openLongExport(context, { merchantId, mode: 'live' }, () => auditPagesOf(context, merchantId, query))
+}
+
+/** Every row the filter shows, a page at a time. */
+async function* auditPagesOf(
+  context: AppContext,
+  merchantId: string,
+  query: AuditQuery,
+): AsyncGenerator<AuditEntry[]> {
   let before: AuditLogFilter['before']
   for (;;) {
     const rows = await context.store.auditLog.list(merchantId, {
@@ -60,7 +77,7 @@ export async function* auditEntriesOf(
       ...(before ? { before } : {}),
       limit: exportPageSize,
     })
-    yield* rows
+    if (rows.length > 0) yield rows
     const last = rows.at(-1)
     if (rows.length < exportPageSize || !last) return
     before = { atUs: last.atUs, id: last.id }

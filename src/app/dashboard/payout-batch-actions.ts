@@ -57,6 +57,16 @@ async function answered(work: () => Promise<PayoutBatchView>): Promise<BatchOutc
   }
 }
 
+/** A place in the merchant's batch line, or the 429 that says the line is full. */
+async function enterLine(context: AppContext, principal: Principal): Promise<(() => void) | BatchOutcome> {
+  try {
+    return await context.payoutBatchLine.enter(principal)
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) return { apiError: error }
+    throw error
+  }
+}
+
 /**
  * The uploaded file submitted: read and checked again (the preview is only what the member saw),
  * then accepted as the API accepts a batch, as the member's: it awaits a second member's approval.
@@ -83,7 +93,10 @@ export async function submitUploadedBatch(
   }
   const input = { merchantReference: upload.reference, items: rows.map(itemOf) }
   const origin = { kind: 'member', memberId: member.memberId, label: member.name } as const
-  const outcome = await answered(() => acceptPayoutBatch(context, principal, input, origin))
+  // As the API's batches: one of the merchant's at a time on this instance, a few more waiting.
+  const leave = await enterLine(context, principal)
+  if (typeof leave !== 'function') return leave
+  const outcome = await answered(() => acceptPayoutBatch(context, principal, input, origin)).finally(leave)
   if ('view' in outcome && !made)
     await audit(context, actorOf(member), {
       merchantId: principal.merchantId,

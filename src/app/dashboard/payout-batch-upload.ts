@@ -1,8 +1,9 @@
 import { parse } from 'csv-parse/sync'
 import type { Currency } from '../../domain/money.ts'
+import type { Side } from '../../domain/operation.ts'
 import { ApiError } from '../../errors.ts'
 import type { AppContext } from '../context.ts'
-import { priceSides } from '../price-sides.ts'
+import { priceEachInTurns } from '../price-sides.ts'
 import type { Principal } from '../principal.ts'
 import { type DashboardRefusal, refusal } from './refusals.ts'
 
@@ -114,7 +115,9 @@ export function readPayoutCsv(text: string): UploadedRow[] | DashboardRefusal {
 /**
  * Each row checked as the API checks a disbursement (its fields, then its pricing against the
  * catalogue and the merchant's fees in this mode), references checked for repeats in the file
- * and among the merchant's disbursements, and the totals of the good rows per currency.
+ * and among the merchant's disbursements, and the totals of the good rows per currency. The rows
+ * are priced in one pass (a chunk a turn of the process's long work) and their references looked
+ * up together: no read per row.
  */
 export async function previewPayoutBatch(
   context: AppContext,
@@ -124,12 +127,28 @@ export async function previewPayoutBatch(
   const seen = new Map<string, number>()
   for (const { merchantReference } of rows)
     seen.set(merchantReference, (seen.get(merchantReference) ?? 0) + 1)
-  const previews: PreviewRow[] = []
-  // A few rows at a time: each costs a read of the catalogue cache and one of the reference.
-  for (let start = 0; start < rows.length; start += 50) {
-    const chunk = rows.slice(start, start + 50)
-    previews.push(...(await Promise.all(chunk.map((row) => previewRow(context, principal, row, seen)))))
-  }
+  const checked = rows.map((row) => {
+    const errors = fieldErrorsOf(row)
+    if ((seen.get(row.merchantReference) ?? 0) > 1)
+      errors.push({ field: 'merchantReference', code: 'reference_repeated' })
+    return { row, errors }
+  })
+  const items = checked.filter(({ errors }) => errors.length === 0).map(({ row }) => itemOf(row))
+  const [priced, used] = await Promise.all([
+    priceEachInTurns(context, principal, 'disbursement', items as unknown as Record<string, unknown>[]),
+    context.store.operations.takenReferences(
+      principal.merchantId,
+      principal.mode,
+      'disbursement',
+      items.map((item) => item.merchantReference),
+    ),
+  ])
+  let next = 0
+  const previews = checked.map(({ row, errors }): PreviewRow => {
+    if (errors.length > 0) return { row, errors }
+    const index = next++
+    return previewRow(row, items[index]!, priced[index]!, used)
+  })
   const totals = totalsOf(previews)
   return {
     rows: previews,
@@ -139,38 +158,22 @@ export async function previewPayoutBatch(
   }
 }
 
-async function previewRow(
-  context: AppContext,
-  principal: Principal,
+function previewRow(
   row: UploadedRow,
-  seen: ReadonlyMap<string, number>,
-): Promise<PreviewRow> {
-  const errors = fieldErrorsOf(row)
-  if ((seen.get(row.merchantReference) ?? 0) > 1)
-    errors.push({ field: 'merchantReference', code: 'reference_repeated' })
-  if (errors.length > 0) return { row, errors }
-  const item = itemOf(row)
-  try {
-    const [side] = await priceSides(
-      context,
-      principal,
-      'disbursement',
-      item as unknown as Record<string, unknown>,
-    )
-    const used = await context.store.operations.findByReference(
-      principal.merchantId,
-      principal.mode,
-      'disbursement',
-      item.merchantReference,
-    )
-    if (used) return { row, errors: [{ field: 'merchantReference', code: 'reference_used' }] }
-    if (!side) return { row, errors: [{ field: 'amount', code: 'refused' }] }
-    const { currency, amountMinor, feesMinor, cashAmountMinor } = side
-    return { row, errors, item, priced: { currency, amountMinor, feesMinor, cashAmountMinor } }
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status >= 500) throw error
-    return { row, errors: apiErrorsOf(error) }
+  item: BatchItemInput,
+  priced: Side[] | ApiError,
+  used: ReadonlySet<string>,
+): PreviewRow {
+  if (priced instanceof ApiError) {
+    if (priced.status >= 500) throw priced
+    return { row, errors: apiErrorsOf(priced) }
   }
+  if (used.has(item.merchantReference))
+    return { row, errors: [{ field: 'merchantReference', code: 'reference_used' }] }
+  const [side] = priced
+  if (!side) return { row, errors: [{ field: 'amount', code: 'refused' }] }
+  const { currency, amountMinor, feesMinor, cashAmountMinor } = side
+  return { row, errors: [], item, priced: { currency, amountMinor, feesMinor, cashAmountMinor } }
 }
 
 /** The checks the API's request schema makes, on text: the CSV has no types. */

@@ -2,12 +2,13 @@ import type { Mode } from '../../domain/kinds.ts'
 import type { Page } from '../../domain/pages.ts'
 import { ApiError } from '../../errors.ts'
 import type { AppContext } from '../context.ts'
+import { inTurns, type LongExport, openLongExport } from '../long-exports.ts'
 import {
   listPayoutBatches,
   type PayoutBatchItemResult,
   type PayoutBatchView,
   payoutBatchDetails,
-  payoutBatchItems,
+  payoutBatchItemPages,
 } from '../payout-batches/index.ts'
 
 /** A batch as its pages show it: the row, and its items counted by status. */
@@ -43,19 +44,57 @@ export function batchesOf(
   return listPayoutBatches(context, merchantId, mode, { page, perPage: batchesPerPage })
 }
 
-/** A batch of this merchant and mode with every item (at most 1,000), or undefined. */
+/**
+ * A batch of this merchant and mode with every item (at most 1,000), or undefined. Its items are
+ * read a page a turn of the process's long work, so a thousand items hold up no other request.
+ */
 export async function batchViewOf(
   context: AppContext,
   merchantId: string,
   mode: Mode,
   token: string,
 ): Promise<BatchView | undefined> {
+  const view = await batchDetailsOf(context, merchantId, mode, token)
+  if (!view) return undefined
+  const items: BatchItemView[] = []
+  const pages = inTurns(context, { merchantId, mode }, payoutBatchItemPages(context, view.batch))
+  for await (const page of pages) items.push(...page.map(itemView))
+  return { ...view, items }
+}
+
+/**
+ * A batch's results CSV, undefined when there is no such batch: `open` streams its items a page a
+ * turn, holding one of the merchant's export slots (`openLongExport`: 429 when they are all taken).
+ */
+export async function batchResultsExport(
+  context: AppContext,
+  merchantId: string,
+  mode: Mode,
+  token: string,
+): Promise<{ summary: BatchSummary; open(): LongExport<BatchItemView> } | undefined> {
+  const summary = await batchDetailsOf(context, merchantId, mode, token)
+  if (!summary) return undefined
+  return {
+    summary,
+    open: () =>
+      openLongExport(context, { merchantId, mode }, () =>
+        viewsOf(payoutBatchItemPages(context, summary.batch)),
+      ),
+  }
+}
+
+async function* viewsOf(pages: AsyncGenerator<PayoutBatchItemResult[]>): AsyncGenerator<BatchItemView[]> {
+  for await (const page of pages) yield page.map(itemView)
+}
+
+async function batchDetailsOf(
+  context: AppContext,
+  merchantId: string,
+  mode: Mode,
+  token: string,
+): Promise<BatchSummary | undefined> {
   try {
-    const [view, items] = await Promise.all([
-      payoutBatchDetails(context, merchantId, mode, token),
-      payoutBatchItems(context, merchantId, mode, token),
-    ])
-    return { ...view, items: items.map(itemView) }
+    return await payoutBatchDetails(context, merchantId, mode, token)
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return undefined
     throw error

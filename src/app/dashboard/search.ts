@@ -9,6 +9,7 @@ import type {
   OperationListPage,
 } from '../../store/repositories/operation-search.ts'
 import type { AppContext } from '../context.ts'
+import { type LongExport, openLongExport } from '../long-exports.ts'
 
 export type { OperationCursor, OperationListPage }
 
@@ -27,9 +28,12 @@ export interface OperationQuery {
 /** Operations a search box finds at most: a search answers in one page, with no next one. */
 export const searchLimit = 100
 export const pageSize = 50
-/** The CSV of a filter holds at most this many rows, read a page of `csvPageSize` at a time. */
+/**
+ * The CSV of a filter holds at most this many rows, read a page of `csvPageSize` at a time, each
+ * page a turn of the process's long work: a few milliseconds of the event loop.
+ */
 export const csvRowLimit = 100_000
-const csvPageSize = 1000
+const csvPageSize = 250
 
 /**
  * The distinct E.164 numbers `text` may be, read as Sika reads a customer's number for each
@@ -88,10 +92,25 @@ export async function searchOperations(
 }
 
 /**
+ * The operations CSV of a query, streamed in turns with the other long work and holding one of
+ * the merchant's export slots (`openLongExport`: 429 when they are all taken).
+ */
+export function openOperationsExport(
+  context: AppContext,
+  merchantId: string,
+  mode: Mode,
+  query: OperationQuery,
+): LongExport<Operation> {
+  return openLongExport(context, { merchantId, mode }, () =>
+    operationsForCsv(context, merchantId, mode, query),
+  )
+}
+
+/**
  * Every operation the query selects, page after page, up to `csvRowLimit` rows: a search's
  * findings, or the keyset pages of the filters.
  */
-export async function* operationsForCsv(
+async function* operationsForCsv(
   context: AppContext,
   merchantId: string,
   mode: Mode,

@@ -1,6 +1,6 @@
 import { newOperationToken } from '../../domain/identifiers.ts'
 import { toMajorUnits } from '../../domain/money.ts'
-import type { Metadata, Operation } from '../../domain/operation.ts'
+import type { Metadata, Operation, Side } from '../../domain/operation.ts'
 import { type PayoutBatch, payoutBatchItemKind } from '../../domain/payout-batches.ts'
 import { statementDescriptorOf } from '../../domain/statement-descriptor.ts'
 import { ApiError, type FieldError, validationFailed } from '../../errors.ts'
@@ -8,7 +8,7 @@ import { forbiddenHostReason } from '../../events/ssrf.ts'
 import type { NewPayoutBatch } from '../../store/repositories/payout-batches.ts'
 import type { AppContext } from '../context.ts'
 import { hashRequest, type Initiation, newOperationDraft } from '../initiate.ts'
-import { type CustomerInput, priceSides } from '../price-sides.ts'
+import { type CustomerInput, priceEachInTurns } from '../price-sides.ts'
 import type { Principal } from '../principal.ts'
 import { executeWrites, type WriteSteps } from '../write-pipeline.ts'
 import { DuplicateReference, InsufficientBalance } from '../write-refusals.ts'
@@ -68,6 +68,10 @@ async function batchTakenWithin(steps: WriteSteps, batch: NewPayoutBatch, error:
  * Accepts a payout batch in one transaction, all or nothing: every item priced as a disbursement
  * (a 422 naming `items[i]` otherwise), one currency, the total held (each item's own hold), each
  * item an ordinary disbursement queued in the batch. The batch's merchantReference is idempotent.
+ *
+ * Its work is long (a thousand items priced, drafted, written) and takes turns with the other long
+ * work of the process (`LongWorkTurns`): its items priced and drafted a chunk a turn, its request
+ * hashed in a turn, its write in a turn, so that other merchants' requests are answered in between.
  */
 export async function acceptPayoutBatch(
   context: AppContext,
@@ -75,67 +79,81 @@ export async function acceptPayoutBatch(
   input: PayoutBatchInput,
   origin: PayoutBatchOrigin,
 ): Promise<PayoutBatchView> {
-  const requestHash = hashRequest(input as unknown as Initiation)
+  const inTurn = <T>(work: () => Promise<T> | T) => context.longWork.run(principal, async () => work())
+  const hashOfInput = () => inTurn(() => hashRequest(input as unknown as Initiation))
   const existing = await context.store.payoutBatches.findByReference(
     principal.merchantId,
     principal.mode,
     input.merchantReference,
   )
-  if (existing) return answerForExistingBatch(context, existing, requestHash)
-  const token = newOperationToken()
-  const drafts = await draftItems(context, principal, input, token)
-  const totalMinor = drafts.reduce((total, draft) => total + draft.sides[0]!.cashAmountMinor, 0)
-  const currency = drafts[0]!.currency
+  if (existing) return answerForExistingBatch(context, existing, await hashOfInput())
+  const priced = await checkItems(
+    principal,
+    input,
+    await priceEachInTurns(context, principal, payoutBatchItemKind, input.items as unknown as Initiation[]),
+  )
+  const currency = priced[0]![0]!.currency
+  const totalMinor = priced.reduce((total, sides) => total + sides[0]!.cashAmountMinor, 0)
   await refuseBeyondBalance(context, principal, currency, totalMinor)
+  const token = newOperationToken()
+  const drafts: Operation[] = []
+  for (let from = 0; from < priced.length; from += itemsPerTurn)
+    drafts.push(...(await inTurn(() => draftsOf(principal, input, token, priced, from))))
+  const requestHash = await hashOfInput()
   const awaits =
     origin.kind === 'member' || (await context.store.payoutBatches.requiresApproval(principal.merchantId))
+  const fields = (initiatedAtUs: number): NewPayoutBatch => ({
+    token,
+    merchantId: principal.merchantId,
+    mode: principal.mode,
+    merchantReference: input.merchantReference,
+    requestHash,
+    status: awaits ? 'awaiting_approval' : 'processing',
+    currency,
+    itemCount: drafts.length,
+    totalMinor,
+    callbackUrl: input.callbackUrl ?? null,
+    ...(input.metadata ? { metadata: input.metadata } : {}),
+    createdBy: origin.kind === 'member' ? origin.label : 'API',
+    createdByMember: origin.kind === 'member' ? origin.memberId : null,
+    firstOperationId: 0,
+    initiatedAtUs,
+  })
   try {
-    const batch = await executeWrites(context, async (steps) => {
-      const fields: NewPayoutBatch = {
-        token,
-        merchantId: principal.merchantId,
-        mode: principal.mode,
-        merchantReference: input.merchantReference,
-        requestHash,
-        status: awaits ? 'awaiting_approval' : 'processing',
-        currency,
-        itemCount: drafts.length,
-        totalMinor,
-        callbackUrl: input.callbackUrl ?? null,
-        ...(input.metadata ? { metadata: input.metadata } : {}),
-        createdBy: origin.kind === 'member' ? origin.label : 'API',
-        createdByMember: origin.kind === 'member' ? origin.memberId : null,
-        firstOperationId: 0,
-        initiatedAtUs: steps.nowUs,
-      }
-      try {
-        return await writeBatch(steps, fields, drafts)
-      } catch (error) {
-        throw await batchTakenWithin(steps, fields, error)
-      }
-    })
+    const batch = await inTurn(() =>
+      executeWrites(context, (steps) => writeBatch(steps, fields(steps.nowUs), drafts)),
+    )
     return countedView(context, batch)
   } catch (error) {
     return answerWriteRefusal(context, principal, input, { requestHash, totalMinor }, error)
   }
 }
 
-/** The items opened queued, then the batch row (its unique index decides a race) and its item list. */
+/** Items drafted in one turn of long work: a few milliseconds of the event loop. */
+const itemsPerTurn = 250
+
+/**
+ * The items opened queued, then the batch row (its unique index decides a race) and its item
+ * list. A refusal for a taken reference carries the batch that took it, when one did.
+ */
 async function writeBatch(
   steps: WriteSteps,
   fields: NewPayoutBatch,
   drafts: Operation[],
 ): Promise<PayoutBatch> {
-  const opened: Operation[] = []
-  for (const draft of drafts) opened.push(await steps.openQueued(draft))
-  const batch = { ...fields, firstOperationId: opened[0]!.id }
-  const id = await steps.tx.payoutBatches.insertIfNew(batch)
-  if (id === undefined) throw new BatchReferenceTaken()
-  await steps.tx.payoutBatches.insertItems(
-    id,
-    opened.map((operation) => operation.id),
-  )
-  return { ...batch, id, completedAtUs: null, approvedBy: null }
+  try {
+    const opened = await steps.openQueuedAll(drafts)
+    const batch = { ...fields, firstOperationId: opened[0]!.id }
+    const id = await steps.tx.payoutBatches.insertIfNew(batch)
+    if (id === undefined) throw new BatchReferenceTaken()
+    await steps.tx.payoutBatches.insertItems(
+      id,
+      opened.map((operation) => operation.id),
+    )
+    return { ...batch, id, completedAtUs: null, approvedBy: null }
+  } catch (error) {
+    throw await batchTakenWithin(steps, fields, error)
+  }
 }
 
 async function answerForExistingBatch(
@@ -205,17 +223,18 @@ async function answerWriteRefusal(
   throw error
 }
 
-/** Each item priced as a disbursement; every fault of every item is named, `items[i].field`. */
-async function draftItems(
-  context: AppContext,
+/**
+ * Every item priced as a disbursement (in one pass: no read per item), its reference new within
+ * the batch, all in one currency, and in live mode its callbackUrl public; every fault of every
+ * item is named, `items[i].field`. Checked before the balance, as one initiation is.
+ */
+async function checkItems(
   principal: Principal,
   input: PayoutBatchInput,
-  token: string,
-): Promise<Operation[]> {
+  priced: readonly (Side[] | ApiError)[],
+): Promise<Side[][]> {
   const errors: FieldError[] = []
-  const drafts: Operation[] = []
   const seen = new Map<string, number>()
-  const descriptor = statementDescriptorOf(principal.merchantName)
   for (const [index, item] of input.items.entries()) {
     const earlier = seen.get(item.merchantReference)
     if (earlier !== undefined)
@@ -225,38 +244,51 @@ async function draftItems(
         message: `items[${index}].merchantReference repeats items[${earlier}]'s; each item needs its own.`,
       })
     seen.set(item.merchantReference, index)
-    try {
-      const sides = await priceSides(context, principal, payoutBatchItemKind, item as unknown as Initiation)
-      for (const side of sides) {
-        side.batch = { token }
-        side.queuedInBatch = true
-        if (descriptor) side.statementDescriptor = descriptor
-      }
-      drafts.push(
-        newOperationDraft(principal, payoutBatchItemKind, {
-          merchantReference: item.merchantReference,
-          requestHash: hashRequest(item as unknown as Initiation),
-          sides,
-          urls: { callbackUrl: item.callbackUrl ?? input.callbackUrl ?? null },
-          metadata: item.metadata,
-        }),
-      )
-    } catch (refusal) {
-      if (!(refusal instanceof ApiError)) throw refusal
-      errors.push(...itemErrors(index, refusal))
-    }
+    const sides = priced[index]!
+    if (sides instanceof ApiError) errors.push(...itemErrors(index, sides))
   }
-  const first = drafts[0]
-  for (const [index, draft] of drafts.entries())
-    if (first && errors.length === 0 && draft.currency !== first.currency)
-      errors.push({
-        field: `items[${index}].country`,
-        code: 'currency_mismatch',
-        message: `A batch pays in one currency: items[0] pays in ${first.currency}, items[${index}] in ${draft.currency}; send a batch per currency.`,
-      })
+  const good = priced.filter((sides): sides is Side[] => !(sides instanceof ApiError))
+  const first = good[0]?.[0]
+  if (first && errors.length === 0)
+    for (const [index, sides] of good.entries())
+      if (sides[0]!.currency !== first.currency)
+        errors.push({
+          field: `items[${index}].country`,
+          code: 'currency_mismatch',
+          message: `A batch pays in one currency: items[0] pays in ${first.currency}, items[${index}] in ${sides[0]!.currency}; send a batch per currency.`,
+        })
   if (principal.mode === 'live') errors.push(...(await internalUrlErrors(input)))
   if (errors.length > 0) throw validationFailed(errors)
-  return drafts
+  return good
+}
+
+/**
+ * Each item an ordinary disbursement, queued in the batch, from `from` on (a turn's worth):
+ * drafted only once the batch is to be written.
+ */
+function draftsOf(
+  principal: Principal,
+  input: PayoutBatchInput,
+  token: string,
+  priced: readonly Side[][],
+  from: number,
+): Operation[] {
+  const descriptor = statementDescriptorOf(principal.merchantName)
+  return input.items.slice(from, from + itemsPerTurn).map((item, offset) => {
+    const sides = priced[from + offset]!
+    for (const side of sides) {
+      side.batch = { token }
+      side.queuedInBatch = true
+      if (descriptor) side.statementDescriptor = descriptor
+    }
+    return newOperationDraft(principal, payoutBatchItemKind, {
+      merchantReference: item.merchantReference,
+      requestHash: hashRequest(item as unknown as Initiation),
+      sides,
+      urls: { callbackUrl: item.callbackUrl ?? input.callbackUrl ?? null },
+      metadata: item.metadata,
+    })
+  })
 }
 
 /** CONTRACT.md, Callbacks: in live mode the batch's and every item's callbackUrl must reach a public address. */
@@ -290,7 +322,10 @@ function itemErrors(index: number, refusal: ApiError): FieldError[] {
   }))
 }
 
-/** The total of the items' cash amounts must be available at once. */
+/**
+ * The total of the items' cash amounts must be available at once: a batch refused here has cost
+ * one pass of pricing and one read, and no item is drafted (no token, no hash) or written.
+ */
 async function refuseBeyondBalance(
   context: AppContext,
   principal: Principal,

@@ -163,6 +163,7 @@ async function lockBatch(tx: Repositories, id: number): Promise<PayoutBatch> {
 
 async function cancelQueuedItems(steps: WriteSteps, batchId: number, reason: FailureReason): Promise<void> {
   const ids = await steps.tx.payoutBatches.itemIds(batchId, { queuedOnly: true })
+  await steps.lockOperations(ids)
   for (const operationId of ids)
     await steps.settle({
       operationId,
@@ -174,8 +175,9 @@ async function cancelQueuedItems(steps: WriteSteps, batchId: number, reason: Fai
 
 /**
  * The batch ends (completed, rejected or canceled) and its event is written in the same
- * transaction. The outbox keys events by operation: a batch's ride on its first item's, which is
- * final by now, so they wait for no event of a pending item.
+ * transaction. The event's subject is the batch (kept beside its first item's operation, through
+ * which the outbox finds it): it is ordered after the batch's own earlier events only, never
+ * behind its items' callbacks, nor they behind it.
  */
 async function concludeWithin(
   steps: WriteSteps,
@@ -187,7 +189,7 @@ async function concludeWithin(
   const view = await viewWithin(tx, { ...batch, status, completedAtUs: nowUs })
   const numbers = await tx.sequences.reserve(batch.merchantId, batch.mode, { ledgerEntries: 0, events: 1 })
   await tx.outbox.append(
-    { id: batch.firstOperationId, merchantId: batch.merchantId, mode: batch.mode },
+    { id: batch.firstOperationId, merchantId: batch.merchantId, mode: batch.mode, payoutBatchId: batch.id },
     [payoutBatchEvent(view)],
     numbers.events,
   )

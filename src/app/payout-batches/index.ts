@@ -18,6 +18,7 @@ export {
   listPayoutBatches,
   type PayoutBatchItemResult,
   payoutBatchDetails,
+  payoutBatchItemPages,
   payoutBatchItems,
 } from './reads.ts'
 export { type PayoutBatchView, payoutBatchRecord } from './records.ts'

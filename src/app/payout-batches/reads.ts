@@ -73,24 +73,37 @@ export async function payoutBatchItems(
 ): Promise<PayoutBatchItemResult[]> {
   const batch = await findPayoutBatch(context, merchantId, mode, token)
   const results: PayoutBatchItemResult[] = []
+  for await (const page of payoutBatchItemPages(context, batch)) results.push(...page)
+  return results
+}
+
+/** The batch's items in its order, a page of 200 at a time. */
+export async function* payoutBatchItemPages(
+  context: AppContext,
+  batch: PayoutBatch,
+): AsyncGenerator<PayoutBatchItemResult[]> {
   for (let after = -1; ; ) {
-    const page = await context.store.payoutBatches.items(batch.id, after, 200)
-    for (const { index, operation } of page) {
-      const side = operation.sides[0]!
-      results.push({
-        index,
-        token: operation.token,
-        merchantReference: operation.merchantReference,
-        phoneNumber: side.customer.phoneNumber,
-        fullName: side.customer.fullName,
-        amount: toMajorUnits(side.amountMinor, side.currency),
-        currency: side.currency,
-        status: operation.status,
-        failureReason: operation.failure,
-        operation,
-      })
-    }
-    if (page.length < 200) return results
+    const page = await context.store.payoutBatches.items(batch.id, after, itemsPerPage)
+    if (page.length > 0) yield page.map(({ index, operation }) => itemResult(index, operation))
+    if (page.length < itemsPerPage) return
     after = page[page.length - 1]!.index
+  }
+}
+
+const itemsPerPage = 200
+
+function itemResult(index: number, operation: Operation): PayoutBatchItemResult {
+  const side = operation.sides[0]!
+  return {
+    index,
+    token: operation.token,
+    merchantReference: operation.merchantReference,
+    phoneNumber: side.customer.phoneNumber,
+    fullName: side.customer.fullName,
+    amount: toMajorUnits(side.amountMinor, side.currency),
+    currency: side.currency,
+    status: operation.status,
+    failureReason: operation.failure,
+    operation,
   }
 }

@@ -13,12 +13,16 @@ import { completeIfFinal } from './decisions.ts'
 const leaseMs = 30_000
 /** A batch whose dispatched items are not all final is looked at again after this. */
 const lookAgainMs = 250
-/** Items taken for the sandbox in one write: it answers at once, in that write. */
-const sandboxChunk = 250
+/**
+ * Items taken for the sandbox in one write: it answers at once, in that write. Each write is a
+ * turn of long work and holds the merchant's counters (and SQLite's writer) while it runs: a
+ * hundred, written together, keep it to a few milliseconds, so other writes go in between.
+ */
+const sandboxChunk = 100
 /** Items taken for live operators in one write: a request's worth (a bulk, or one at a time). */
 const liveChunk = 20
 /** At most this many writes of items per claim, so other batches get their turn. */
-const chunksPerClaim = 8
+const chunksPerClaim = 20
 /** The least time between two requests to one operator connection, from this instance. */
 const paceMs = 100
 
@@ -94,15 +98,7 @@ export class PayoutBatchWorker {
         const ids = await context.store.payoutBatches.itemIds(batch.id, { queuedOnly: true, limit: chunk })
         queuedLeft = ids.length === chunk
         if (ids.length === 0) break
-        const taken = await executeWrites(context, async (steps) => {
-          const operations: Operation[] = []
-          for (const id of ids) {
-            const operation = await steps.dispatch(id)
-            if (operation) operations.push(operation)
-          }
-          await steps.tx.payoutBatches.markDispatched(ids)
-          return operations
-        })
+        const taken = await context.longWork.run(batch, () => this.take(ids))
         dispatched += taken.length
         await this.send(taken)
         const kept = await context.store.payoutBatches.renew(
@@ -126,6 +122,15 @@ export class PayoutBatchWorker {
       context.logger.error({ err: error, batch: batch.token }, 'working a payout batch failed')
     }
     return dispatched
+  }
+
+  /** Takes the items for their operators in one committed write (the sandbox answering there). */
+  private take(ids: readonly number[]): Promise<Operation[]> {
+    return executeWrites(this.context, async (steps) => {
+      const operations = await steps.dispatchAll(ids)
+      await steps.tx.payoutBatches.markDispatched(ids)
+      return operations
+    })
   }
 
   /** Hands the taken items that need an operator to it: each connection in turn, at its pace. */
@@ -160,6 +165,7 @@ export class PayoutBatchWorker {
     const requests = group.map((operation) => providerRequest(operation, operation.sides[0]!))
     const outcomes = await adapter.initiateMany!(requests, context.clock.nowUs())
     await executeWrites(context, async (steps) => {
+      await steps.lockOperations(group.map((operation) => operation.id))
       for (const [index, operation] of group.entries()) {
         const outcome = outcomes[index]
         if (outcome)

@@ -37,8 +37,10 @@ export const EventRecord = Type.Object({
   mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')], {
     description: 'The mode of the operation, as in the callback body; its webhook secret signs it',
   }),
-  operation: Type.String({ description: 'The kind of the operation' }),
-  token: Type.String({ description: 'The operation’s token' }),
+  operation: Type.String({
+    description: 'The kind of the operation, or payout_batch for a payout batch’s own event',
+  }),
+  token: Type.String({ description: 'The operation’s token, or the payout batch’s for its own event' }),
   data: Type.Record(Type.String(), Type.Unknown(), {
     description: 'The record, as the details endpoint returns it',
   }),
@@ -87,7 +89,7 @@ const EventListQuery = Type.Object(
     token: Type.Optional(
       Type.String({
         pattern: '^[a-z0-9]{5}(-[a-z0-9]{5}){4}$',
-        description: 'Only the events of the operation with this token',
+        description: 'Only the events of the operation, or of the payout batch, with this token',
       }),
     ),
     deliveryStatus: Type.Optional(DeliveryStatus),

@@ -137,12 +137,13 @@ function acceptRoute(app: FastifyInstance, context: AppContext): void {
     '/payout-batch',
     {
       bodyLimit: payoutBatchBodyLimitBytes,
+      preParsing: (request, reply, payload) => waitForTheLine(context, request, reply, payload),
       schema: {
         tags: ['payout-batch'],
         operationId: 'createPayoutBatch',
         summary: 'Pay many customers in one request',
         description:
-          'Accepts 1 to 1,000 payouts in one currency, all or nothing: each is validated and priced as a disbursement (a 422 names the item, items[41].customer.phoneNumber, and nothing is created); an item whose merchantReference already names a disbursement is a 409 naming it; the total of the items’ cash amounts must be available (422 insufficient_balance with total and available). Each item becomes a disbursement of its own (its own token, record, callbacks and hold), listed under GET /api/v1/disbursement?batch={token}. Items go to their operators at a bounded pace, after approval when your setting requireBatchApproval is on. The same merchantReference with the same body answers the same batch; with another body it is a 409. The body may reach 2 MiB.',
+          'Accepts 1 to 1,000 payouts in one currency, all or nothing: each is validated and priced as a disbursement (a 422 names the item, items[41].customer.phoneNumber, and nothing is created); an item whose merchantReference already names a disbursement is a 409 naming it; the total of the items’ cash amounts must be available (422 insufficient_balance with total and available). Each item becomes a disbursement of its own (its own token, record, callbacks and hold), listed under GET /api/v1/disbursement?batch={token}. Items go to their operators at a bounded pace, after approval when your setting requireBatchApproval is on. The same merchantReference with the same body answers the same batch; with another body it is a 409. The body may reach 2 MiB. Your batches are accepted one after another: while one is, the next ones wait (four at most; another is a 429 rate_limited with Retry-After).',
         body: { ...PayoutBatchBody, examples: [payoutBatchExamples.request] },
         response: {
           200: {
@@ -159,6 +160,24 @@ function acceptRoute(app: FastifyInstance, context: AppContext): void {
       return envelopeOf('Payout batch !', 'payoutBatch', payoutBatchRecord(view))
     },
   )
+}
+
+/**
+ * A merchant's batches are accepted one at a time on this instance, the others waiting before
+ * their bodies are read (`PayoutBatchLine`); a full line is a 429 with the body unread. The turn
+ * is given back when the response has ended, sent whole or abandoned by its client.
+ */
+async function waitForTheLine<Payload>(
+  context: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: Payload,
+): Promise<Payload> {
+  const { merchantId, mode } = request.principal
+  const release = await context.payoutBatchLine.enter({ merchantId, mode })
+  if (request.raw.socket?.destroyed) release()
+  else reply.raw.once('close', release)
+  return payload
 }
 
 function cancelRoute(

@@ -7,6 +7,7 @@ import type { LedgerEffect } from '../../domain/transitions.ts'
 import type { LedgerEntriesTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
+import { powerOfTwoChunks } from './row-chunks.ts'
 import { statementTemplate } from './statement-template.ts'
 
 /**
@@ -46,6 +47,19 @@ export interface BalanceView {
   availableMinor: number
 }
 
+/** One operation's hold, with the sequence of its entry; every hold of a `holdAll` is on the same balance. */
+export interface LedgerHold {
+  operation: Operation
+  effect: Extract<LedgerEffect, { action: 'hold' }>
+  sequence: number
+}
+
+/** One operation's pending hold of a type to post (succeeded) or release (canceled). */
+export interface LedgerResolution {
+  operation: Operation
+  effect: Extract<LedgerEffect, { action: 'resolve' }>
+}
+
 /** A hold the balance could not cover: nothing was written. */
 export interface RefusedHold {
   /** The side whose money it was to hold. */
@@ -66,6 +80,20 @@ export interface LedgerRepository {
     effects: readonly LedgerEffect[],
     firstSequence: number,
   ): Promise<RefusedHold | undefined>
+  /**
+   * Holds on one balance for many operations at once (a payout batch's items), as `apply` would
+   * hold each in turn: one availability check for their total, one change of the balance, the
+   * entries in a few multi-row inserts. Refused, and nothing written, when the balance cannot
+   * cover the total (`neededMinor` is the total).
+   */
+  holdAll(holds: readonly LedgerHold[]): Promise<RefusedHold | undefined>
+  /**
+   * Posts or releases the pending holds of many operations on one balance (a payout batch's items
+   * the sandbox answered at once), as `apply` would resolve each in turn: the entries settled in a
+   * statement per kind of resolution, the balance changed once, and each posting's balance after
+   * it written in a few statements, counted in the operations' order.
+   */
+  resolveAll(resolutions: readonly LedgerResolution[]): Promise<void>
   balances(merchantId: string, mode?: Mode): Promise<BalanceView[]>
   list(
     merchantId: string,
@@ -123,6 +151,8 @@ export function ledgerRepository(scope: RepositoryScope, inTransaction = false):
       }
       return undefined
     },
+    holdAll: (holds) => holdAll(ledger, holds),
+    resolveAll: (resolutions) => resolveAll(ledger, resolutions),
     balances: (merchantId, mode) => readBalances(scope, merchantId, mode),
     list: (merchantId, mode, filters, page) => listEntries(scope, merchantId, mode, filters, page),
     scan: (merchantId, mode, filters, batchSize) => scanEntries(scope, merchantId, mode, filters, batchSize),
@@ -237,6 +267,113 @@ async function hold(
   }
   await insertEntry(scope, operation, { type, amountMinor, status: 'pending', sequence })
   return undefined
+}
+
+async function holdAll(scope: LedgerScope, holds: readonly LedgerHold[]): Promise<RefusedHold | undefined> {
+  const [first] = holds
+  if (!first) return undefined
+  const { operation, effect } = first
+  if (holds.some((held) => balanceKey(held.operation) !== balanceKey(operation)))
+    throw new Error('the holds of one holdAll are on one balance')
+  const totalMinor = holds.reduce((total, held) => total + held.effect.amountMinor, 0)
+  const known = scope.locked?.get(balanceKey(operation))
+  if (known) {
+    const refused = shortfall(known, operation, effect.role, totalMinor)
+    if (refused) return refused
+    await changeLocked(scope, operation, { postedMinor: 0, heldMinor: totalMinor })
+  } else {
+    const balance = await balanceRow(scope, operation)
+      .set({ held_minor: sql`held_minor + ${totalMinor}` })
+      .where(sql<boolean>`posted_minor - held_minor >= ${totalMinor}`)
+      .returning(['posted_minor', 'held_minor'])
+      .executeTakeFirst()
+    if (!balance) return refusedHold(scope, operation, effect.role, totalMinor)
+    rememberLocked(scope, operation, balance)
+  }
+  // Read after the sequences' counter lock is held, as for one entry.
+  const atUs = scope.clock.nowUs()
+  const rows = holds.map(({ operation: held, effect: hold, sequence }) =>
+    entryRow(
+      held,
+      { type: hold.entryType, amountMinor: hold.amountMinor, status: 'pending', sequence },
+      atUs,
+    ),
+  )
+  for (const chunk of powerOfTwoChunks(rows)) await insertEntryRows(scope.db, { rows: chunk })
+  return undefined
+}
+
+async function resolveAll(scope: LedgerScope, resolutions: readonly LedgerResolution[]): Promise<void> {
+  const [first] = resolutions
+  if (!first) return
+  const { operation } = first
+  if (resolutions.some((resolved) => balanceKey(resolved.operation) !== balanceKey(operation)))
+    throw new Error('the resolutions of one resolveAll are on one balance')
+  scope.locked?.delete(balanceKey(operation))
+  const atUs = scope.clock.nowUs()
+  // Each settled entry, by operation and type: what it moved, and its id for its balance after.
+  const settled = new Map<string, { id: number; amountMinor: number }>()
+  const groups = new Map<string, LedgerResolution[]>()
+  for (const resolved of resolutions) {
+    const group = `${resolved.effect.entryType}/${resolved.effect.resolution}`
+    groups.set(group, [...(groups.get(group) ?? []), resolved])
+  }
+  for (const group of groups.values()) {
+    const { entryType, resolution } = group[0]!.effect
+    const rows = await scope.db
+      .updateTable('ledger_entries')
+      .set({ status: resolution, updated_at_us: atUs })
+      .where(
+        'operation_id',
+        'in',
+        group.map((resolved) => resolved.operation.id),
+      )
+      .where('type', '=', entryType)
+      .where('status', '=', 'pending')
+      .returning(['id', 'operation_id', 'amount_minor'])
+      .execute()
+    for (const row of rows)
+      settled.set(`${row.operation_id}/${entryType}`, { id: row.id, amountMinor: row.amount_minor })
+  }
+  const moved = (resolution: 'succeeded' | 'canceled') =>
+    resolutions.flatMap(({ operation: resolved, effect }) => {
+      const entry = settled.get(`${resolved.id}/${effect.entryType}`)
+      return entry && effect.resolution === resolution ? [entry] : []
+    })
+  const released = moved('canceled').reduce((total, entry) => total + entry.amountMinor, 0)
+  if (released > 0)
+    await balanceRow(scope, operation)
+      .set({ held_minor: sql`held_minor - ${released}` })
+      .execute()
+  await postResolved(scope, operation, moved('succeeded'))
+}
+
+/** Posts the settled holds' total, and writes each posting's balance after it, in their order. */
+async function postResolved(
+  scope: LedgerScope,
+  operation: Operation,
+  posted: readonly { id: number; amountMinor: number }[],
+): Promise<void> {
+  const total = posted.reduce((sum, entry) => sum + entry.amountMinor, 0)
+  if (posted.length === 0) return
+  const balance = await balanceRow(scope, operation)
+    .set({ posted_minor: sql`posted_minor - ${total}`, held_minor: sql`held_minor - ${total}` })
+    .returning('posted_minor')
+    .executeTakeFirstOrThrow()
+  let running = balance.posted_minor + total
+  const afters = posted.map((entry) => {
+    running -= entry.amountMinor
+    return { id: entry.id, balanceAfterMinor: running }
+  })
+  for (const chunk of powerOfTwoChunks(afters)) {
+    const values = chunk.map(
+      (after) =>
+        sql`select cast(${after.id} as bigint) as entry_id, cast(${after.balanceAfterMinor} as bigint) as after_minor`,
+    )
+    await sql`update ledger_entries set balance_after_minor = v.after_minor
+      from (${sql.join(values, sql` union all `)}) as v
+      where ledger_entries.id = v.entry_id`.execute(scope.db)
+  }
 }
 
 async function refusedHold(
@@ -364,6 +501,22 @@ const creditBalance = statementTemplate(
  * Posts or releases the operation's pending hold of this type; the entry's own status guards it,
  * so at most once. The balance's new figures are not counted here: the row is then read again.
  */
+/**
+ * The operation's pending entry of the type, settled. A carrier: a settlement's held writes (its
+ * new state and status counts, written after it took its counters) ride with it.
+ */
+const settleEntry = statementTemplate(
+  (db, settled: { operationId: number; type: EntryType; resolution: EntryStatus; atUs: number }) =>
+    db
+      .updateTable('ledger_entries')
+      .set({ status: settled.resolution, updated_at_us: settled.atUs })
+      .where('operation_id', '=', settled.operationId)
+      .where('type', '=', settled.type)
+      .where('status', '=', 'pending')
+      .returning(['id', 'amount_minor']),
+  { carries: { tables: ['ledger_entries'] } },
+)
+
 async function resolve(
   scope: LedgerScope,
   operation: Operation,
@@ -371,14 +524,9 @@ async function resolve(
   resolution: 'succeeded' | 'canceled',
 ): Promise<void> {
   scope.locked?.delete(balanceKey(operation))
-  const entry = await scope.db
-    .updateTable('ledger_entries')
-    .set({ status: resolution, updated_at_us: scope.clock.nowUs() })
-    .where('operation_id', '=', operation.id)
-    .where('type', '=', type)
-    .where('status', '=', 'pending')
-    .returning(['id', 'amount_minor'])
-    .executeTakeFirst()
+  const [entry] = (
+    await settleEntry(scope.db, { operationId: operation.id, type, resolution, atUs: scope.clock.nowUs() })
+  ).rows
   if (!entry) return
   const amount = entry.amount_minor
   if (resolution === 'canceled') {
@@ -398,21 +546,26 @@ async function resolve(
     .execute()
 }
 
+interface NewEntry {
+  type: EntryType
+  amountMinor: number
+  status: EntryStatus
+  sequence: number
+  balanceAfterMinor?: number
+}
+
 async function insertEntry(
   { db, clock }: RepositoryScope,
   operation: Operation,
-  entry: {
-    type: EntryType
-    amountMinor: number
-    status: EntryStatus
-    sequence: number
-    balanceAfterMinor?: number
-  },
+  entry: NewEntry,
 ): Promise<void> {
-  const { type, amountMinor, status, sequence, balanceAfterMinor = null } = entry
   // Read after the sequence's counter lock is held, so sequence order and date order agree under concurrency.
-  const atUs = clock.nowUs()
-  await insertEntryRow(db, {
+  await insertEntryRow(db, entryRow(operation, entry, clock.nowUs()))
+}
+
+function entryRow(operation: Operation, entry: NewEntry, atUs: number): Insertable<LedgerEntriesTable> {
+  const { type, amountMinor, status, sequence, balanceAfterMinor = null } = entry
+  return {
     merchant_id: operation.merchantId,
     mode: operation.mode,
     sequence,
@@ -426,11 +579,17 @@ async function insertEntry(
     created_at_us: atUs,
     updated_at_us: atUs,
     balance_after_minor: balanceAfterMinor,
-  })
+  }
 }
 
 const insertEntryRow = statementTemplate(
   (db, row: Insertable<LedgerEntriesTable>) => db.insertInto('ledger_entries').values(row),
+  { writeOnly: 'ledger_entries' },
+)
+
+const insertEntryRows = statementTemplate(
+  (db, values: { rows: Insertable<LedgerEntriesTable>[] }) =>
+    db.insertInto('ledger_entries').values(values.rows),
   { writeOnly: 'ledger_entries' },
 )
 

@@ -9,6 +9,7 @@ import type { Database, OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import type { MerchantStatus } from './merchants.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
+import { powerOfTwoChunks } from './row-chunks.ts'
 import { statementTemplate } from './statement-template.ts'
 import { countStatusChanges, type ListKey, statusPageStart } from './status-buckets.ts'
 
@@ -40,12 +41,25 @@ export interface OperationsRepository {
    * idempotency is this constraint, not a read before the write.
    */
   insertIfNew(operation: Operation): Promise<number | undefined>
+  /**
+   * Inserts operations of one merchant, mode and kind together, each under its unique
+   * merchantReference (distinct among them), in a few multi-row statements: each one's id, in
+   * their order, undefined for one whose reference was taken already.
+   */
+  insertAllIfNew(operations: readonly Operation[]): Promise<(number | undefined)[]>
   findByReference(
     merchantId: string,
     mode: Mode,
     kind: OperationKind,
     merchantReference: string,
   ): Promise<Operation | undefined>
+  /** Which of these merchantReferences already name an operation of the kind: one statement per 500 of them. */
+  takenReferences(
+    merchantId: string,
+    mode: Mode,
+    kind: OperationKind,
+    merchantReferences: readonly string[],
+  ): Promise<Set<string>>
   /** Another merchant's token, or the other mode's, is simply not found: no oracle for tokens. */
   findByToken(merchantId: string, mode: Mode, token: string): Promise<Operation | undefined>
   findById(id: number): Promise<Operation | undefined>
@@ -55,8 +69,16 @@ export interface OperationsRepository {
   findByOperatorReference(reference: string): Promise<{ operation: Operation; role: SideRole } | undefined>
   /** Reads the operation for a change: the row lock (PostgreSQL) or the write lock (SQLite) orders racing changes. */
   lockById(id: number): Promise<Operation | undefined>
+  /**
+   * Reads several operations for a change, their rows locked in id order in one statement: a
+   * write that changes several takes them all before anything else, as one that changes one takes
+   * its row first, so that no two writes each hold what the other waits for.
+   */
+  lockByIds(ids: readonly number[]): Promise<Operation[]>
   /** Writes the operation's new state; `previousStatus` is the status it was read with (under its lock). */
   save(operation: Operation, previousStatus: Status): Promise<void>
+  /** As `save` for many operations of one merchant, mode and kind: their states in a few statements, their status counts in one. */
+  saveAll(saved: readonly { operation: Operation; previousStatus: Status }[]): Promise<void>
   /**
    * Changes what refunds claim on a refunded operation. A claim (positive) is refused, and false
    * returned, unless the operation succeeded and the claims stay within what it may refund: the
@@ -78,6 +100,7 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
   const byToken = dialect.batchesPointReads && !db.isTransaction ? tokenReads(db) : undefined
   return {
     insertIfNew: (operation) => insertIfNew(db, operation),
+    insertAllIfNew: (operations) => insertAllIfNew(db, operations),
     async findByReference(merchantId, mode, kind, merchantReference) {
       const row = await selectOperations()
         .where('merchant_id', '=', merchantId)
@@ -86,6 +109,21 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
         .where('merchant_reference', '=', merchantReference)
         .executeTakeFirst()
       return row && toOperation(row)
+    },
+    async takenReferences(merchantId, mode, kind, merchantReferences) {
+      const taken = new Set<string>()
+      for (let from = 0; from < merchantReferences.length; from += 500) {
+        const rows = await db
+          .selectFrom('operations')
+          .select('merchant_reference')
+          .where('merchant_id', '=', merchantId)
+          .where('mode', '=', mode)
+          .where('kind', '=', kind)
+          .where('merchant_reference', 'in', merchantReferences.slice(from, from + 500))
+          .execute()
+        for (const row of rows) taken.add(row.merchant_reference)
+      }
+      return taken
     },
     async findByToken(merchantId, mode, token) {
       const key = { merchantId, mode, token }
@@ -103,7 +141,14 @@ export function operationsRepository({ db, dialect }: RepositoryScope): Operatio
       const row = await (dialect.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst()
       return row && toOperation(row)
     },
+    async lockByIds(ids) {
+      if (ids.length === 0) return []
+      const query = selectOperations().where('id', 'in', ids).orderBy('id')
+      const rows = await (dialect.supportsRowLocks ? query.forUpdate() : query).execute()
+      return rows.map(toOperation)
+    },
     save: (operation, previousStatus) => save(db, operation, previousStatus),
+    saveAll: (saved) => saveAll(db, saved),
     adjustRefunded: (refundedId, deltaMinor) => adjustRefunded(db, refundedId, deltaMinor),
     list: (merchantId, mode, kind, filters, page) =>
       listOperations(db, merchantId, mode, kind, filters, page),
@@ -170,6 +215,45 @@ async function insertIfNew(db: Executor, operation: Operation): Promise<number |
   return inserted.id
 }
 
+const insertAllUnlessReferenced = statementTemplate(
+  (db, values: { rows: ReturnType<typeof toRow>[] }) =>
+    db
+      .insertInto('operations')
+      .values(values.rows)
+      .onConflict((conflict) =>
+        conflict.columns(['merchant_id', 'mode', 'kind', 'merchant_reference']).doNothing(),
+      )
+      .returning(['id', 'merchant_reference']),
+  { carries: { tables: ['operations'] } },
+)
+
+async function insertAllIfNew(
+  db: Executor,
+  operations: readonly Operation[],
+): Promise<(number | undefined)[]> {
+  const [first] = operations
+  if (!first) return []
+  // A multi-row insert returns its rows in no promised order: each is known by its reference.
+  const idOf = new Map<string, number>()
+  for (const chunk of powerOfTwoChunks(operations.map(toRow)))
+    for (const row of (await insertAllUnlessReferenced(db, { rows: chunk })).rows)
+      idOf.set(row.merchant_reference, row.id)
+  const ids = operations.map((operation) => idOf.get(operation.merchantReference))
+  const references = operations.flatMap((operation, index) =>
+    operatorReferenceRows(ids[index], operation.sides),
+  )
+  for (const chunk of powerOfTwoChunks(references))
+    await db.insertInto('operator_references').values(chunk).execute()
+  await countStatusChanges(
+    db,
+    listKeyOf(first),
+    operations.flatMap((operation, index) =>
+      ids[index] === undefined ? [] : [{ status: operation.status, position: operation.position, delta: 1 }],
+    ),
+  )
+  return ids
+}
+
 async function save(db: Executor, operation: Operation, previousStatus: Status): Promise<void> {
   if (operation.status !== previousStatus)
     await countStatusChanges(db, listKeyOf(operation), [
@@ -186,6 +270,47 @@ async function save(db: Executor, operation: Operation, previousStatus: Status):
     completed_at_us: operation.completedAtUs,
     updated_at_us: operation.updatedAtUs,
   })
+}
+
+async function saveAll(
+  db: Executor,
+  saved: readonly { operation: Operation; previousStatus: Status }[],
+): Promise<void> {
+  const [first] = saved
+  if (!first) return
+  await countStatusChanges(
+    db,
+    listKeyOf(first.operation),
+    saved.flatMap(({ operation, previousStatus }) =>
+      operation.status === previousStatus
+        ? []
+        : [
+            { status: previousStatus, position: operation.position, delta: -1 },
+            { status: operation.status, position: operation.position, delta: 1 },
+          ],
+    ),
+  )
+  // The values are cast so that PostgreSQL knows their types, and named apart from the columns.
+  for (const chunk of powerOfTwoChunks(
+    saved.map(({ operation }) => operation),
+    64,
+  )) {
+    const values = chunk.map(
+      (operation) => sql`select cast(${operation.id} as bigint) as saved_id,
+        cast(${operation.status} as text) as new_status, cast(${JSON.stringify(operation.sides)} as text) as new_sides,
+        cast(${operation.redirectUrl} as text) as new_redirect_url,
+        cast(${operation.failure?.code ?? null} as text) as new_failure_code,
+        cast(${operation.failure?.message ?? null} as text) as new_failure_message,
+        cast(${operation.completedAtUs} as bigint) as new_completed_at_us,
+        cast(${operation.updatedAtUs} as bigint) as new_updated_at_us`,
+    )
+    await sql`update operations set status = v.new_status, sides = v.new_sides,
+      redirect_url = v.new_redirect_url, failure_code = v.new_failure_code,
+      failure_message = v.new_failure_message, completed_at_us = v.new_completed_at_us,
+      updated_at_us = v.new_updated_at_us
+      from (${sql.join(values, sql` union all `)}) as v
+      where operations.id = v.saved_id`.execute(db)
+  }
 }
 
 const saveState = statementTemplate(
@@ -212,12 +337,17 @@ async function findAnyByToken(db: Executor, token: string): Promise<OperationWit
 }
 
 async function insertOperatorReferences(db: Executor, operationId: number, sides: readonly Side[]) {
-  const rows = sides.flatMap((side) =>
+  const rows = operatorReferenceRows(operationId, sides)
+  if (rows.length > 0) await db.insertInto('operator_references').values(rows).execute()
+}
+
+function operatorReferenceRows(operationId: number | undefined, sides: readonly Side[]) {
+  if (operationId === undefined) return []
+  return sides.flatMap((side) =>
     side.operatorReference
       ? [{ reference: side.operatorReference, operation_id: operationId, role: side.role }]
       : [],
   )
-  if (rows.length > 0) await db.insertInto('operator_references').values(rows).execute()
 }
 
 async function findByOperatorReference(db: Executor, reference: string) {

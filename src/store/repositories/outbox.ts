@@ -6,6 +6,7 @@ import type { StoreDialect } from '../dialect.ts'
 import type { DeliveryStatus, EventAttemptsTable, EventsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 import { counterValue, isUnfiltered, seekPage } from './pages.ts'
+import { powerOfTwoChunks } from './row-chunks.ts'
 import { statementTemplate } from './statement-template.ts'
 
 /**
@@ -22,11 +23,30 @@ export interface NewEvent {
   render(id: string, createdAtUs: number): string
 }
 
-/** The operation an event belongs to, as the outbox records it. */
+/**
+ * Whose events they are, as the outbox records them: an operation's (`id`), or a payout batch's
+ * own (`payoutBatchId`), kept beside the batch's first item's operation (`id`), through which the
+ * outbox finds them, and ordered apart from that operation's. One subject's events go out in the
+ * order they were written; another subject's are never held back by them.
+ */
 export interface EventSubject {
   id: number
   merchantId: string
   mode: Mode
+  payoutBatchId?: number
+}
+
+/** A subject as a claim names it: the operation its events are kept beside, and the batch whose they are, if any. */
+export interface SubjectKey {
+  operationId: number
+  payoutBatchId: number | null
+}
+
+/** Events of one subject, at the positions from `firstPosition` on. */
+export interface EventAppend {
+  subject: EventSubject
+  events: readonly NewEvent[]
+  firstPosition: number
 }
 
 export interface EventView {
@@ -35,7 +55,11 @@ export interface EventView {
   mode: Mode
   position: number
   operationId: number
+  /** Set on a payout batch's own event: its subject is the batch. */
+  payoutBatchId: number | null
+  /** The subject's token: the operation's, or the batch's. */
   token: string
+  /** The operation's kind, or `payout_batch`. */
   kind: string
   type: string
   payload: string
@@ -121,19 +145,22 @@ export interface EventFilters {
 export interface OutboxRepository {
   /** Writes the events at the positions from `firstPosition` on, reserved beforehand (`SequencesRepository`). */
   append(subject: EventSubject, events: readonly NewEvent[], firstPosition: number): Promise<void>
+  /** As `append` for each of many subjects (a payout batch's items), in a few multi-row inserts. */
+  appendAll(appends: readonly EventAppend[]): Promise<void>
   /**
    * Claims due events nobody holds, in one statement (SKIP LOCKED on PostgreSQL), so instances
    * sharing a database never take the same one; a claim whose holder died runs out and is retaken.
-   * An event is not claimed while an earlier one of its operation is still pending: one
-   * operation's events go out in the order it took its statuses, and at most one of them is
-   * claimed at a time. `operationId` claims only that operation's (its next event, once one is done).
+   * An event is not claimed while an earlier one of its subject is still pending: one operation's
+   * events go out in the order it took its statuses (a batch's in the order it wrote them), and at
+   * most one of them is claimed at a time. `subject` claims only that subject's (its next event,
+   * once one is done).
    */
   claimDue(
     owner: string,
     nowUs: number,
     leaseMs: number,
     limit: number,
-    operationId?: number,
+    subject?: SubjectKey,
   ): Promise<ClaimedEvent[]>
   /**
    * A look at the merchants with events of `mode` pending, `count` at most, in turn: from the
@@ -200,16 +227,10 @@ export interface OutboxRepository {
 export function outboxRepository(scope: RepositoryScope): OutboxRepository {
   const { db } = scope
   return {
-    append: (subject, events, firstPosition) => appendEvents(scope, subject, events, firstPosition),
-    claimDue: (owner, nowUs, leaseMs, limit, operationId) =>
-      claimDueEvents(
-        scope,
-        owner,
-        nowUs,
-        leaseMs,
-        limit,
-        operationId === undefined ? undefined : [operationId],
-      ),
+    append: (subject, events, firstPosition) => appendEvents(scope, [{ subject, events, firstPosition }]),
+    appendAll: (appends) => appendEvents(scope, appends),
+    claimDue: (owner, nowUs, leaseMs, limit, subject) =>
+      claimDueEvents(scope, owner, nowUs, leaseMs, limit, subject === undefined ? undefined : [subject]),
     pendingMerchants: (mode, nowUs, afterMerchantId, count) =>
       pendingMerchants(scope, mode, nowUs, afterMerchantId, count),
     claimDueOf: (owner, nowUs, leaseMs, mode, quotas) =>
@@ -267,15 +288,29 @@ export function outboxRepository(scope: RepositoryScope): OutboxRepository {
   }
 }
 
+/** The merchant's events of a mode, each with its subject's token and kind (an operation's, or a batch's). */
 function eventsOf(db: Executor, merchantId: string, mode: Mode) {
   return db
     .selectFrom('events')
     .innerJoin('operations', 'operations.id', 'events.operation_id')
+    .leftJoin('payout_batches', 'payout_batches.id', 'events.payout_batch_id')
     .selectAll('events')
-    .select(['operations.token', 'operations.kind'])
+    .select((eb) => [
+      eb.fn.coalesce('payout_batches.token', 'operations.token').as('token'),
+      eb
+        .case()
+        .when('events.payout_batch_id', 'is not', null)
+        .then(sql.lit(payoutBatchKind))
+        .else(eb.ref('operations.kind'))
+        .end()
+        .as('kind'),
+    ])
     .where('events.merchant_id', '=', merchantId)
     .where('events.mode', '=', mode)
 }
+
+/** The kind a payout batch's own event names as its subject's (`EventView.kind`). */
+const payoutBatchKind = 'payout_batch'
 
 /** Nobody holds the event: it was never leased, or its lease ran out (its holder died). */
 function unheld(table: string, nowUs: number) {
@@ -289,21 +324,30 @@ async function claimDueEvents(
   nowUs: number,
   leaseMs: number,
   limit: number,
-  operationIds: readonly number[] | undefined,
+  subjects: readonly SubjectKey[] | undefined,
 ): Promise<ClaimedEvent[]> {
   const skipLocked = dialect.supportsRowLocks ? sql`for update of due skip locked` : sql``
-  // Operations' next events are found through their operations (events_by_operation), in no
-  // order: each operation has one claimable event at most, so the limit never binds. Ordered by
+  // Subjects' next events are found through their operations (events_by_operation), in no
+  // order: each subject has one claimable event at most, so the limit never binds. Ordered by
   // when due, PostgreSQL's generic plan would walk the due index instead, over every due event.
-  const ofOperation =
-    operationIds === undefined ? sql`` : sql`and due.operation_id in (${sql.join(operationIds)})`
-  const inDueOrder = operationIds === undefined ? sql`order by due.next_attempt_at_us` : sql``
+  const ofSubjects =
+    subjects === undefined
+      ? sql``
+      : sql`and due.operation_id in (${sql.join(subjects.map((subject) => subject.operationId))})
+        and (${sql.join(
+          subjects.map(
+            (subject) =>
+              sql`(due.operation_id = ${subject.operationId} and ${sameBatch('due', subject.payoutBatchId ?? 0)})`,
+          ),
+          sql` or `,
+        )})`
+  const inDueOrder = subjects === undefined ? sql`order by due.next_attempt_at_us` : sql``
   const { rows } = await sql<Selectable<EventsTable>>`
     update events set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}
     where id in (
       select due.id from events due
       where ${claimable(nowUs)}
-        ${ofOperation}
+        ${ofSubjects}
       ${inDueOrder}
       ${dialect.limit(limit)}
       ${skipLocked}
@@ -313,9 +357,18 @@ async function claimDueEvents(
 }
 
 /**
+ * The event of `table` belongs to this batch (0: to no batch, its operation's own). Batch ids
+ * start at 1; `coalesce` says "the same subject" alike on both stores.
+ */
+function sameBatch(table: string, payoutBatchId: number | RawBuilder<unknown>) {
+  return sql`coalesce(${sql.ref(`${table}.payout_batch_id`)}, 0) = ${payoutBatchId}`
+}
+
+/**
  * An event `due` that may be claimed now: pending, due, held by nobody, and not behind an earlier
- * event of its operation. Delivered, stopped, given up and no_callback are done: only a pending
- * earlier event holds a later one back (events_by_operation finds an operation's few events).
+ * event of its subject. Delivered, stopped, given up and no_callback are done: only a pending
+ * earlier event holds a later one back (events_by_operation finds an operation's few events, and
+ * those of a batch kept beside it, told apart by their batch).
  * "Not done" is written as the four done statuses, not as = 'pending': that would let
  * PostgreSQL's planner, on statistics older than a burst of events, AND the due index (every
  * pending event) into each probe. The earliest pending event of an operation is always claimable
@@ -329,6 +382,7 @@ function claimable(nowUs: number) {
     and not exists (
       select 1 from events earlier
       where earlier.operation_id = due.operation_id and earlier.position < due.position
+        and ${sameBatch('earlier', sql`coalesce(due.payout_batch_id, 0)`)}
         and earlier.delivery_status not in ('delivered', 'stopped', 'given_up', 'no_callback')
     )`
 }
@@ -428,19 +482,19 @@ async function recordAttempts(
     })),
   })
   const recorded = new Set(await recordEventStates(db, ended))
-  // An operation's next event goes to its event's owner (one owner per group, in practice).
-  const doneByOwner = new Map<string, number[]>()
+  // A subject's next event goes to its event's owner (one owner per group, in practice).
+  const doneByOwner = new Map<string, SubjectKey[]>()
   const retried: Deferral[] = []
   for (const { event, owner, attempt } of ended) {
     if (!recorded.has(event.id)) continue
     if (attempt.deliveryStatus !== 'pending')
-      doneByOwner.set(owner, [...(doneByOwner.get(owner) ?? []), event.operationId])
+      doneByOwner.set(owner, [...(doneByOwner.get(owner) ?? []), subjectOf(event)])
     else if (attempt.nextAttemptAtUs !== null) retried.push({ event, untilUs: attempt.nextAttemptAtUs })
   }
   await holdLaterEvents(db, retried)
   const claimed: ClaimedEvent[] = []
-  for (const [owner, operationIds] of doneByOwner)
-    claimed.push(...(await claimDueEvents(scope, owner, nowUs, leaseMs, operationIds.length, operationIds)))
+  for (const [owner, subjects] of doneByOwner)
+    claimed.push(...(await claimDueEvents(scope, owner, nowUs, leaseMs, subjects.length, subjects)))
   return claimed
 }
 
@@ -601,12 +655,14 @@ async function holdLaterEvents(db: Executor, held: readonly Deferral[]): Promise
   const values = held.map(
     ({ event, untilUs }) =>
       sql`select cast(${event.operationId} as bigint) as held_operation,
+        cast(${event.payoutBatchId ?? 0} as bigint) as held_batch,
         cast(${event.position} as bigint) as held_position, cast(${untilUs} as bigint) as until_us`,
   )
   await sql`
     update events set next_attempt_at_us = v.until_us
     from (${sql.join(values, sql` union all `)}) as v
     where events.operation_id = v.held_operation and events.position > v.held_position
+      and coalesce(events.payout_batch_id, 0) = v.held_batch
       and events.delivery_status = 'pending' and events.next_attempt_at_us < v.until_us`.execute(db)
 }
 
@@ -627,7 +683,19 @@ async function listEvents(
     return { items: seek.items.map(toView), total }
   }
   if (filters.type) query = query.where('events.type', '=', filters.type)
-  if (filters.token) query = query.where('operations.token', '=', filters.token)
+  if (filters.token) {
+    // A batch's token selects its own events; an operation's, the operation's (never its batch's).
+    const batch = await db
+      .selectFrom('payout_batches')
+      .select('id')
+      .where('merchant_id', '=', merchantId)
+      .where('mode', '=', mode)
+      .where('token', '=', filters.token)
+      .executeTakeFirst()
+    query = batch
+      ? query.where('events.payout_batch_id', '=', batch.id)
+      : query.where('operations.token', '=', filters.token).where('events.payout_batch_id', 'is', null)
+  }
   if (filters.deliveryStatus) query = query.where('events.delivery_status', '=', filters.deliveryStatus)
   const [rows, counted] = await Promise.all([
     query
@@ -643,36 +711,36 @@ async function listEvents(
   return { items: rows.map(toView), total: Number(counted.total) }
 }
 
-async function appendEvents(
-  { db, clock }: RepositoryScope,
-  subject: EventSubject,
-  events: readonly NewEvent[],
-  firstPosition: number,
-): Promise<void> {
-  if (events.length === 0) return
+async function appendEvents({ db, clock }: RepositoryScope, appends: readonly EventAppend[]): Promise<void> {
+  if (appends.every(({ events }) => events.length === 0)) return
   // Read after the positions' counter lock is held, so list order and dates agree.
   const nowUs = clock.nowUs()
-  const rows = events.map((event, index) => {
-    const id = newEventId()
-    return {
-      id,
-      merchant_id: subject.merchantId,
-      mode: subject.mode,
-      position: firstPosition + index,
-      operation_id: subject.id,
-      type: event.type,
-      payload: event.render(id, nowUs),
-      callback_url: event.callbackUrl,
-      created_at_us: nowUs,
-      delivery_status: (event.callbackUrl ? 'pending' : 'no_callback') as DeliveryStatus,
-      attempts: 0,
-      next_attempt_at_us: event.callbackUrl ? nowUs : null,
-      lease_owner: null,
-      lease_until_us: null,
-      delivered_at_us: null,
-    }
-  })
-  await insertEvents(db, { rows })
+  const rows = appends.flatMap(({ subject, events, firstPosition }) =>
+    events.map((event, index) => {
+      const id = newEventId()
+      return {
+        id,
+        merchant_id: subject.merchantId,
+        mode: subject.mode,
+        position: firstPosition + index,
+        operation_id: subject.id,
+        payout_batch_id: subject.payoutBatchId ?? null,
+        type: event.type,
+        payload: event.render(id, nowUs),
+        callback_url: event.callbackUrl,
+        created_at_us: nowUs,
+        delivery_status: (event.callbackUrl ? 'pending' : 'no_callback') as DeliveryStatus,
+        attempts: 0,
+        next_attempt_at_us: event.callbackUrl ? nowUs : null,
+        lease_owner: null,
+        lease_until_us: null,
+        delivered_at_us: null,
+      }
+    }),
+  )
+  // One write's few events are one statement, as always; a batch's many go in chunks of few shapes.
+  if (rows.length <= 16) await insertEvents(db, { rows })
+  else for (const chunk of powerOfTwoChunks(rows)) await insertEvents(db, { rows: chunk })
 }
 
 /**
@@ -690,6 +758,11 @@ const insertEvents = statementTemplate(
   { writeOnly: 'events' },
 )
 
+/** The subject of a claimed event, as a claim of its next one names it. */
+function subjectOf(event: Pick<ClaimedEvent, 'operationId' | 'payoutBatchId'>): SubjectKey {
+  return { operationId: event.operationId, payoutBatchId: event.payoutBatchId }
+}
+
 function toClaimed(row: Selectable<EventsTable>): ClaimedEvent {
   return {
     id: row.id,
@@ -697,6 +770,7 @@ function toClaimed(row: Selectable<EventsTable>): ClaimedEvent {
     mode: row.mode as Mode,
     position: row.position,
     operationId: row.operation_id,
+    payoutBatchId: row.payout_batch_id,
     type: row.type,
     payload: row.payload,
     callbackUrl: row.callback_url,

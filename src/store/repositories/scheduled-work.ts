@@ -3,6 +3,7 @@ import type { SideRole } from '../../domain/kinds.ts'
 import type { WorkEffect, WorkKind } from '../../domain/transitions.ts'
 import type { ScheduledWorkTable } from '../schema.ts'
 import type { RepositoryScope } from './executor.ts'
+import { powerOfTwoChunks } from './row-chunks.ts'
 import { statementTemplate } from './statement-template.ts'
 
 /** Work due at a time, kept in the database so a restart or another instance picks it up. */
@@ -18,6 +19,15 @@ export interface ScheduledWork {
 export interface ScheduledWorkRepository {
   /** Schedules what the transition asks for, or closes everything of a final operation. */
   apply(operationId: number, effects: readonly WorkEffect[], nowUs: number): Promise<void>
+  /**
+   * As `apply` for each of many operations (a payout batch's items dispatched together): every
+   * schedule in a few multi-row inserts, then every final operation's work closed in one
+   * statement. Each operation's `finish-all`, if any, is its last effect.
+   */
+  applyAll(
+    applied: readonly { operationId: number; effects: readonly WorkEffect[] }[],
+    nowUs: number,
+  ): Promise<void>
   /**
    * Claims due items in one statement (SKIP LOCKED on PostgreSQL), so each is handled by one
    * instance; an item whose worker died is taken over when its lease runs out.
@@ -44,25 +54,24 @@ export interface ScheduledWorkRepository {
 export function scheduledWorkRepository({ db, dialect }: RepositoryScope): ScheduledWorkRepository {
   return {
     async apply(operationId, effects, nowUs) {
-      const scheduled = effects.flatMap((effect) =>
-        effect.action === 'schedule'
-          ? [
-              {
-                kind: effect.work,
-                operation_id: operationId,
-                role: effect.role,
-                due_at_us: effect.dueAtUs,
-                lease_owner: null,
-                lease_until_us: null,
-                attempts: 0,
-                done_at_us: null,
-              },
-            ]
-          : [],
-      )
+      const scheduled = scheduledRows(operationId, effects)
       if (scheduled.length > 0) await insertWork(db, { rows: scheduled })
       if (effects.some((effect) => effect.action === 'finish-all'))
         await finishAllWork(db, { operationId, nowUs })
+    },
+    async applyAll(applied, nowUs) {
+      const scheduled = applied.flatMap(({ operationId, effects }) => scheduledRows(operationId, effects))
+      for (const chunk of powerOfTwoChunks(scheduled)) await insertWork(db, { rows: chunk })
+      const finished = applied.flatMap(({ operationId, effects }) =>
+        effects.some((effect) => effect.action === 'finish-all') ? [operationId] : [],
+      )
+      if (finished.length > 0)
+        await db
+          .updateTable('scheduled_work')
+          .set({ done_at_us: nowUs })
+          .where('operation_id', 'in', finished)
+          .where('done_at_us', 'is', null)
+          .execute()
     },
     claimDue: (owner, nowUs, leaseMs, limit) => claimDue({ db, dialect }, owner, nowUs, leaseMs, limit),
     async complete(ids, owner, nowUs) {
@@ -132,6 +141,28 @@ async function claimDue(
     dueAtUs: row.due_at_us,
     attempts: row.attempts,
   }))
+}
+
+function scheduledRows(
+  operationId: number,
+  effects: readonly WorkEffect[],
+): Insertable<ScheduledWorkTable>[] {
+  return effects.flatMap((effect) =>
+    effect.action === 'schedule'
+      ? [
+          {
+            kind: effect.work,
+            operation_id: operationId,
+            role: effect.role,
+            due_at_us: effect.dueAtUs,
+            lease_owner: null,
+            lease_until_us: null,
+            attempts: 0,
+            done_at_us: null,
+          },
+        ]
+      : [],
+  )
 }
 
 const insertWork = statementTemplate(

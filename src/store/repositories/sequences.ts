@@ -43,6 +43,8 @@ export interface SequencesRepository {
    * decided once, after the lock. Only inside a transaction.
    */
   takePosition(merchantId: string, mode: Mode, kind: OperationKind): Promise<TakenPosition>
+  /** As `takePosition`, for `count` openings of one kind at once: their positions follow the one given. */
+  takePositions(merchantId: string, mode: Mode, kind: OperationKind, count: number): Promise<TakenPosition>
 }
 
 /**
@@ -54,6 +56,10 @@ export interface SequencesRepository {
 export function sequencesRepository({ db }: RepositoryScope, inTransaction = false): SequencesRepository {
   /** The last value taken of each counter this transaction has advanced, by merchant, mode and name. */
   const lastTaken = new Map<string, number>()
+  const takePositions = async (merchantId: string, mode: Mode, kind: OperationKind, count: number) => {
+    if (!inTransaction) throw new Error('a position is taken inside the transaction that opens with it')
+    return takePositionsWithin(db, lastTaken, { merchantId, mode, kind, count })
+  }
   return {
     async reserve(merchantId, mode, wanted) {
       const counts: Record<string, number> = { ledger: wanted.ledgerEntries, event: wanted.events }
@@ -79,41 +85,51 @@ export function sequencesRepository({ db }: RepositoryScope, inTransaction = fal
         position: wanted.positionOf ? first[wanted.positionOf]! : 0,
       }
     },
-    async takePosition(merchantId, mode, kind) {
-      if (!inTransaction) throw new Error('a position is taken inside the transaction that opens with it')
-      const counts: Record<string, number> = { ledger: 0, event: 0 }
-      if (kind in counts) throw new Error(`a kind named ${kind} would share a counter`)
-      counts[kind] = 1
-      const keyOf = (name: string) => `${merchantId}/${mode}/${name}`
-      // Counted here when this transaction holds the counters already: the position's advance then
-      // goes with the other numbers', one statement for the table (the driver holds one a table).
-      const counted = Object.keys(counts).every((name) => lastTaken.has(keyOf(name)))
-      if (!counted) {
-        const first = await reserveCounterValues(db, merchantId, mode, counts, { lockUnchanged: true })
-        for (const name of Object.keys(counts)) lastTaken.set(keyOf(name), first[name]! + counts[name]! - 1)
-      } else lastTaken.set(keyOf(kind), lastTaken.get(keyOf(kind))! + 1)
-      const position = lastTaken.get(keyOf(kind))!
-      const nextOf = (name: string, count: number) => {
-        const first = lastTaken.get(keyOf(name))! + 1
-        lastTaken.set(keyOf(name), first + count - 1)
-        return count > 0 ? first : 0
-      }
-      return {
+    takePosition: (merchantId, mode, kind) => takePositions(merchantId, mode, kind, 1),
+    takePositions,
+  }
+}
+
+/**
+ * `count` list positions of one kind, with the locks of the merchant's ledger and event counters
+ * (one statement, or none when the transaction holds them already: `lastTaken` knows them).
+ */
+async function takePositionsWithin(
+  db: RepositoryScope['db'],
+  lastTaken: Map<string, number>,
+  { merchantId, mode, kind, count }: { merchantId: string; mode: Mode; kind: OperationKind; count: number },
+): Promise<TakenPosition> {
+  const counts: Record<string, number> = { ledger: 0, event: 0 }
+  if (kind in counts) throw new Error(`a kind named ${kind} would share a counter`)
+  counts[kind] = count
+  const keyOf = (name: string) => `${merchantId}/${mode}/${name}`
+  // Counted here when this transaction holds the counters already: the position's advance then
+  // goes with the other numbers', one statement for the table (the driver holds one a table).
+  const counted = Object.keys(counts).every((name) => lastTaken.has(keyOf(name)))
+  if (!counted) {
+    const first = await reserveCounterValues(db, merchantId, mode, counts, { lockUnchanged: true })
+    for (const name of Object.keys(counts)) lastTaken.set(keyOf(name), first[name]! + counts[name]! - 1)
+  } else lastTaken.set(keyOf(kind), lastTaken.get(keyOf(kind))! + count)
+  const position = lastTaken.get(keyOf(kind))! - count + 1
+  const nextOf = (name: string, wanted: number) => {
+    const first = lastTaken.get(keyOf(name))! + 1
+    lastTaken.set(keyOf(name), first + wanted - 1)
+    return wanted > 0 ? first : 0
+  }
+  return {
+    position,
+    reserve: async (wanted) => {
+      const numbers = {
+        ledgerEntries: nextOf('ledger', wanted.ledgerEntries),
+        events: nextOf('event', wanted.events),
         position,
-        reserve: async (wanted) => {
-          const numbers = {
-            ledgerEntries: nextOf('ledger', wanted.ledgerEntries),
-            events: nextOf('event', wanted.events),
-            position,
-          }
-          await advanceLockedCounters(db, merchantId, mode, {
-            ledger: wanted.ledgerEntries,
-            event: wanted.events,
-            [kind]: counted ? 1 : 0,
-          })
-          return numbers
-        },
       }
+      await advanceLockedCounters(db, merchantId, mode, {
+        ledger: wanted.ledgerEntries,
+        event: wanted.events,
+        [kind]: counted ? count : 0,
+      })
+      return numbers
     },
   }
 }

@@ -26,7 +26,7 @@ export interface ListKey {
 export interface StatusCountChange {
   status: string
   position: number
-  delta: 1 | -1
+  delta: number
 }
 
 /**
@@ -44,17 +44,26 @@ export async function countStatusChanges(
   key: ListKey,
   changes: readonly StatusCountChange[],
 ): Promise<void> {
-  const rows = changes.flatMap((change) =>
-    statusBlockSizes.map((size, level) => ({
-      merchant_id: key.merchantId,
-      mode: key.mode,
-      kind: key.kind,
-      status: change.status,
-      level,
-      bucket: Math.floor(change.position / size),
-      count: change.delta,
-    })),
-  )
+  // One row per block, however many changes fall in it (a payout batch's items): an upsert may
+  // change a row once.
+  const blocks = new Map<string, BucketRow & { count: number }>()
+  for (const change of changes)
+    for (const [level, size] of statusBlockSizes.entries()) {
+      const bucket = Math.floor(change.position / size)
+      const block = blocks.get(`${change.status}/${level}/${bucket}`)
+      if (block) block.count += change.delta
+      else
+        blocks.set(`${change.status}/${level}/${bucket}`, {
+          merchant_id: key.merchantId,
+          mode: key.mode,
+          kind: key.kind,
+          status: change.status,
+          level,
+          bucket,
+          count: change.delta,
+        })
+    }
+  const rows = [...blocks.values()].filter((row) => row.count !== 0)
   // One order for every transaction, so two that change the same blocks cannot deadlock (PostgreSQL).
   rows.sort((a, b) =>
     a.status !== b.status ? (a.status < b.status ? -1 : 1) : a.level - b.level || a.bucket - b.bucket,

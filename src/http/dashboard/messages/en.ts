@@ -526,6 +526,8 @@ export const en = {
     notFound: 'There is nothing at this address.',
     failedTitle: 'Something went wrong',
     failed: 'The dashboard could not answer. Try again in a moment.',
+    busyTitle: 'Too many downloads at once',
+    busy: 'Your team is already downloading as many exports and statements of this place as it may at once. Wait for one to finish, then try again.',
   },
   refusals: {
     sign_in_failed: 'The email or the password is not right.',

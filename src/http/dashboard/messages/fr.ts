@@ -522,6 +522,8 @@ export const fr: Messages = {
     notFound: "Il n'y a rien à cette adresse.",
     failedTitle: 'Une erreur est survenue',
     failed: "Le tableau de bord n'a pas pu répondre. Réessayez dans un instant.",
+    busyTitle: 'Trop de téléchargements à la fois',
+    busy: "Votre équipe télécharge déjà autant d'exports et de relevés de cet espace qu'elle le peut à la fois. Attendez qu'un téléchargement se termine, puis réessayez.",
   },
   refusals: {
     sign_in_failed: "L'e-mail ou le mot de passe n'est pas correct.",

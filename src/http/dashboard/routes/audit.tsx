@@ -1,13 +1,12 @@
-import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../../app/context.ts'
 import {
   type AuditPage,
   type AuditQuery,
-  auditEntriesOf,
   auditPageOf,
+  openAuditExport,
 } from '../../../app/dashboard/audit-view.ts'
-import { csvLine } from '../../csv.ts'
+import { sendCsvExport } from '../csv-export.tsx'
 import { formatInstant, instantFromInput } from '../format.ts'
 import type { Guard } from '../guard.tsx'
 import { memberPage, type PageContext } from '../layout.tsx'
@@ -83,29 +82,21 @@ export function auditRoutes(app: FastifyInstance, context: AppContext, guard: Gu
     if (!signedIn) return reply
     const { member } = signedIn.live
     const filter = auditQueryOf(request.query as Query, member.timeZone)
-    async function* lines() {
-      yield csvLine(['at', 'actor_kind', 'actor', 'action', 'target', 'address', 'before', 'after', 'mode'])
-      for await (const entry of auditEntriesOf(context, member.merchantId, filter)) {
-        const at = new Date(Math.floor(entry.atUs / 1000)).toISOString()
-        yield csvLine([
-          at,
-          entry.actorKind,
-          entry.actorLabel,
-          entry.action,
-          entry.target,
-          entry.address,
-          entry.before,
-          entry.after,
-          entry.mode,
-        ])
-      }
-    }
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', 'attachment; filename="audit-log.csv"')
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .send(Readable.from(lines()))
+    return sendCsvExport(reply, signedIn.page, () => openAuditExport(context, member.merchantId, filter), {
+      filename: 'audit-log.csv',
+      header: ['at', 'actor_kind', 'actor', 'action', 'target', 'address', 'before', 'after', 'mode'],
+      cells: (entry) => [
+        new Date(Math.floor(entry.atUs / 1000)).toISOString(),
+        entry.actorKind,
+        entry.actorLabel,
+        entry.action,
+        entry.target,
+        entry.address,
+        entry.before,
+        entry.after,
+        entry.mode,
+      ],
+    })
   })
 }
 

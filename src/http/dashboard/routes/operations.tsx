@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../../app/context.ts'
 import type { OperationListPage } from '../../../app/dashboard/search.ts'
@@ -6,7 +5,7 @@ import {
   csvRowLimit,
   cursorText,
   type OperationQuery,
-  operationsForCsv,
+  openOperationsExport,
   parseCursor,
   searchOperations,
 } from '../../../app/dashboard/search.ts'
@@ -15,7 +14,7 @@ import { type Mode, operationKindNames } from '../../../domain/kinds.ts'
 import { type Currency, countries, isCountry, toMajorUnits } from '../../../domain/money.ts'
 import type { Operation } from '../../../domain/operation.ts'
 import { statuses } from '../../../domain/status.ts'
-import { csvLine } from '../../csv.ts'
+import { sendCsvExport } from '../csv-export.tsx'
 import { instantFromInput } from '../format.ts'
 import type { Guard } from '../guard.tsx'
 import { memberPage, type PageContext } from '../layout.tsx'
@@ -46,13 +45,17 @@ export function operationsRoutes(app: FastifyInstance, context: AppContext, guar
       const signedIn = await guard.member(request, reply, 'read', mode)
       if (!signedIn) return reply
       const query = operationQuery(request.query as ListParameters)
-      const batches = operationsForCsv(context, signedIn.live.member.merchantId, mode, query)
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="sika-${mode}-operations.csv"`)
-        .header('cache-control', 'no-store')
-        .header('x-content-type-options', 'nosniff')
-        .send(Readable.from(csvText(batches)))
+      const merchantId = signedIn.live.member.merchantId
+      return sendCsvExport(
+        reply,
+        signedIn.page,
+        () => openOperationsExport(context, merchantId, mode, query),
+        {
+          filename: `sika-${mode}-operations.csv`,
+          header: csvColumns,
+          cells: csvRow,
+        },
+      )
     })
   }
   operationRoutes(app, context, guard)
@@ -102,11 +105,6 @@ export const csvColumns = [
   'completedAt',
   'failureCode',
 ] as const
-
-async function* csvText(batches: AsyncGenerator<Operation[]>): AsyncGenerator<string> {
-  yield csvLine(csvColumns)
-  for await (const batch of batches) yield batch.map((operation) => csvLine(csvRow(operation))).join('')
-}
 
 function csvRow(operation: Operation): unknown[] {
   const [first, second] = operation.sides

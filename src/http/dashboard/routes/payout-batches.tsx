@@ -21,6 +21,7 @@ import {
   type BatchSummary,
   batchesOf,
   batchResultColumns,
+  batchResultsExport,
   batchViewOf,
 } from '../../../app/dashboard/payout-batch-view.ts'
 import { type DashboardRefusal, isRefusal, refusal } from '../../../app/dashboard/refusals.ts'
@@ -29,7 +30,7 @@ import type { Mode } from '../../../domain/kinds.ts'
 import { type Currency, toMajorUnits } from '../../../domain/money.ts'
 import type { Page } from '../../../domain/pages.ts'
 import type { ApiError } from '../../../errors.ts'
-import { csvLine } from '../../csv.ts'
+import { sendCsvExport } from '../csv-export.tsx'
 import { formatMoney } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, CsrfField, memberPage, type PageContext } from '../layout.tsx'
@@ -194,12 +195,15 @@ function batchRoutes(app: FastifyInstance, context: AppContext, guard: Guard, mo
     const signedIn = await guard.member(request, reply, 'read', mode)
     if (!signedIn) return reply
     const { token } = request.params as { token: string }
-    const view = tokenPattern.test(token)
-      ? await batchViewOf(context, signedIn.live.member.merchantId, mode, token)
+    const merchantId = signedIn.live.member.merchantId
+    const found = tokenPattern.test(token)
+      ? await batchResultsExport(context, merchantId, mode, token)
       : undefined
-    if (!view) throw notFound()
-    const lines = view.items.map((item) =>
-      csvLine([
+    if (!found) throw notFound()
+    return sendCsvExport(reply, signedIn.page, found.open, {
+      filename: `sika-${mode}-batch-${found.summary.batch.token}.csv`,
+      header: batchResultColumns,
+      cells: (item) => [
         item.token,
         item.merchantReference,
         item.phoneNumber,
@@ -209,14 +213,8 @@ function batchRoutes(app: FastifyInstance, context: AppContext, guard: Guard, mo
         item.status,
         item.failureCode,
         item.failureMessage,
-      ]),
-    )
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="sika-${mode}-batch-${view.batch.token}.csv"`)
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .send([csvLine(batchResultColumns), ...lines].join(''))
+      ],
+    })
   })
 }
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { LongReadTurns } from '../src/app/long-read-turns.ts'
+import { LongWorkTurns } from '../src/app/long-work-turns.ts'
 import { StatementSlots } from '../src/app/statement-slots.ts'
 
 /** The mechanisms behind statements that yield (test/statements-under-load.test.ts measures them). */
 
 test('long reads run one batch at a time, each after a turn of the event loop', async () => {
-  const turns = new LongReadTurns()
+  const turns = new LongWorkTurns()
   const owner = { mode: 'sandbox', merchantId: 'mer_a' }
   let running = 0
   let mostAtOnce = 0
@@ -33,7 +33,7 @@ test('long reads run one batch at a time, each after a turn of the event loop', 
 })
 
 test('turns go round the modes, then the merchants, then each merchant’s reads in order', async () => {
-  const turns = new LongReadTurns()
+  const turns = new LongWorkTurns()
   const order: string[] = []
   const batch = (mode: string, merchantId: string, name: string) =>
     turns.run({ mode, merchantId }, async () => {
@@ -52,7 +52,7 @@ test('turns go round the modes, then the merchants, then each merchant’s reads
 })
 
 test('a batch that fails gives its turn back and rejects', async () => {
-  const turns = new LongReadTurns()
+  const turns = new LongWorkTurns()
   const owner = { mode: 'live', merchantId: 'mer_a' }
   await assert.rejects(
     turns.run(owner, async () => {
