@@ -965,11 +965,24 @@ describeEachStore(
         // depends on how fast this machine answers while other tests load it (the figures line
         // says), not on a fixed millisecond.
         const shortest = Math.min(...steps)
+        // Its answers can set its pace only for what is given back after the first of them: on a
+        // loaded machine every give-back can come before any answer.
+        const firstAnswerAtMs = Math.min(...fast(seen).map((entry) => entry.atMs))
+        const afterAnAnswer = givenBack
+          .map((deferral, i) => ({
+            deferral,
+            stepUs: i === 0 ? 0 : deferral.untilUs - givenBack[i - 1]!.untilUs,
+          }))
+          .filter(({ deferral, stepUs }) => deferral.atMs > firstAnswerAtMs && stepUs > 0)
+          .map(({ stepUs }) => stepUs)
         process.stdout.write(
-          `# figures [${store().name}]: fast endpoint's steps ${steps[0]} µs, then down to ${shortest} µs\n`,
+          `# figures [${store().name}]: fast endpoint's steps ${steps[0]} µs, then down to ${shortest} µs; ${afterAnAnswer.length} given back after its first answer\n`,
         )
         assert.equal(steps[0], 25_000, 'paced on the first guess, shared by its first slots')
-        assert.ok(shortest < 25_000, `then at its own pace: steps of ${shortest} µs at the least`)
+        if (afterAnAnswer.length > 0) {
+          const shortestAfter = Math.min(...afterAnAnswer)
+          assert.ok(shortestAfter < 25_000, `then at its own pace: steps of ${shortestAfter} µs at the least`)
+        }
         assert.ok(Math.min(...steps) >= 100, 'never closer than 100 µs')
       } finally {
         await slow.close()
