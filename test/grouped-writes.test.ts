@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { GroupedWrites } from '../src/app/grouped-writes.ts'
+import { GroupedWrites } from '../src/app/mechanisms/grouped-writes.ts'
 
 /** Steps that keep what was written, group by group, and refuse the items named. */
 function recordingSteps(refused: Set<number> = new Set()) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { LongWorkTurns } from '../src/app/long-work-turns.ts'
-import { StatementSlots } from '../src/app/statement-slots.ts'
+import { LongWorkTurns } from '../src/app/mechanisms/long-work-turns.ts'
+import { StatementSlots } from '../src/app/mechanisms/statement-slots.ts'
 
 /** The mechanisms behind statements that yield (test/statements-under-load.test.ts measures them). */
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { PayoutBatchLine } from '../src/app/payout-batches/acceptance-line.ts'
+import { PayoutBatchLine } from '../src/app/mechanisms/payout-batch-line.ts'
 import { ApiError } from '../src/errors.ts'
 
 /** The mechanism behind a merchant's batches accepted one at a time (test/payout-batch-fairness.test.ts measures it). */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { SideChecks } from '../src/app/side-checks.ts'
+import { SideChecks } from '../src/app/mechanisms/side-checks.ts'
 
 /**
- * One side's status checks (app/side-checks.ts): one at a time, at most one an interval however
+ * One side's status checks (app/mechanisms/side-checks.ts): one at a time, at most one an interval however
  * many ask, none asked meanwhile dropped; a notification during the side's submission is
  * remembered for when it ends.
  */

@@ -10,19 +10,19 @@ import type { StoreSpeedMechanism } from '../store/dialect.ts'
 import { migrate, openStore } from '../store/store.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
-import { createCredentialCache } from './credential-cache.ts'
 import type { SecretBox } from './credentials.ts'
-import { PasswordWork } from './dashboard/password-work.ts'
-import { LongWorkTurns } from './long-work-turns.ts'
-import { MerchantGroupCommit } from './merchant-group-commit.ts'
+import { createCredentialCache } from './mechanisms/credential-cache.ts'
+import { LongWorkTurns } from './mechanisms/long-work-turns.ts'
+import { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
+import { PasswordWork } from './mechanisms/password-work.ts'
+import { PayoutBatchLine } from './mechanisms/payout-batch-line.ts'
+import { createPricingRulesCache } from './mechanisms/pricing-rules-cache.ts'
+import { createRedisClient } from './mechanisms/redis-client.ts'
+import { SideChecks } from './mechanisms/side-checks.ts'
+import { createSigningSecretCache } from './mechanisms/signing-secret-cache.ts'
+import { StatementSlots } from './mechanisms/statement-slots.ts'
 import { createMerchant, type IssuedMerchant } from './merchants.ts'
-import { PayoutBatchLine } from './payout-batches/acceptance-line.ts'
-import { createPricingRulesCache } from './pricing-rules-cache.ts'
-import { createRedisClient } from './redis-client.ts'
 import { openSecretBox } from './secrets-key.ts'
-import { SideChecks } from './side-checks.ts'
-import { createSigningSecretCache } from './signing-secret-cache.ts'
-import { StatementSlots } from './statement-slots.ts'
 import { issueMissingLiveSecrets } from './webhook-secrets.ts'
 
 /**
@@ -98,15 +98,8 @@ export async function createContext(
     secrets,
     providers: createProviderRegistry(sandbox, live),
     appliedMigrations,
-    credentials: createCredentialCache(),
-    signingSecrets: createSigningSecretCache(),
-    pricingRules: createPricingRulesCache(),
     merchantGroupCommit,
-    sideChecks: new SideChecks(),
-    longWork: new LongWorkTurns(),
-    payoutBatchLine: new PayoutBatchLine(),
-    statementSlots: new StatementSlots(),
-    passwordWork: new PasswordWork(),
+    ...instanceMechanisms(),
     redis: config.redisUrl === undefined ? undefined : await createRedisClient(config.redisUrl),
     metrics: createMetrics({
       connections: live,
@@ -126,6 +119,20 @@ export async function createContext(
     throw error
   }
   return context
+}
+
+/** What each instance keeps for itself between requests: its caches, turns, lines and slots. */
+function instanceMechanisms() {
+  return {
+    credentials: createCredentialCache(),
+    signingSecrets: createSigningSecretCache(),
+    pricingRules: createPricingRulesCache(),
+    sideChecks: new SideChecks(),
+    longWork: new LongWorkTurns(),
+    payoutBatchLine: new PayoutBatchLine(),
+    statementSlots: new StatementSlots(),
+    passwordWork: new PasswordWork(),
+  }
 }
 
 /** Closes what a context holds open: the Redis client, then the store. */

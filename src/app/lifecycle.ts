@@ -3,9 +3,9 @@ import { type Operation, type Side, sideAwaitingSubmission } from '../domain/ope
 import { expiredReason, type OutcomeSource, type SideOutcome } from '../domain/transitions.ts'
 import type { ScheduledWork } from '../store/repositories/scheduled-work.ts'
 import type { AppContext } from './context.ts'
+import { sideKey } from './mechanisms/side-checks.ts'
+import { msUntilNextTurn, nextTurnAtUs, takeStatusCheck } from './mechanisms/status-check-turns.ts'
 import { providerRequest } from './provider-requests.ts'
-import { sideKey } from './side-checks.ts'
-import { msUntilNextTurn, nextTurnAtUs, takeStatusCheck } from './status-check-turns.ts'
 import { executeWrite, type Settled } from './write-pipeline.ts'
 
 /**
@@ -78,7 +78,7 @@ export async function submitSides(context: AppContext, operation: Operation): Pr
  * Runs one item of scheduled work: a submission a crash interrupted, a poll of a pending side, or
  * expiry. Does nothing once the operation has ended. A poll of a side another check asked within
  * the second is not run: it answers when it is due again, after that check's second. Claiming,
- * completing and retrying the items is `ScheduledWorkPool`'s (scheduled-work-pool.ts).
+ * completing and retrying the items is `ScheduledWorkPool`'s (mechanisms/scheduled-work-pool.ts).
  */
 export async function runWork(
   context: AppContext,

@@ -20,7 +20,7 @@ import { readPhoneNumber } from '../domain/phone-numbers.ts'
 import { leadingPricingRefusal, type PricingRefusal, price } from '../domain/pricing.ts'
 import { ApiError, type ErrorCode, type FieldError, validationFailed } from '../errors.ts'
 import type { AppContext } from './context.ts'
-import type { PricingRules } from './pricing-rules-cache.ts'
+import type { PricingRules } from './mechanisms/pricing-rules-cache.ts'
 import type { Principal } from './principal.ts'
 
 export interface CustomerInput {

@@ -2,7 +2,7 @@ import type { Mode } from '../domain/kinds.ts'
 import type { Page, PageRequest } from '../domain/pages.ts'
 import type { BalanceView, LedgerEntry, TransactionFilters } from '../store/repositories/ledger.ts'
 import type { AppContext } from './context.ts'
-import { type LongExport, openLongExport } from './long-exports.ts'
+import { type LongExport, openLongExport } from './mechanisms/long-exports.ts'
 import type { Principal } from './principal.ts'
 
 export type { BalanceView, LedgerEntry, TransactionFilters }

@@ -13,9 +13,9 @@ import type { ClaimedEvent, EndedAttempt } from '../store/repositories/outbox.ts
 import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import { startDeliveryThread } from './delivery-thread.ts'
-import { GroupedWrites, largestGroupOf } from './grouped-writes.ts'
+import { GroupedWrites, largestGroupOf } from './mechanisms/grouped-writes.ts'
+import { ScheduledWorkPool } from './mechanisms/scheduled-work-pool.ts'
 import { PayoutBatchWorker } from './payout-batches/worker.ts'
-import { ScheduledWorkPool } from './scheduled-work-pool.ts'
 import { signingSecrets } from './webhook-secrets.ts'
 
 export interface Workers {
@@ -74,7 +74,7 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
 /**
  * The background work of one instance, in loops that never wait for each other: scheduled work
  * (submissions, polls, expiry: items claimed in batches and run side by side,
- * `scheduled-work-pool.ts`), payout batches' items handed to their operators
+ * `mechanisms/scheduled-work-pool.ts`), payout batches' items handed to their operators
  * (`payout-batches/worker.ts`), and callback delivery (a pool per mode of CALLBACK_CONCURRENCY
  * deliveries in flight or being recorded, shared fairly between merchants, with a circuit per
  * merchant's endpoint: `events/delivery-pool.ts`). A hanging receiver can so delay neither a

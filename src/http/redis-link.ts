@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
-import { redisConnectTimeoutMs } from '../app/redis-client.ts'
+import { redisConnectTimeoutMs } from '../app/mechanisms/redis-client.ts'
 import { ApiError } from '../errors.ts'
 
 /** How long a Redis that failed a command is left alone before it is asked again. */

@@ -241,7 +241,7 @@ export interface OperatorReferencesTable {
   reference: string
   operation_id: number
   role: string
-  /** When the last status check of this side began (app/status-check-turns.ts); null before the first. */
+  /** When the last status check of this side began (app/mechanisms/status-check-turns.ts); null before the first. */
   status_checked_at_us: number | null
 }
 

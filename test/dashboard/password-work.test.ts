@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { PasswordWork } from '../../src/app/dashboard/password-work.ts'
+import { PasswordWork } from '../../src/app/mechanisms/password-work.ts'
 
 /**
- * The instance's line of argon2 work (app/dashboard/password-work.ts): so many run at once, so
+ * The instance's line of argon2 work (app/mechanisms/password-work.ts): so many run at once, so
  * many wait in order, each address holds at most its share of places, and the rest are refused at
  * once rather than queued.
  */

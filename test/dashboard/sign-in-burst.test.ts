@@ -20,7 +20,7 @@ import { describeEachStore } from '../support/stores.ts'
  */
 
 const burst = 200
-/** An address's sign-ins in a 15-minute window, whichever emails it tries (app/dashboard/secret-attempts.ts). */
+/** An address's sign-ins in a 15-minute window, whichever emails it tries (app/mechanisms/secret-attempts.ts). */
 const addressShare = 20
 /**
  * The bound on the other merchant's median during the sign-ins: 250 ms, or four times its median

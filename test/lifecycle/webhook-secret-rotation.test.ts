@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { signingSecretsFreshForMs } from '../../src/app/signing-secret-cache.ts'
+import { signingSecretsFreshForMs } from '../../src/app/mechanisms/signing-secret-cache.ts'
 import { rotateWebhookSecret, signingSecrets } from '../../src/app/webhook-secrets.ts'
 import { manualClock, startApp, type TestApp } from '../support/app.ts'
 import { type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver.ts'

@@ -1,6 +1,6 @@
 import type { AuditEntry, AuditLogFilter } from '../../store/repositories/audit-log.ts'
 import type { AppContext } from '../context.ts'
-import { type LongExport, openLongExport } from '../long-exports.ts'
+import { type LongExport, openLongExport } from '../mechanisms/long-exports.ts'
 
 /** The audit page's filter, as a member typed it; times already as microseconds. */
 export interface AuditQuery {

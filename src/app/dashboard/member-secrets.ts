@@ -1,9 +1,9 @@
 import type { MemberRow } from '../../store/repositories/members.ts'
 import type { AppContext } from '../context.ts'
+import { type AttemptOutcome, attemptSecret, lockMinutes } from '../mechanisms/secret-attempts.ts'
 import { passwordMatches } from './passwords.ts'
 import { type DashboardRefusal, type DashboardRefusalCode, refusal } from './refusals.ts'
 import { totpStepOf } from './second-factor.ts'
-import { type AttemptOutcome, attemptSecret, lockMinutes } from './secret-attempts.ts'
 
 /** The row a member's attempts count in, at sign-in and at every form that checks their secrets. */
 export function memberSubject(memberId: string): string {

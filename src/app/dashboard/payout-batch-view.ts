@@ -2,7 +2,7 @@ import type { Mode } from '../../domain/kinds.ts'
 import type { Page } from '../../domain/pages.ts'
 import { ApiError } from '../../errors.ts'
 import type { AppContext } from '../context.ts'
-import { inTurns, type LongExport, openLongExport } from '../long-exports.ts'
+import { inTurns, type LongExport, openLongExport } from '../mechanisms/long-exports.ts'
 import {
   listPayoutBatches,
   type PayoutBatchItemResult,

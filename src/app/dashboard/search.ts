@@ -9,7 +9,7 @@ import type {
   OperationListPage,
 } from '../../store/repositories/operation-search.ts'
 import type { AppContext } from '../context.ts'
-import { type LongExport, openLongExport } from '../long-exports.ts'
+import { type LongExport, openLongExport } from '../mechanisms/long-exports.ts'
 
 export type { OperationCursor, OperationListPage }
 

@@ -1,5 +1,6 @@
 import type { MemberRow } from '../../store/repositories/members.ts'
 import type { AppContext } from '../context.ts'
+import { attemptSecret, startCountAgain } from '../mechanisms/secret-attempts.ts'
 import { type Actor, audit } from './audit.ts'
 import { claimTotpCode, confirmCode, memberSubject, refusalOfAttempt } from './member-secrets.ts'
 import { passwordMatches } from './passwords.ts'
@@ -11,7 +12,6 @@ import {
   recoveryCodeHash,
   totpUri,
 } from './second-factor.ts'
-import { attemptSecret, startCountAgain } from './secret-attempts.ts'
 import { type LiveSession, type OpenedSession, openSession, type SessionClient } from './sessions.ts'
 import { tokenHashOf } from './tokens.ts'
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
-import type { LongExport } from '../../app/long-exports.ts'
+import type { LongExport } from '../../app/mechanisms/long-exports.ts'
 import { ApiError } from '../../errors.ts'
 import { csvLine } from '../csv.ts'
 import { type PageContext, plainPage } from './layout.tsx'

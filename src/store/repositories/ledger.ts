@@ -120,7 +120,7 @@ export interface LedgerRepository {
  * A balance row's figures as this transaction left them. A row the transaction has written stays
  * locked until it ends, so nothing else can change it: once a statement has returned its figures,
  * later changes to it are counted here and sent without waiting for an answer (write-only.ts).
- * Every opening of one merchant's group commit after the first (`app/merchant-group-commit.ts`)
+ * Every opening of one merchant's group commit after the first (`app/mechanisms/merchant-group-commit.ts`)
  * then needs one round trip, not two, while the whole group waits behind it.
  */
 type LockedBalances = Map<string, { postedMinor: number; heldMinor: number }>

@@ -50,7 +50,7 @@ export interface SequencesRepository {
 /**
  * `inTransaction`: the repository is a transaction's. A counter it advanced stays locked until the
  * transaction ends, so later reserves of the same counters (the next openings of a merchant's
- * group commit, `app/merchant-group-commit.ts`) are counted here, and the statement that advances them rides
+ * group commit, `app/mechanisms/merchant-group-commit.ts`) are counted here, and the statement that advances them rides
  * with the next statement declared a carrier (write-only.ts): one round trip fewer for each opening after the first.
  */
 export function sequencesRepository({ db }: RepositoryScope, inTransaction = false): SequencesRepository {

@@ -1,6 +1,6 @@
-import type { Side } from '../domain/operation.ts'
-import type { StatusCheckClaim } from '../store/repositories/status-check-marks.ts'
-import type { AppContext } from './context.ts'
+import type { Side } from '../../domain/operation.ts'
+import type { StatusCheckClaim } from '../../store/repositories/status-check-marks.ts'
+import type { AppContext } from '../context.ts'
 
 /** CONTRACT.md, Limits: a live side's status is asked of its operator at most once a second across the deployment. */
 export const statusCheckIntervalMs = 1000

@@ -1,5 +1,5 @@
-import { Batcher, type Pending } from '../batching/batcher.ts'
-import type { Repositories, Store } from '../store/store.ts'
+import { Batcher, type Pending } from '../../batching/batcher.ts'
+import type { Repositories, Store } from '../../store/store.ts'
 
 type Work = (tx: Repositories) => Promise<unknown>
 type Write = Pending<Work, unknown>

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.ts'
-import type { AppContext } from './context.ts'
+import { ApiError } from '../../errors.ts'
+import type { AppContext } from '../context.ts'
 import type { LongWorkOwner } from './long-work-turns.ts'
 import { statementsPerMerchant } from './statement-slots.ts'
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors.ts'
-import type { LongWorkOwner } from '../long-work-turns.ts'
+import type { LongWorkOwner } from './long-work-turns.ts'
 
 /**
  * How many of a merchant's payout batches may wait, on an instance, behind the one being accepted.

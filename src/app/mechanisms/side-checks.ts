@@ -1,4 +1,4 @@
-import type { SideRole } from '../domain/kinds.ts'
+import type { SideRole } from '../../domain/kinds.ts'
 
 /** One side of one operation: what its submissions and status checks are kept by. */
 export const sideKey = (operationId: number, role: SideRole) => `${operationId}/${role}`

@@ -1,4 +1,4 @@
-import type { Credential } from '../store/repositories/api-keys.ts'
+import type { Credential } from '../../store/repositories/api-keys.ts'
 import { createTtlCache, type TtlCache } from './ttl-cache.ts'
 
 /**

@@ -1,8 +1,8 @@
-import { WakeSignal } from '../events/wake-signal.ts'
-import type { ScheduledWork } from '../store/repositories/scheduled-work.ts'
-import type { AppContext } from './context.ts'
+import { WakeSignal } from '../../events/wake-signal.ts'
+import type { ScheduledWork } from '../../store/repositories/scheduled-work.ts'
+import type { AppContext } from '../context.ts'
+import { runWork } from '../lifecycle.ts'
 import { GroupedWrites, largestGroupOf } from './grouped-writes.ts'
-import { runWork } from './lifecycle.ts'
 
 /** How long a claimed item is left to its worker before another instance may take it over. */
 const leaseMs = 60_000

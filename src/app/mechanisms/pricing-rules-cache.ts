@@ -1,5 +1,5 @@
-import type { FeeRule } from '../domain/pricing.ts'
-import type { ChannelRoute } from '../store/repositories/catalogue.ts'
+import type { FeeRule } from '../../domain/pricing.ts'
+import type { ChannelRoute } from '../../store/repositories/catalogue.ts'
 import { createTtlCache, type TtlCache } from './ttl-cache.ts'
 
 /** What pricing one side reads: its channel's route in its country, and the merchant's fee rule there. */

@@ -1,5 +1,5 @@
-import { Batcher, retryOneByOne } from '../batching/batcher.ts'
-import type { Config } from '../config.ts'
+import { Batcher, retryOneByOne } from '../../batching/batcher.ts'
+import type { Config } from '../../config.ts'
 
 /** How the writes of a group are made together, and one alone; each answers with what the write returned. */
 export interface GroupedWriteSteps<T, R> {
