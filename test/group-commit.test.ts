@@ -184,7 +184,10 @@ describeEachStore('group commit', (target) => {
     } finally {
       sent.stop()
     }
-    const statements = sent.texts.length
+    // A cache kept 500 ms (credentials, fee rules) may be read again during the burst on a slow
+    // machine: those reads are no part of any opening's transaction.
+    const cacheReads = /from "(api_keys|merchants|fee_schedule|channel_routes|webhook_secrets)"/
+    const statements = sent.texts.filter((text) => !cacheReads.test(text)).length
     const grouped = app.context.merchantGroupCommit.statistics()
     const transactions = grouped.transactions - before.transactions
     const writes = grouped.writes - before.writes

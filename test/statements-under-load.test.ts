@@ -28,7 +28,8 @@ const rowsPerStatement = Number(process.env.STATEMENT_ROWS ?? 40_000)
  * without them, before or after, on a machine already that slow without them (other tests
  * running beside this one on two cores). Before statements took turns it was seconds.
  */
-const balanceP99BoundMs = (quietP99Ms: number) => Math.max(100, 3 * quietP99Ms)
+// Without turns the p99 was seconds; the bound leaves room for a machine other work loads too.
+const balanceP99BoundMs = (quietP99Ms: number) => Math.max(250, 4 * quietP99Ms)
 const exportsScript = fileURLToPath(new URL('./support/statement-exports.mjs', import.meta.url))
 const run = promisify(execFile)
 

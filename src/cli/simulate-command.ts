@@ -96,11 +96,14 @@ export async function simulate(args: SimulateArgs, print: (text: string) => void
     })
     const operators = JSON.stringify({ connections }, null, 2)
     if (args.operatorsFile) writeFileSync(args.operatorsFile, `${operators}\n`, { mode: 0o600 })
-    print(describe(args, running, operators))
-    await new Promise<void>((resolve) => {
+    // The signals are heard before the line that invites them is printed: whoever reads it may
+    // send SIGTERM before this process runs its next statement.
+    const interrupted = new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve())
       process.once('SIGTERM', () => resolve())
     })
+    print(describe(args, running, operators))
+    await interrupted
   } finally {
     for (const simulator of running) await simulator.close()
   }

@@ -167,7 +167,8 @@ describeEachStore('dashboard: no body is read before sign-in and CSRF', (store) 
       Object.keys(attackers).every((status) => ['303', '415', 'closed'].includes(status)),
       JSON.stringify(attackers),
     )
-    const bound = Math.max(baseline.p99Ms * 5, baseline.p99Ms + 250)
+    // Read whole, the uploads took the p99 to seconds; the bound leaves room for a loaded machine.
+    const bound = Math.max(baseline.p99Ms * 5, baseline.p99Ms + 500)
     assert.ok(during.p99Ms < bound, `p99 ${during.p99Ms} ms beside the uploads, ${baseline.p99Ms} ms without`)
   })
 })

@@ -207,6 +207,10 @@ describeEachStore('live mode: Orange Money', (store) => {
     const record = (await initiate('collect')).body.data.collect
     await payAs(record.token, '0700000123')
     assert.equal((await settled(record.token)).status, 'succeeded')
+    // Sika's own poll may settle it before Orange's notification has gone out.
+    await waitFor('Orange to notify Sika', () =>
+      orange.callbacks.some((callback) => callback.url.includes(record.token)),
+    )
     const sent = orange.callbacks.find((callback) => callback.url.includes(record.token))
     assert.ok(sent, 'Orange notified Sika')
     const again = await fetch(sent.url, {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../app/context.ts'
 import { ApiError } from '../../errors.ts'
-import { createGuard, type Guard, languageCookie } from './guard.tsx'
+import { bodyIsSmall, createGuard, type Guard, languageCookie } from './guard.tsx'
 import { plainPage } from './layout.tsx'
 import { dashboardPath, redirect, sendPage } from './respond.ts'
 import { accountRoutes } from './routes/account.tsx'
@@ -53,9 +53,9 @@ export async function dashboardRoutes(app: FastifyInstance, context: AppContext)
     const status =
       error instanceof ApiError ? error.status : ((error as { statusCode?: number }).statusCode ?? 500)
     if (status >= 500) request.log.error({ err: error }, 'dashboard page failed')
-    // A body refused unread (415: no form here takes it; 413): the connection ends with the answer
-    // rather than read it all to reach the next request.
-    if (status === 413 || status === 415) reply.header('connection', 'close')
+    // A large body refused unread (415: no form here takes it; 413): the connection ends with the
+    // answer rather than read it all to reach the next request; a small one is drained.
+    if ((status === 413 || status === 415) && !bodyIsSmall(request)) reply.header('connection', 'close')
     const page = guard.pageOf(request)
     const [title, text] =
       status === 404

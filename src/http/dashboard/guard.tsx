@@ -93,8 +93,9 @@ export function createGuard(context: AppContext): Guard {
       return signedInMember(this, { context, request, reply, permission, mode, beforeBody: false })
     },
     memberBeforeBody(request, reply, permission, mode) {
-      // Every refusal here ends the connection: the body it announced is never read.
-      reply.header('connection', 'close')
+      // A refusal here ends the connection when the body it announced is large: that body is never
+      // read. A small one is drained, so the client hears the answer rather than a reset.
+      if (!bodyIsSmall(request)) reply.header('connection', 'close')
       return signedInMember(this, { context, request, reply, permission, mode, beforeBody: true })
     },
     async partial(request, stage) {
@@ -170,4 +171,13 @@ async function signedInMember(
     ? guard.checkOrigin(request, reply)
     : guard.checkForm(request, reply, live.session.id)
   return checked ? { live, page } : undefined
+}
+
+/** Bodies this small are read to their end after a refusal, so that the connection can answer it. */
+const drainedBodyLimitBytes = 64 * 1024
+
+/** Whether the request announced a body small enough to drain (a length, not a stream). */
+export function bodyIsSmall(request: FastifyRequest): boolean {
+  const length = Number(request.headers['content-length'])
+  return Number.isSafeInteger(length) && length <= drainedBodyLimitBytes
 }
