@@ -78,6 +78,12 @@ describeEachStore('dashboard: operations', (store) => {
       assert.ok(found.text.includes(made.token), `${q} finds the operation`)
       assert.match(found.text, /1 operation found/)
     }
+    for (const q of [made.merchantReference.toUpperCase(), made.token.toUpperCase()]) {
+      const found = await viewer.browser.get(`/dashboard/sandbox/operations?q=${encodeURIComponent(q)}`)
+      assert.ok(found.text.includes(made.token), `${q} finds the operation whatever its case`)
+    }
+    const css = await viewer.browser.get('/dashboard/assets/dashboard.css')
+    assert.doesNotMatch(css.text, /text-transform/, 'tokens and references show in their own case')
     const nothing = await viewer.browser.get('/dashboard/sandbox/operations?q=nothing-like-it')
     assert.match(nothing.text, /0 operations found/)
     const live = await viewer.browser.get(`/dashboard/live/operations?q=${made.token}`)
