@@ -47,7 +47,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Sika payment operations API',
         version: '1.0.0',
         description: apiDescription,
-        contact: { name: 'Sika', url: 'https://sika.example/support' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Sika' },
       },
       // Relative: "Try it out" calls the origin the page was opened at (localhost, 127.0.0.1 or a
@@ -85,7 +84,15 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         .map((directive) => directive.replace(/\s(https:|validator\.swagger\.io)/g, '').trim())
         .filter((directive) => directive && directive !== 'upgrade-insecure-requests')
         .join('; '),
-    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, tryItOutEnabled: true },
+    // BaseLayout: without Swagger's top bar, whose logo is an SVG with a <style> element that
+    // `style-src 'self'` rightly refuses, and whose box would explore other documents.
+    uiConfig: {
+      layout: 'BaseLayout',
+      docExpansion: 'list',
+      deepLinking: true,
+      defaultModelsExpandDepth: 0,
+      tryItOutEnabled: true,
+    },
   })
 }
 
