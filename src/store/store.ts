@@ -31,6 +31,10 @@ import { type MerchantsRepository, merchantsRepository } from './repositories/me
 import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
 import { type OperationSearchRepository, operationSearchRepository } from './repositories/operation-search.ts'
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
+import {
+  type OperatorActivityRepository,
+  operatorActivityRepository,
+} from './repositories/operator-activity.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
@@ -69,6 +73,7 @@ export interface Repositories {
   readonly operationSearch: OperationSearchRepository
   /** Payout batches, their items, and the merchant's setting that makes them await approval. */
   readonly payoutBatches: PayoutBatchesRepository
+  readonly operatorActivity: OperatorActivityRepository
   readonly paymentLinks: PaymentLinksRepository
 }
 
@@ -123,6 +128,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     auditLog: auditLogRepository(scope),
     operationSearch: operationSearchRepository(scope),
     payoutBatches: payoutBatchesRepository(scope),
+    operatorActivity: operatorActivityRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
   }
 }
