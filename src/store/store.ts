@@ -36,6 +36,7 @@ import {
   operatorActivityRepository,
 } from './repositories/operator-activity.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
+import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
@@ -74,6 +75,7 @@ export interface Repositories {
   /** Payout batches, their items, and the merchant's setting that makes them await approval. */
   readonly payoutBatches: PayoutBatchesRepository
   readonly operatorActivity: OperatorActivityRepository
+  readonly platformSearch: PlatformSearchRepository
   readonly paymentLinks: PaymentLinksRepository
 }
 
@@ -129,6 +131,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     operationSearch: operationSearchRepository(scope),
     payoutBatches: payoutBatchesRepository(scope),
     operatorActivity: operatorActivityRepository(scope),
+    platformSearch: platformSearchRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
   }
 }
