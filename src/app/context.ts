@@ -9,6 +9,7 @@ import type { SecretBox } from './credentials.ts'
 import type { CredentialCache } from './mechanisms/credential-cache.ts'
 import type { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import type { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
+import type { OperatorBalances } from './mechanisms/operator-balances.ts'
 import type { PasswordWork } from './mechanisms/password-work.ts'
 import type { PayoutBatchLine } from './mechanisms/payout-batch-line.ts'
 import type { PricingRulesCache } from './mechanisms/pricing-rules-cache.ts'
@@ -44,6 +45,8 @@ export interface AppContext {
   readonly statementSlots: StatementSlots
   /** The argon2id hashes this instance runs at once, and those waiting their turn (sign-ins, passwords set). */
   readonly passwordWork: PasswordWork
+  /** Each live connection's balances as its operator last gave them on this instance, read at most once a minute. */
+  readonly operatorBalances: OperatorBalances
   /** The client of REDIS_URL (closed with the store by closeContext), used by the HTTP rate limiter alone. */
   readonly redis: Redis | undefined
   /** The migrations this process applied when it opened the store (usually none). */

@@ -11,6 +11,7 @@ import {
 } from '../events/dispatcher.ts'
 import type { ClaimedEvent, EndedAttempt } from '../store/repositories/outbox.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
+import { watchOperatorBalances } from './console/operator-accounts.ts'
 import type { AppContext } from './context.ts'
 import { startDeliveryThread } from './delivery-thread.ts'
 import { GroupedWrites, largestGroupOf } from './mechanisms/grouped-writes.ts'
@@ -109,6 +110,7 @@ export function createWorkers(
 
   const scheduled = scheduledWork.start()
   const batchWork = batches.start()
+  const balances = watchOperatorBalances(context)
   const callbacks = options.deliveryThread
     ? startDeliveryThread(context.config, context.logger, options.deliveryThread.turns, () =>
         startDeliveryPool(context, idleMs),
@@ -117,6 +119,7 @@ export function createWorkers(
   return {
     runDue,
     stop: async () => {
+      balances.stop()
       await Promise.all([scheduled.stop(), batchWork.stop(), callbacks.stop()])
     },
   }

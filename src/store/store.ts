@@ -31,7 +31,12 @@ import { type MerchantsRepository, merchantsRepository } from './repositories/me
 import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
 import { type OperationSearchRepository, operationSearchRepository } from './repositories/operation-search.ts'
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
+import {
+  type OperatorActivityRepository,
+  operatorActivityRepository,
+} from './repositories/operator-activity.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
+import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
@@ -69,6 +74,8 @@ export interface Repositories {
   readonly operationSearch: OperationSearchRepository
   /** Payout batches, their items, and the merchant's setting that makes them await approval. */
   readonly payoutBatches: PayoutBatchesRepository
+  readonly operatorActivity: OperatorActivityRepository
+  readonly platformSearch: PlatformSearchRepository
   readonly paymentLinks: PaymentLinksRepository
 }
 
@@ -123,6 +130,8 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     auditLog: auditLogRepository(scope),
     operationSearch: operationSearchRepository(scope),
     payoutBatches: payoutBatchesRepository(scope),
+    operatorActivity: operatorActivityRepository(scope),
+    platformSearch: platformSearchRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
   }
 }

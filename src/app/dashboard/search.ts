@@ -149,8 +149,8 @@ function listFilter(query: OperationQuery): Omit<OperationListFilter, 'limit'> {
   return filter
 }
 
-/** The filters, on an operation a search found. */
-function keeps(operation: Operation, query: OperationQuery): boolean {
+/** The filters, on an operation a search found (the console's search checks them the same way). */
+export function keeps(operation: Operation, query: OperationQuery): boolean {
   if (query.kind && operation.kind !== query.kind) return false
   if (query.status && operation.status !== query.status) return false
   if (query.channel && !operation.sides.some((side) => side.channel === query.channel)) return false
