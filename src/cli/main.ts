@@ -17,6 +17,7 @@ import {
   parseMerchantCreate,
   parseMerchantSet,
 } from './merchant-commands.ts'
+import { parsePlatformMemberCommand, platformMemberCommand } from './platform-member-commands.ts'
 import { serve } from './serve.ts'
 import { parseSimulate, type SimulateArgs, simulate } from './simulate-command.ts'
 import { CommandError, commandWords, helpFor, UsageError, usageErrorText } from './usage.ts'
@@ -137,6 +138,10 @@ function commandFor(
     case 'member': {
       const parsed = parseMemberCommand(action, rest)
       return (context) => memberCommand(context, parsed, print)
+    }
+    case 'platform-member': {
+      const parsed = parsePlatformMemberCommand(action, rest)
+      return (context) => platformMemberCommand(context, parsed, print)
     }
     case 'fees':
       return feesCommand(action, rest)

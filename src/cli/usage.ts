@@ -149,6 +149,26 @@ a password, then enrol an authenticator app.`,
     ],
   },
   {
+    words: ['platform-member', 'invite'],
+    synopsis: ['platform-member invite --email EMAIL --role ROLE [--json]'],
+    summary: ['invite a member of the platform console; prints the', 'invitationUrl (one use, 72 h)'],
+    details: `  --email EMAIL   the person's email: they sign in to /console with it
+  --role ROLE     analyst, support, risk, finance or admin
+  --json          print one JSON object: invitationUrl, email, role, expiresAt (ISO 8601)
+Give the invitationUrl to the person: it is shown only now. Opening it, they choose a name and
+a password, then enrol an authenticator app.`,
+  },
+  {
+    words: ['platform-member', 'list'],
+    synopsis: ['platform-member list [--json]'],
+    summary: ["the platform console's members: email, role,", 'enrolled, created, name'],
+  },
+  {
+    words: ['platform-member', 'remove'],
+    synopsis: ['platform-member remove --email EMAIL'],
+    summary: ['remove a platform member and end their console sessions', '(never the last admin)'],
+  },
+  {
     words: ['fees', 'list'],
     synopsis: ['fees list [MERCHANT_ID] [--json]'],
     summary: ["the default fee schedule, and the merchant's own rows"],

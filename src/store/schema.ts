@@ -31,6 +31,11 @@ export interface Database {
   payout_batches: PayoutBatchesTable
   payout_batch_items: PayoutBatchItemsTable
   payment_links: PaymentLinksTable
+  platform_members: PlatformMembersTable
+  platform_member_recovery_codes: MemberRecoveryCodesTable
+  platform_invitations: PlatformInvitationsTable
+  platform_sessions: PlatformSessionsTable
+  platform_audit_log: PlatformAuditLogTable
 }
 
 export interface MerchantsTable {
@@ -408,4 +413,26 @@ export interface PaymentLinksTable {
   attempts: Generated<number>
   claim_number: number | null
   claimed_at_us: number | null
+}
+
+/** The platform's own staff, who sign in to the console: a member of no merchant. */
+export type PlatformMembersTable = Omit<MembersTable, 'merchant_id'>
+
+export type PlatformInvitationsTable = Omit<InvitationsTable, 'merchant_id'>
+
+export type PlatformSessionsTable = Omit<DashboardSessionsTable, 'merchant_id'>
+
+/** Who changed what of the platform's own (its members, and what the console changes), from the console or the CLI. */
+export interface PlatformAuditLogTable {
+  id: string
+  actor_kind: 'member' | 'cli'
+  actor_id: string | null
+  actor_label: string
+  action: string
+  target: string
+  /** JSON text, never a secret. */
+  before_json: string | null
+  after_json: string | null
+  address: string | null
+  at_us: number
 }

@@ -17,6 +17,7 @@ import * as paymentLinks from './migrations/0011-payment-links.ts'
 import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
 import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import * as secretAttempts from './migrations/0014-secret-attempts.ts'
+import * as platformMembers from './migrations/0017-platform-members.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -39,6 +40,15 @@ import { type OutboxRepository, outboxRepository } from './repositories/outbox.t
 import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
+import {
+  type PlatformAuditLogRepository,
+  platformAuditLogRepository,
+} from './repositories/platform-audit-log.ts'
+import { type PlatformMembersRepository, platformMembersRepository } from './repositories/platform-members.ts'
+import {
+  type PlatformSessionsRepository,
+  platformSessionsRepository,
+} from './repositories/platform-sessions.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SecretAttemptsRepository, secretAttemptsRepository } from './repositories/secret-attempts.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
@@ -77,6 +87,10 @@ export interface Repositories {
   readonly operatorActivity: OperatorActivityRepository
   readonly platformSearch: PlatformSearchRepository
   readonly paymentLinks: PaymentLinksRepository
+  /** The platform's own members (the console's staff), their sessions, and the platform's audit log. */
+  readonly platformMembers: PlatformMembersRepository
+  readonly platformSessions: PlatformSessionsRepository
+  readonly platformAuditLog: PlatformAuditLogRepository
 }
 
 /**
@@ -133,6 +147,9 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     operatorActivity: operatorActivityRepository(scope),
     platformSearch: platformSearchRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
+    platformMembers: platformMembersRepository(scope),
+    platformSessions: platformSessionsRepository(scope),
+    platformAuditLog: platformAuditLogRepository(scope),
   }
 }
 
@@ -246,6 +263,7 @@ const migrations: Record<string, MigrationModule> = {
   '0012-status-check-marks': statusCheckMarks,
   '0013-event-subjects': eventSubjects,
   '0014-secret-attempts': secretAttempts,
+  '0017-platform-members': platformMembers,
 }
 
 /**

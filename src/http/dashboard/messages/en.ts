@@ -546,6 +546,7 @@ export const en = {
     member_exists: 'A member of your team already has this email.',
     member_unknown: 'There is no such member.',
     last_owner: 'The merchant keeps at least one owner: make another member owner first.',
+    last_admin: 'The platform keeps at least one admin: make another member admin first.',
     not_allowed: 'Your role does not allow this.',
     csv_unreadable: (line: number) =>
       `The file is not a CSV file Sika can read: check line ${line} (quotes, number of columns), then upload it again.`,
