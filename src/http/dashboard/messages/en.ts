@@ -116,6 +116,8 @@ export const en = {
     continue: 'Continue to the dashboard',
   },
   home: {
+    openingBalance: 'Opening balance',
+    openingBalances: 'The sandbox opened your balances with',
     title: 'Home',
     balances: 'Balances',
     currency: 'Currency',
@@ -193,6 +195,7 @@ export const en = {
     refundAmountHint: 'Leave empty to refund everything left.',
     refundReason: 'Reason',
     refundSubmit: 'Refund',
+    refundsTitle: (count: number) => (count === 1 ? 'Its refund' : `Its refunds (${count})`),
     refundedNotice: (token: string) => `Refund ${token} created.`,
     refundLeft: (amount: string) => `Only ${amount} is left to refund.`,
     refundAmountInvalid: 'Write the amount as a positive number, such as 1500.',
@@ -293,12 +296,15 @@ export const en = {
     description: 'Description',
     descriptionHint: 'What the customer pays for, 1 to 200 characters; shown on the page.',
     country: 'Country',
+    chooseCountry: 'Show this country’s channels',
+    forCountry: (country: string, currency: string) =>
+      `A link for customers in ${country}, paying in ${currency}`,
     amountKind: 'Amount',
     fixed: 'A fixed amount',
     range: 'The customer types an amount between',
-    amount: 'Amount',
-    min: 'Smallest amount',
-    max: 'Largest amount',
+    amount: (currency: string) => `Amount (${currency})`,
+    min: (currency: string) => `Smallest amount (${currency})`,
+    max: (currency: string) => `Largest amount (${currency})`,
     channels: 'Channels (none ticked: every channel of the country)',
     reusable: 'Reusable: take any number of payments',
     expiresInDays: 'Expires after (days, 1 to 90)',
@@ -328,6 +334,8 @@ export const en = {
     },
     amountInvalid: 'Write the amounts as positive numbers, such as 1500; the smallest below the largest.',
     descriptionInvalid: 'Write a description of 1 to 200 characters.',
+    channelNotInCountry: (channel: string, country: string, offered: string) =>
+      `${channel} is not offered in ${country}. Choose among its channels: ${offered}.`,
   },
   // settings: the merchant's settings, for owners.
   settings: {

@@ -113,6 +113,8 @@ export const fr: Messages = {
     continue: 'Continuer vers le tableau de bord',
   },
   home: {
+    openingBalance: 'Solde d’ouverture',
+    openingBalances: 'Le bac à sable a ouvert vos soldes avec',
     title: 'Accueil',
     balances: 'Soldes',
     currency: 'Devise',
@@ -189,6 +191,7 @@ export const fr: Messages = {
     refundAmountHint: 'Laissez vide pour rembourser tout ce qui reste.',
     refundReason: 'Motif',
     refundSubmit: 'Rembourser',
+    refundsTitle: (count) => (count === 1 ? 'Son remboursement' : `Ses remboursements (${count})`),
     refundedNotice: (token: string) => `Remboursement ${token} créé.`,
     refundLeft: (amount: string) => `Il ne reste que ${amount} à rembourser.`,
     refundAmountInvalid: 'Écrivez le montant comme un nombre positif, par exemple 1500.',
@@ -290,12 +293,15 @@ export const fr: Messages = {
     description: 'Libellé',
     descriptionHint: 'Ce que le client paie, 1 à 200 caractères ; affiché sur la page.',
     country: 'Pays',
+    chooseCountry: 'Afficher les canaux de ce pays',
+    forCountry: (country, currency) =>
+      `Un lien pour des clients au pays : ${country}, qui paient en ${currency}`,
     amountKind: 'Montant',
     fixed: 'Un montant fixe',
     range: 'Le client saisit un montant compris entre',
-    amount: 'Montant',
-    min: 'Montant minimal',
-    max: 'Montant maximal',
+    amount: (currency) => `Montant (${currency})`,
+    min: (currency) => `Montant minimal (${currency})`,
+    max: (currency) => `Montant maximal (${currency})`,
     channels: 'Canaux (aucun coché : tous les canaux du pays)',
     reusable: 'Réutilisable : accepte autant de paiements que voulu',
     expiresInDays: 'Expire après (jours, 1 à 90)',
@@ -326,6 +332,8 @@ export const fr: Messages = {
     amountInvalid:
       'Écrivez les montants comme des nombres positifs, par exemple 1500 ; le minimal sous le maximal.',
     descriptionInvalid: 'Écrivez un libellé de 1 à 200 caractères.',
+    channelNotInCountry: (channel, country, offered) =>
+      `${channel} n'est pas proposé au pays choisi (${country}). Choisissez parmi ses canaux : ${offered}.`,
   },
   settings: {
     title: 'Paramètres',
