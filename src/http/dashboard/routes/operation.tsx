@@ -18,6 +18,7 @@ import { ApiError } from '../../../errors.ts'
 import { formatInstant, formatMoney } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, CsrfField, memberPage, type PageContext, StatusBadge } from '../layout.tsx'
+import { OperationsTable } from '../operations-table.tsx'
 import { redirect, sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
 import { batchMemberOf, outcomeError } from './payout-batches.tsx'
@@ -147,6 +148,7 @@ function operationPage(page: PageContext, view: OperationView, note: PageNote): 
       <TimelineSection page={page} view={view} />
       <MovementsSection page={page} view={view} />
       <CallbacksSection page={page} view={view} />
+      <RefundsSection page={page} view={view} />
       <RefundSection page={page} view={view} />
       <CancelSection page={page} view={view} />
     </>,
@@ -182,7 +184,15 @@ function RecordSection({ page, view }: { page: PageContext; view: OperationView 
           {row(t.operations.initiatedAt, when(page, operation.initiatedAtUs))}
           {operation.completedAtUs !== null &&
             row(t.operations.completedAt, when(page, operation.completedAtUs))}
-          {operation.refunds && row(t.operations.refunded, money(operation.refunds.refundedMinor))}
+          {operation.refunds &&
+            row(
+              t.operations.refunded,
+              view.refunds.length > 0 ? (
+                <a href="#refunds">{money(operation.refunds.refundedMinor)}</a>
+              ) : (
+                money(operation.refunds.refundedMinor)
+              ),
+            )}
           {view.leftToRefundMinor !== undefined &&
             row(t.operations.leftToRefund, money(view.leftToRefundMinor))}
           {operation.refundOf &&
@@ -441,6 +451,17 @@ function CallbackBlock({
         </form>
       )}
     </article>
+  )
+}
+
+/** The operation's refunds, each linking to its own page. */
+function RefundsSection({ page, view }: { page: PageContext; view: OperationView }) {
+  if (view.refunds.length === 0) return null
+  return (
+    <section aria-labelledby="refunds">
+      <h2 id="refunds">{page.t.operations.refundsTitle(view.refunds.length)}</h2>
+      <OperationsTable page={page} operations={view.refunds} />
+    </section>
   )
 }
 
