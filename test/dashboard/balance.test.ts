@@ -81,6 +81,27 @@ describeEachStore('dashboard: the balance page', (store) => {
     assert.ok(rows.every((row) => row.actor_label === finance.email && row.mode === 'sandbox'))
   })
 
+  test('the home page shows the sandbox’s opening balances as such, not as today’s recharges', async () => {
+    const { merchant, collect } = await merchantWithCollect()
+    const viewer = await signedInMember(app, { role: 'viewer', merchantId: merchant.id })
+    const home = await viewer.browser.get('/dashboard/sandbox')
+    assert.equal(home.status, 200)
+    assert.match(
+      home.text,
+      /The sandbox opened your balances with <a href="\/dashboard\/sandbox\/operations\/[a-z0-9-]{29}">XOF\u00a01,000,000<\/a>/,
+    )
+    const today = home.text.slice(home.text.indexOf('id="today"'), home.text.indexOf('id="latest"'))
+    assert.ok(!today.includes('Recharge'), 'no recharge counted today')
+    assert.match(
+      today,
+      /<td>Collect<\/td><td><span class="status status-succeeded">Succeeded<\/span><\/td><td class="num">1<\/td>/,
+    )
+    const latest = home.text.slice(home.text.indexOf('id="latest"'))
+    assert.match(latest, /<td>Opening balance<\/td>/)
+    assert.ok(!latest.includes('0000000000'), 'no made-up phone number')
+    assert.ok(latest.includes(collect.token))
+  })
+
   test('the live balance page is its own place', async () => {
     const { merchant, collect } = await merchantWithCollect()
     const owner = await signedInMember(app, { role: 'owner', merchantId: merchant.id })
