@@ -102,6 +102,46 @@ describeEachStore('dashboard: the balance page', (store) => {
     assert.ok(latest.includes(collect.token))
   })
 
+  test('a transfer’s lines say what happened, in the order its money took effect', async () => {
+    const merchant = await app.createMerchant('Transfer merchant')
+    const response = await app.client(merchant.sandbox).post('/api/v1/transfer', {
+      from: { amount: 10_000, channel: 'wave', country: 'SN', customer: { phoneNumber: '+221770000123' } },
+      to: {
+        amount: 8_000,
+        channel: 'orange-money',
+        country: 'SN',
+        customer: { phoneNumber: '+221770000124' },
+      },
+      merchantReference: 'transfer-lines',
+      callbackUrl: 'http://127.0.0.1:9/callbacks',
+    })
+    assert.equal(response.status, 200, response.text)
+    const transfer = response.body.data.transfer
+    assert.equal(transfer.status, 'succeeded')
+    const viewer = await signedInMember(app, { role: 'viewer', merchantId: merchant.id })
+    const page = await viewer.browser.get('/dashboard/sandbox/balance')
+    const lines = [
+      ...page.text.matchAll(/<tr><td>[^<]*<\/td><td><a href="[^"]*">[^<]*<\/a><\/td><td>([^<]*)<br\/>/g),
+    ].map((match) => match[1])
+    assert.deepEqual(lines.slice(0, 3), [
+      'Transfer complete: the hold for a refund is released, nothing moved',
+      'Paid to the recipient',
+      'Received from the sender',
+    ])
+    const record = await viewer.browser.get(`/dashboard/sandbox/operations/${transfer.token}`)
+    const movements = record.text.slice(
+      record.text.indexOf('id="movements"'),
+      record.text.indexOf('id="callbacks"'),
+    )
+    const order = ['Received from the sender', 'Paid to the recipient', 'Transfer complete'].map((text) =>
+      movements.indexOf(text),
+    )
+    assert.ok(
+      order.every((at, index) => at > (order[index - 1] ?? -1)),
+      `oldest first, in effect order: ${order}`,
+    )
+  })
+
   test('the live balance page is its own place', async () => {
     const { merchant, collect } = await merchantWithCollect()
     const owner = await signedInMember(app, { role: 'owner', merchantId: merchant.id })

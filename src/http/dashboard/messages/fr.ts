@@ -67,6 +67,22 @@ export const fr: Messages = {
     reference: 'Référence',
   },
   sideRoles: { main: 'Principal', from: 'Payeur', to: 'Bénéficiaire' },
+  movementMeanings: {
+    received: 'Reçu',
+    'received-from-sender': 'Reçu de l’expéditeur',
+    'payout-held': 'Réservé pour le paiement',
+    'paid-out': 'Payé',
+    'payout-released': 'Réserve du paiement libérée : rien n’a été payé',
+    'paid-to-recipient': 'Payé au destinataire',
+    'recipient-payout-released': 'Réserve pour le destinataire libérée : rien n’a été payé',
+    'refund-held': 'Réservé pour le remboursement',
+    refunded: 'Remboursé au client',
+    'refund-released': 'Réserve du remboursement libérée : rien n’a été remboursé',
+    'reserve-held':
+      'Réservé jusqu’au paiement du destinataire, au cas où l’expéditeur devrait être remboursé',
+    'sent-back-to-sender': 'Rendu à l’expéditeur : le destinataire n’a pas pu être payé',
+    'reserve-released': 'Transfert terminé : la réserve de remboursement est libérée, rien n’a bougé',
+  },
   movements: { 'cash-in': 'Entrée', 'cash-out': 'Sortie', reversal: 'Reversement' },
   statuses: {
     pending: 'En attente',

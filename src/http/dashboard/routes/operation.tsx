@@ -13,11 +13,13 @@ import {
 } from '../../../app/dashboard/operation-view.ts'
 import { cancelFromDashboard } from '../../../app/dashboard/payout-batch-actions.ts'
 import type { Mode } from '../../../domain/kinds.ts'
+import { inEffectOrder } from '../../../domain/movement-meanings.ts'
 import { cancelableKinds } from '../../../domain/payout-batches.ts'
 import { ApiError } from '../../../errors.ts'
 import { formatInstant, formatMoney } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, CsrfField, memberPage, type PageContext, StatusBadge } from '../layout.tsx'
+import { MovementText } from '../movement-text.tsx'
 import { OperationsTable } from '../operations-table.tsx'
 import { redirect, sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
@@ -347,22 +349,26 @@ function MovementsSection({ page, view }: { page: PageContext; view: OperationVi
             </tr>
           </thead>
           <tbody>
-            {view.movements.map((entry) => (
-              <tr key={entry.reference}>
-                <td>{when(page, entry.createdAtUs)}</td>
-                <td>{entry.reference}</td>
-                <td>{t.movements[entry.type]}</td>
-                <td>
-                  <StatusBadge page={page} status={entry.status} />
-                </td>
-                <td class="num">{formatMoney(entry.amountMinor, entry.currency, page.locale)}</td>
-                <td class="num">
-                  {entry.balanceAfterMinor === null
-                    ? ''
-                    : formatMoney(entry.balanceAfterMinor, entry.currency, page.locale)}
-                </td>
-              </tr>
-            ))}
+            {inEffectOrder([...view.movements].reverse())
+              .reverse()
+              .map((entry) => (
+                <tr key={entry.reference}>
+                  <td>{when(page, entry.createdAtUs)}</td>
+                  <td>{entry.reference}</td>
+                  <td>
+                    <MovementText page={page} entry={entry} />
+                  </td>
+                  <td>
+                    <StatusBadge page={page} status={entry.status} />
+                  </td>
+                  <td class="num">{formatMoney(entry.amountMinor, entry.currency, page.locale)}</td>
+                  <td class="num">
+                    {entry.balanceAfterMinor === null
+                      ? ''
+                      : formatMoney(entry.balanceAfterMinor, entry.currency, page.locale)}
+                  </td>
+                </tr>
+              ))}
           </tbody>
         </table>
       )}
