@@ -198,6 +198,15 @@ describeEachStore('dashboard: operations', (store) => {
     assert.equal(rest.status, 303, rest.text)
     const done = await finance.browser.get(page(made.token))
     assert.ok(!done.text.includes(`${page(made.token)}/refund"`), 'nothing left: no refund form')
+    assert.match(
+      done.text,
+      /Refunded<\/th><td><a href="#refunds">XOF\u00a05,000<\/a>/,
+      'the amount refunded leads to its refunds',
+    )
+    assert.match(done.text, /<h2 id="refunds">Its refunds \(2\)<\/h2>/)
+    const refundLinks = [
+      ...done.text.matchAll(/href="\/dashboard\/sandbox\/operations\/([a-z0-9-]{29})"/g),
+    ].map((match) => match[1])
 
     const refunds = await app.db
       .selectFrom('operations')
@@ -207,6 +216,7 @@ describeEachStore('dashboard: operations', (store) => {
       .execute()
     const mine = refunds.filter((row) => row.merchant_reference.startsWith('dashboard-'))
     assert.equal(mine.length, 2)
+    for (const refund of mine) assert.ok(refundLinks.includes(refund.token), 'each refund is linked')
     const rows = await app.db
       .selectFrom('audit_log')
       .selectAll()

@@ -47,3 +47,15 @@ export function instantFromInput(text: string | undefined): number | undefined {
   const ms = Date.parse(`${match[1]}T${match[2] ?? '00:00'}:00Z`)
   return Number.isFinite(ms) ? ms * 1000 : undefined
 }
+
+const regionNames = new Map<Locale, Intl.DisplayNames>()
+
+/** A country's name in the page's language (`Sénégal`, `Senegal`); its code when none is known. */
+export function countryName(code: string, locale: Locale): string {
+  let names = regionNames.get(locale)
+  if (!names) {
+    names = new Intl.DisplayNames([locale === 'fr' ? 'fr-FR' : 'en-GB'], { type: 'region', fallback: 'code' })
+    regionNames.set(locale, names)
+  }
+  return names.of(code) ?? code
+}

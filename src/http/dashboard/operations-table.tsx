@@ -1,3 +1,4 @@
+import { isOpeningBalance } from '../../domain/opening-balances.ts'
 import type { Operation } from '../../domain/operation.ts'
 import { formatInstant, formatMoney } from './format.ts'
 import { type PageContext, StatusBadge } from './layout.tsx'
@@ -30,6 +31,7 @@ export function OperationsTable({
       <tbody>
         {operations.map((operation) => {
           const side = operation.sides[0]
+          const opening = isOpeningBalance(operation)
           return (
             <tr key={operation.token}>
               <td>
@@ -37,12 +39,12 @@ export function OperationsTable({
                   {formatInstant(operation.initiatedAtUs, page.locale, zone)}
                 </a>
               </td>
-              <td>{t.kinds[operation.kind]}</td>
+              <td>{opening ? t.home.openingBalance : t.kinds[operation.kind]}</td>
               <td>
                 <StatusBadge page={page} status={operation.status} />
               </td>
               <td class="num">{side ? formatMoney(side.amountMinor, side.currency, page.locale) : ''}</td>
-              <td>{operation.sides.map((each) => each.customer.phoneNumber).join(' → ')}</td>
+              <td>{opening ? '—' : operation.sides.map((each) => each.customer.phoneNumber).join(' → ')}</td>
               <td>{operation.merchantReference}</td>
             </tr>
           )

@@ -77,6 +77,8 @@ export interface OperationSearchRepository {
    * A cash-out's entry is created with its hold at initiation, so it counts from then.
    */
   countsSince(merchantId: string, mode: Mode, sinceUs: number): Promise<OperationCounts>
+  /** The refunds of an operation, newest first, through operations_by_refund_of. */
+  refundsOf(merchantId: string, mode: Mode, refundedId: number, limit: number): Promise<Operation[]>
 }
 
 export function operationSearchRepository({ db }: RepositoryScope): OperationSearchRepository {
@@ -85,6 +87,19 @@ export function operationSearchRepository({ db }: RepositoryScope): OperationSea
     findByReference: (merchantId, mode, text, limit) => findByReference(db, merchantId, mode, text, limit),
     list: (merchantId, mode, filter) => listOperations(db, merchantId, mode, filter),
     countsSince: (merchantId, mode, sinceUs) => countsSince(db, merchantId, mode, sinceUs),
+    refundsOf: async (merchantId, mode, refundedId, limit) => {
+      const rows = await db
+        .selectFrom('operations')
+        .selectAll()
+        .where('refund_of_id', '=', refundedId)
+        .where('merchant_id', '=', merchantId)
+        .where('mode', '=', mode)
+        .orderBy('initiated_at_us', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+      return rows.map(toOperation)
+    },
   }
 }
 

@@ -11,11 +11,13 @@ import {
 import type { Principal } from '../../../app/principal.ts'
 import { statementColumns, statementRow } from '../../../app/records.ts'
 import type { Mode } from '../../../domain/kinds.ts'
+import { inEffectOrder } from '../../../domain/movement-meanings.ts'
 import { ApiError } from '../../../errors.ts'
 import { csvLine } from '../../csv.ts'
 import { formatInstant, formatMoney, instantFromInput } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, memberPage, type PageContext, StatusBadge } from '../layout.tsx'
+import { MovementText } from '../movement-text.tsx'
 import { sendPage } from '../respond.ts'
 import { memberActor } from './developers.tsx'
 
@@ -206,7 +208,7 @@ function MovementsTable({ page, view }: { page: PageContext; view: BalancePageVi
           </tr>
         </thead>
         <tbody>
-          {items.map((entry) => (
+          {inEffectOrder(items).map((entry) => (
             <tr key={entry.reference}>
               <td>{formatInstant(entry.createdAtUs, locale, zone)}</td>
               <td>
@@ -214,7 +216,9 @@ function MovementsTable({ page, view }: { page: PageContext; view: BalancePageVi
                   {(t.kinds as Record<string, string>)[entry.operationKind] ?? entry.operationKind}
                 </a>
               </td>
-              <td>{t.movements[entry.type]}</td>
+              <td>
+                <MovementText page={page} entry={entry} />
+              </td>
               <td>
                 <StatusBadge page={page} status={entry.status} />
               </td>

@@ -60,6 +60,7 @@ function homePage(page: PageContext, overview: Overview): string {
             </tbody>
           </table>
         )}
+        <OpeningBalances page={page} openings={overview.openingBalances} />
       </section>
       <section aria-labelledby="today">
         <h2 id="today">{t.home.today}</h2>
@@ -70,6 +71,22 @@ function homePage(page: PageContext, overview: Overview): string {
         <OperationsTable page={page} operations={overview.latest} />
       </section>
     </>,
+  )
+}
+
+/** What the sandbox opened the balances with: not recharges anyone made, so not among today's. */
+function OpeningBalances({ page, openings }: { page: PageContext; openings: Overview['openingBalances'] }) {
+  if (openings.length === 0) return null
+  const amounts = openings.map((operation) => (
+    <a key={operation.token} href={`/dashboard/${operation.mode}/operations/${operation.token}`}>
+      {formatMoney(operation.sides[0]?.amountMinor ?? 0, operation.currency, page.locale)}
+    </a>
+  ))
+  return (
+    <p class="muted">
+      {page.t.home.openingBalances}{' '}
+      {amounts.flatMap((amount, index) => (index === 0 ? [amount] : [', ', amount]))}.
+    </p>
   )
 }
 

@@ -13,11 +13,14 @@ import {
 } from '../../../app/dashboard/operation-view.ts'
 import { cancelFromDashboard } from '../../../app/dashboard/payout-batch-actions.ts'
 import type { Mode } from '../../../domain/kinds.ts'
+import { inEffectOrder } from '../../../domain/movement-meanings.ts'
 import { cancelableKinds } from '../../../domain/payout-batches.ts'
 import { ApiError } from '../../../errors.ts'
 import { formatInstant, formatMoney } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, CsrfField, memberPage, type PageContext, StatusBadge } from '../layout.tsx'
+import { MovementText } from '../movement-text.tsx'
+import { OperationsTable } from '../operations-table.tsx'
 import { redirect, sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
 import { batchMemberOf, outcomeError } from './payout-batches.tsx'
@@ -147,6 +150,7 @@ function operationPage(page: PageContext, view: OperationView, note: PageNote): 
       <TimelineSection page={page} view={view} />
       <MovementsSection page={page} view={view} />
       <CallbacksSection page={page} view={view} />
+      <RefundsSection page={page} view={view} />
       <RefundSection page={page} view={view} />
       <CancelSection page={page} view={view} />
     </>,
@@ -182,7 +186,15 @@ function RecordSection({ page, view }: { page: PageContext; view: OperationView 
           {row(t.operations.initiatedAt, when(page, operation.initiatedAtUs))}
           {operation.completedAtUs !== null &&
             row(t.operations.completedAt, when(page, operation.completedAtUs))}
-          {operation.refunds && row(t.operations.refunded, money(operation.refunds.refundedMinor))}
+          {operation.refunds &&
+            row(
+              t.operations.refunded,
+              view.refunds.length > 0 ? (
+                <a href="#refunds">{money(operation.refunds.refundedMinor)}</a>
+              ) : (
+                money(operation.refunds.refundedMinor)
+              ),
+            )}
           {view.leftToRefundMinor !== undefined &&
             row(t.operations.leftToRefund, money(view.leftToRefundMinor))}
           {operation.refundOf &&
@@ -337,22 +349,26 @@ function MovementsSection({ page, view }: { page: PageContext; view: OperationVi
             </tr>
           </thead>
           <tbody>
-            {view.movements.map((entry) => (
-              <tr key={entry.reference}>
-                <td>{when(page, entry.createdAtUs)}</td>
-                <td>{entry.reference}</td>
-                <td>{t.movements[entry.type]}</td>
-                <td>
-                  <StatusBadge page={page} status={entry.status} />
-                </td>
-                <td class="num">{formatMoney(entry.amountMinor, entry.currency, page.locale)}</td>
-                <td class="num">
-                  {entry.balanceAfterMinor === null
-                    ? ''
-                    : formatMoney(entry.balanceAfterMinor, entry.currency, page.locale)}
-                </td>
-              </tr>
-            ))}
+            {inEffectOrder([...view.movements].reverse())
+              .reverse()
+              .map((entry) => (
+                <tr key={entry.reference}>
+                  <td>{when(page, entry.createdAtUs)}</td>
+                  <td>{entry.reference}</td>
+                  <td>
+                    <MovementText page={page} entry={entry} />
+                  </td>
+                  <td>
+                    <StatusBadge page={page} status={entry.status} />
+                  </td>
+                  <td class="num">{formatMoney(entry.amountMinor, entry.currency, page.locale)}</td>
+                  <td class="num">
+                    {entry.balanceAfterMinor === null
+                      ? ''
+                      : formatMoney(entry.balanceAfterMinor, entry.currency, page.locale)}
+                  </td>
+                </tr>
+              ))}
           </tbody>
         </table>
       )}
@@ -441,6 +457,17 @@ function CallbackBlock({
         </form>
       )}
     </article>
+  )
+}
+
+/** The operation's refunds, each linking to its own page. */
+function RefundsSection({ page, view }: { page: PageContext; view: OperationView }) {
+  if (view.refunds.length === 0) return null
+  return (
+    <section aria-labelledby="refunds">
+      <h2 id="refunds">{page.t.operations.refundsTitle(view.refunds.length)}</h2>
+      <OperationsTable page={page} operations={view.refunds} />
+    </section>
   )
 }
 

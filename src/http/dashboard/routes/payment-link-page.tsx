@@ -1,21 +1,20 @@
 import type { ChannelView } from '../../../app/catalogue.ts'
-import {
-  knownCountries,
-  type LinkForm,
-  linksPerPage,
-  type TalliedLink,
-} from '../../../app/dashboard/payment-link-actions.ts'
+import { type LinkForm, linksPerPage, type TalliedLink } from '../../../app/dashboard/payment-link-actions.ts'
+import { type Country, countries } from '../../../domain/money.ts'
 import type { Operation } from '../../../domain/operation.ts'
 import type { Page } from '../../../domain/pages.ts'
 import { type PaymentLinkStatus, paymentLinkStatus } from '../../../domain/payment-links.ts'
-import { formatInstant, formatMoney } from '../format.ts'
+import { countryName, formatInstant, formatMoney } from '../format.ts'
 import { allows, CsrfField, memberPage, type PageContext } from '../layout.tsx'
 import { OperationsTable } from '../operations-table.tsx'
 import { ListPages } from './payout-batch-page.tsx'
 
 export interface LinksView {
   list: Page<TalliedLink>
+  /** The channels that collect, of every country the merchant may use. */
   channels: ChannelView[]
+  /** The country the create form is for: its channels and currency are the form's. */
+  country: Country
   nowUs: number
   error?: string
   /** What the member typed, shown again after a refusal. */
@@ -57,60 +56,92 @@ export function linksPage(page: PageContext, view: LinksView): string {
   )
 }
 
+/**
+ * The country comes first, in a form of its own: the create form below it then offers only that
+ * country's channels and names its currency, with no script.
+ */
 function CreateForm({ page, view }: { page: PageContext; view: LinksView }) {
   const { t } = page
-  const { form } = view
+  const { form, country } = view
+  const currency = countries[country]
+  const base = `/dashboard/${page.mode}/payment-links`
   return (
     <section aria-labelledby="create-link">
       <h2 id="create-link">{t.paymentLinks.create}</h2>
-      <form method="post" action={`/dashboard/${page.mode}/payment-links`} class="stack card">
-        <CsrfField page={page} />
-        <label>
-          {t.paymentLinks.description}
-          <input
-            name="description"
-            required
-            maxLength={200}
-            value={form.description ?? ''}
-            aria-describedby="description-hint"
+      <div class="card">
+        <CountryChoice page={page} view={view} />
+        <form method="post" action={base} class="stack" aria-describedby="link-country">
+          <CsrfField page={page} />
+          <input type="hidden" name="country" value={country} />
+          <p id="link-country">
+            <strong>{t.paymentLinks.forCountry(countryName(country, page.locale), currency)}</strong>
+          </p>
+          <label>
+            {t.paymentLinks.description}
+            <input
+              name="description"
+              required
+              maxLength={200}
+              value={form.description ?? ''}
+              aria-describedby="description-hint"
+            />
+          </label>
+          <p id="description-hint" class="muted">
+            {t.paymentLinks.descriptionHint}
+          </p>
+          <AmountFields page={page} form={form} currency={currency} />
+          <ChannelBoxes
+            page={page}
+            channels={view.channels.filter((row) => row.country === country)}
+            form={form}
           />
-        </label>
-        <p id="description-hint" class="muted">
-          {t.paymentLinks.descriptionHint}
-        </p>
-        <label>
-          {t.paymentLinks.country}
-          <select name="country">
-            {knownCountries().map((country) => (
-              <option key={country} value={country} selected={form.country === country}>
-                {country}
-              </option>
-            ))}
-          </select>
-        </label>
-        <AmountFields page={page} form={form} />
-        <ChannelBoxes page={page} channels={view.channels} form={form} />
-        <label class="check">
-          <input type="checkbox" name="reusable" checked={form.reusable === 'on'} />
-          {t.paymentLinks.reusable}
-        </label>
-        <label>
-          {t.paymentLinks.expiresInDays}
-          <input name="expiresInDays" type="number" min={1} max={90} value={form.expiresInDays ?? '7'} />
-        </label>
-        <label>
-          {t.paymentLinks.reference}
-          <input name="reference" maxLength={60} value={form.reference ?? ''} />
-        </label>
-        <p>
-          <button type="submit">{t.paymentLinks.submit}</button>
-        </p>
-      </form>
+          <label class="check">
+            <input type="checkbox" name="reusable" checked={form.reusable === 'on'} />
+            {t.paymentLinks.reusable}
+          </label>
+          <label>
+            {t.paymentLinks.expiresInDays}
+            <input name="expiresInDays" type="number" min={1} max={90} value={form.expiresInDays ?? '7'} />
+          </label>
+          <label>
+            {t.paymentLinks.reference}
+            <input name="reference" maxLength={60} value={form.reference ?? ''} />
+          </label>
+          <p>
+            <button type="submit">{t.paymentLinks.submit}</button>
+          </p>
+        </form>
+      </div>
     </section>
   )
 }
 
-function AmountFields({ page, form }: { page: PageContext; form: LinkForm }) {
+/** The countries the merchant's channels serve, by name in the page's language. */
+function CountryChoice({ page, view }: { page: PageContext; view: LinksView }) {
+  const { t } = page
+  const served = [...new Set(view.channels.map((row) => row.country))]
+    .map((code) => ({ code, name: countryName(code, page.locale) }))
+    .sort((a, b) => a.name.localeCompare(b.name, page.locale))
+  return (
+    <form method="get" action={`/dashboard/${page.mode}/payment-links`} class="inline">
+      <label>
+        {t.paymentLinks.country}
+        <select name="country">
+          {served.map(({ code, name }) => (
+            <option key={code} value={code} selected={view.country === code}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" class="secondary">
+        {t.paymentLinks.chooseCountry}
+      </button>
+    </form>
+  )
+}
+
+function AmountFields({ page, form, currency }: { page: PageContext; form: LinkForm; currency: string }) {
   const { t } = page
   const range = form.amountKind === 'range'
   return (
@@ -121,7 +152,7 @@ function AmountFields({ page, form }: { page: PageContext; form: LinkForm }) {
         {t.paymentLinks.fixed}
       </label>
       <label>
-        {t.paymentLinks.amount}
+        {t.paymentLinks.amount(currency)}
         <input name="amount" inputMode="decimal" value={form.amount ?? ''} />
       </label>
       <label class="check">
@@ -129,11 +160,11 @@ function AmountFields({ page, form }: { page: PageContext; form: LinkForm }) {
         {t.paymentLinks.range}
       </label>
       <label>
-        {t.paymentLinks.min}
+        {t.paymentLinks.min(currency)}
         <input name="min" inputMode="decimal" value={form.min ?? ''} />
       </label>
       <label>
-        {t.paymentLinks.max}
+        {t.paymentLinks.max(currency)}
         <input name="max" inputMode="decimal" value={form.max ?? ''} />
       </label>
     </fieldset>
@@ -149,14 +180,18 @@ function ChannelBoxes({
   channels: ChannelView[]
   form: LinkForm
 }) {
-  const codes = [...new Set(channels.map((channel) => channel.channel))].sort()
+  const sorted = [...channels].sort((a, b) => a.name.localeCompare(b.name, page.locale))
   return (
     <fieldset>
       <legend>{page.t.paymentLinks.channels}</legend>
-      {codes.map((code) => (
-        <label class="check" key={code}>
-          <input type="checkbox" name={`channel-${code}`} checked={form[`channel-${code}`] === 'on'} />
-          {code}
+      {sorted.map((row) => (
+        <label class="check" key={row.channel}>
+          <input
+            type="checkbox"
+            name={`channel-${row.channel}`}
+            checked={form[`channel-${row.channel}`] === 'on'}
+          />
+          {row.name}
         </label>
       ))}
     </fieldset>
