@@ -14,6 +14,7 @@ import type { SecretBox } from './credentials.ts'
 import { createCredentialCache } from './mechanisms/credential-cache.ts'
 import { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
+import { OpeningNumbers } from './mechanisms/opening-numbers.ts'
 import { PasswordWork } from './mechanisms/password-work.ts'
 import { PayoutBatchLine } from './mechanisms/payout-batch-line.ts'
 import { createPricingRulesCache } from './mechanisms/pricing-rules-cache.ts'
@@ -128,6 +129,7 @@ function instanceMechanisms() {
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
     sideChecks: new SideChecks(),
+    openingNumbers: new OpeningNumbers(),
     longWork: new LongWorkTurns(),
     payoutBatchLine: new PayoutBatchLine(),
     statementSlots: new StatementSlots(),
