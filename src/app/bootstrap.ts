@@ -15,6 +15,7 @@ import type { SecretBox } from './credentials.ts'
 import { createCredentialCache } from './mechanisms/credential-cache.ts'
 import { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
+import { OpeningNumbers } from './mechanisms/opening-numbers.ts'
 import { OperatorBalances } from './mechanisms/operator-balances.ts'
 import { PasswordWork } from './mechanisms/password-work.ts'
 import { PayoutBatchLine } from './mechanisms/payout-batch-line.ts'
@@ -142,6 +143,7 @@ function instanceMechanisms() {
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
     sideChecks: new SideChecks(),
+    openingNumbers: new OpeningNumbers(),
     longWork: new LongWorkTurns(),
     payoutBatchLine: new PayoutBatchLine(),
     statementSlots: new StatementSlots(),

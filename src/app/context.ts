@@ -9,6 +9,7 @@ import type { SecretBox } from './credentials.ts'
 import type { CredentialCache } from './mechanisms/credential-cache.ts'
 import type { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import type { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
+import type { OpeningNumbers } from './mechanisms/opening-numbers.ts'
 import type { OperatorBalances } from './mechanisms/operator-balances.ts'
 import type { PasswordWork } from './mechanisms/password-work.ts'
 import type { PayoutBatchLine } from './mechanisms/payout-batch-line.ts'
@@ -35,6 +36,8 @@ export interface AppContext {
   readonly pricingRules: PricingRulesCache
   /** One merchant's initiations committed together, on a store that commits each transaction alone. */
   readonly merchantGroupCommit: MerchantGroupCommit
+  /** What the last opening of each sort wanted of the ledger and event counters, taken with its position. */
+  readonly openingNumbers: OpeningNumbers
   /** Each live side's submission in flight on this instance, and its status checks (at most one a second). */
   readonly sideChecks: SideChecks
   /** Long work (statements and exports, a payout batch's pricing and writes), a turn at a time, shared fairly. */

@@ -124,7 +124,8 @@ async function open(
   // the order a settling write takes them (the refunded row, then the counters).
   const claims = openingClaims(draft)
   await claimRefundsOnOpening(tx, draft, claims)
-  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
+  const expected = context.openingNumbers.expected(draft)
+  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind, expected)
   // Read after the counters' lock, so list order and date order agree.
   const clock = transitionClock(context)
   const numbered = {
@@ -136,7 +137,9 @@ async function open(
   const transition = decideSynchronously(context, openOperation(numbered, clock), clock)
   // What an answer given at once changed of the claim (a refund failed at once gives it back).
   await claimRefunds(tx, transition.refundClaims.slice(claims.length))
-  const numbers = await position.reserve(numbersWanted(transition))
+  const wanted = numbersWanted(transition)
+  context.openingNumbers.remember(draft, wanted)
+  const numbers = await position.reserve(wanted)
   const id = await tx.operations.insertIfNew(transition.operation)
   if (id === undefined) {
     const existing = await findBySameReference(tx, draft)
