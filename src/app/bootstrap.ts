@@ -11,7 +11,7 @@ import { migrate, openStore } from '../store/store.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
 import type { AppContext } from './context.ts'
 import type { SecretBox } from './credentials.ts'
-import { createCredentialCache } from './mechanisms/credential-cache.ts'
+import { createCredentialCache, createMerchantControlsCache } from './mechanisms/credential-cache.ts'
 import { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
 import { PasswordWork } from './mechanisms/password-work.ts'
@@ -125,6 +125,7 @@ export async function createContext(
 function instanceMechanisms() {
   return {
     credentials: createCredentialCache(),
+    merchantControls: createMerchantControlsCache(),
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
     sideChecks: new SideChecks(),
