@@ -12,7 +12,7 @@ import type { WriterTurns } from '../store/writer-turns.ts'
 import { balanceFigures } from './console/operator-accounts.ts'
 import type { AppContext } from './context.ts'
 import type { SecretBox } from './credentials.ts'
-import { createCredentialCache } from './mechanisms/credential-cache.ts'
+import { createCredentialCache, createMerchantControlsCache } from './mechanisms/credential-cache.ts'
 import { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
 import { OpeningNumbers } from './mechanisms/opening-numbers.ts'
@@ -140,6 +140,7 @@ function operatorBalances(metrics: Metrics, clock: Clock): OperatorBalances {
 function instanceMechanisms() {
   return {
     credentials: createCredentialCache(),
+    merchantControls: createMerchantControlsCache(),
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
     sideChecks: new SideChecks(),

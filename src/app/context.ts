@@ -6,7 +6,7 @@ import type { Metrics } from '../observability/metrics.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Store } from '../store/store.ts'
 import type { SecretBox } from './credentials.ts'
-import type { CredentialCache } from './mechanisms/credential-cache.ts'
+import type { CredentialCache, MerchantControlsCache } from './mechanisms/credential-cache.ts'
 import type { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import type { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
 import type { OpeningNumbers } from './mechanisms/opening-numbers.ts'
@@ -30,6 +30,8 @@ export interface AppContext {
   readonly metrics: Metrics
   /** Each api-key's credential as authentication last read it, fresh for at most 500 ms. */
   readonly credentials: CredentialCache
+  /** The platform's controls of each merchant and mode read for a principal no api-key proved, fresh for at most 500 ms. */
+  readonly merchantControls: MerchantControlsCache
   /** Each merchant's signing secrets per mode as a delivery last read them, fresh for at most 500 ms. */
   readonly signingSecrets: SigningSecretCache
   /** The route and fee rule of each side priced, fresh for at most 500 ms. */

@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import { operationKindNames, operationKinds } from '../domain/kinds.ts'
+import { type OperationKind, operationKindNames, operationKinds, paysOut } from '../domain/kinds.ts'
 import { describeSandboxBehaviour, sandboxBehaviours } from '../domain/sandbox-outcomes.ts'
 import { type ErrorCode, errorRegistry } from '../errors.ts'
 import { PayoutBatchRecord } from './payout-batch-schemas.ts'
@@ -160,6 +160,8 @@ export function documentApiRoutes(app: FastifyInstance): void {
     if (takesBody && route.url.endsWith('/cancel')) answers.set(409, ['not_cancelable'])
     // An initiation on an existing operation (a refund: POST /collect/{token}/refund).
     const refunds = initiates && Boolean(schema.params)
+    if (initiates && !refunds && paysOutOnRoute(schema))
+      answers.set(403, ['merchant_suspended', 'payouts_paused'])
     if (initiates) {
       const refusals = (status: number) =>
         (errorCodesByStatus.get(status) ?? []).filter(
@@ -172,6 +174,15 @@ export function documentApiRoutes(app: FastifyInstance): void {
     const errors = Object.fromEntries([...answers].map(([status, codes]) => [status, errorResponse(codes)]))
     schema.response = { ...errors, ...(schema.response as object) }
   })
+}
+
+/** A route that initiates payouts, by its tags: a kind that pays out, or a payout batch. */
+function paysOutOnRoute(schema: FastifySchema & { tags?: readonly string[] }): boolean {
+  return (schema.tags ?? []).some(
+    (tag) =>
+      tag === 'payout-batch' ||
+      ((operationKindNames as readonly string[]).includes(tag) && paysOut(tag as OperationKind)),
+  )
 }
 
 function callbackWebhook() {

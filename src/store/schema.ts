@@ -7,6 +7,7 @@ import type { Generated } from 'kysely'
  */
 export interface Database {
   merchants: MerchantsTable
+  merchant_limits: MerchantLimitsTable
   api_keys: ApiKeysTable
   webhook_secrets: WebhookSecretsTable
   channel_routes: ChannelRoutesTable
@@ -45,6 +46,18 @@ export interface MerchantsTable {
   created_at_us: number
   /** 1: the merchant's API payout batches wait for a member's approval. */
   require_batch_approval: Generated<number>
+  /** When the platform paused the merchant's payouts; null while they are not paused. */
+  payouts_paused_at_us: number | null
+  payouts_paused_reason: string | null
+}
+
+/** The platform's limits of a merchant in one mode and currency (migration 0015); null: none. */
+export interface MerchantLimitsTable {
+  merchant_id: string
+  mode: 'sandbox' | 'live'
+  currency: string
+  max_amount_minor: number | null
+  daily_payout_limit_minor: number | null
 }
 
 export interface ApiKeysTable {

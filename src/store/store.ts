@@ -17,6 +17,7 @@ import * as paymentLinks from './migrations/0011-payment-links.ts'
 import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
 import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import * as secretAttempts from './migrations/0014-secret-attempts.ts'
+import * as merchantControls from './migrations/0015-merchant-controls.ts'
 import * as platformMembers from './migrations/0017-platform-members.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
@@ -263,6 +264,7 @@ const migrations: Record<string, MigrationModule> = {
   '0012-status-check-marks': statusCheckMarks,
   '0013-event-subjects': eventSubjects,
   '0014-secret-attempts': secretAttempts,
+  '0015-merchant-controls': merchantControls,
   '0017-platform-members': platformMembers,
 }
 
