@@ -51,7 +51,7 @@ export const consoleEn = {
     remove: 'Remove',
     removeLabel: (email: string) => `Remove ${email}`,
     endSessions: 'End sessions',
-    endSessionsLabel: (email: string) => `End the sessions of ${email}`,
+    endSessionsLabel: (email: string) => `End sessions of ${email}`,
     roleChanged: (email: string) => `${email}'s role is changed; their sessions are ended.`,
     removed: (email: string) => `${email} is removed; their sessions are ended.`,
     sessionsEnded: (email: string, count: number) => `${count} session(s) of ${email} ended.`,

@@ -97,7 +97,8 @@ async function sendTeamPage(
   outcome: Outcome,
 ): Promise<FastifyReply> {
   const team = await platformTeamOf(context)
-  return sendPage(reply, status, teamPage(page, team, outcome))
+  // After an action the page is the team's: its language switch comes back to the list.
+  return sendPage(reply, status, teamPage({ ...page, path: '/console/team' }, team, outcome))
 }
 
 function teamPage(page: ConsolePage, team: PlatformTeamView, outcome: Outcome): string {
