@@ -17,6 +17,7 @@ import {
   parseMerchantCreate,
   parseMerchantSet,
 } from './merchant-commands.ts'
+import { parseReconcile, reconcileCommand } from './reconcile-commands.ts'
 import { serve } from './serve.ts'
 import { parseSimulate, type SimulateArgs, simulate } from './simulate-command.ts'
 import { CommandError, commandWords, helpFor, UsageError, usageErrorText } from './usage.ts'
@@ -152,6 +153,10 @@ function commandFor(
     case 'balance': {
       const { json, positionals } = parseJsonFlag(args, ['MERCHANT_ID'])
       return (context) => balance(context, positionals[0]!, json, print)
+    }
+    case 'reconcile': {
+      const parsed = parseReconcile(action, rest)
+      return (context) => reconcileCommand(context, parsed, print)
     }
     case 'simulate':
       return { simulate: parseSimulate(args) }

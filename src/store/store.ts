@@ -17,6 +17,7 @@ import * as paymentLinks from './migrations/0011-payment-links.ts'
 import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
 import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import * as secretAttempts from './migrations/0014-secret-attempts.ts'
+import * as reconciliation from './migrations/0016-reconciliation.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -34,6 +35,7 @@ import { type OperationsRepository, operationsRepository } from './repositories/
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
+import { type ReconciliationRepository, reconciliationRepository } from './repositories/reconciliation.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SecretAttemptsRepository, secretAttemptsRepository } from './repositories/secret-attempts.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
@@ -70,6 +72,8 @@ export interface Repositories {
   /** Payout batches, their items, and the merchant's setting that makes them await approval. */
   readonly payoutBatches: PayoutBatchesRepository
   readonly paymentLinks: PaymentLinksRepository
+  /** Reconciliation runs, their breaks and the operators' documents kept as evidence. */
+  readonly reconciliation: ReconciliationRepository
 }
 
 /**
@@ -124,6 +128,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     operationSearch: operationSearchRepository(scope),
     payoutBatches: payoutBatchesRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
+    reconciliation: reconciliationRepository(scope),
   }
 }
 
@@ -237,6 +242,7 @@ const migrations: Record<string, MigrationModule> = {
   '0012-status-check-marks': statusCheckMarks,
   '0013-event-subjects': eventSubjects,
   '0014-secret-attempts': secretAttempts,
+  '0016-reconciliation': reconciliation,
 }
 
 /**
