@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { reconcileDay } from '../src/app/reconciliation/run.ts'
+import { ReconciliationScheduler } from '../src/app/reconciliation/scheduler.ts'
 import { startPawapaySimulator } from '../src/simulators/pawapay/pawapay-simulator.ts'
 import type { RunningSimulator } from '../src/simulators/simulator.ts'
 import type { ApiClient, TestApp } from './support/app.ts'
@@ -177,6 +178,29 @@ describeEachStore('reconciliation through the pawaPay simulator', (store) => {
       ['collect.succeeded'],
     )
     await assertStoreConsistent(app)
+  })
+
+  test('a due run starts by itself, on one of two instances', async () => {
+    const day = today()
+    // A day run by hand before is run again only once it is due: made due now, as an ended day is.
+    await app.db
+      .updateTable('reconciliation_runs')
+      .set({ status: 'due', due_at_us: Date.now() * 1000 })
+      .where('day', '=', day)
+      .execute()
+    const before = await app.context.store.reconciliation.findRun(connection, day)
+    const instances = [
+      new ReconciliationScheduler(app.context, 'instance-a'),
+      new ReconciliationScheduler(app.context, 'instance-b'),
+    ]
+    await Promise.all(instances.map((instance) => instance.runOnce()))
+    const run = await app.context.store.reconciliation.findRun(connection, day)
+    assert.equal(run?.status, 'completed')
+    assert.equal(run!.attempts, before!.attempts + 1, 'claimed once')
+    // Yesterday's run is made due an hour after the day ended (pawaPay's delay).
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+    const made = await app.context.store.reconciliation.findRun(connection, yesterday)
+    assert.equal(made?.dueAtUs, (Date.parse(`${day}T00:00:00Z`) + 3_600_000) * 1000)
   })
 
   test('two instances never run one day at once', async () => {
