@@ -18,6 +18,7 @@ import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
 import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import * as secretAttempts from './migrations/0014-secret-attempts.ts'
 import * as merchantControls from './migrations/0015-merchant-controls.ts'
+import * as reconciliation from './migrations/0016-reconciliation.ts'
 import * as platformMembers from './migrations/0017-platform-members.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
@@ -38,7 +39,6 @@ import {
   operatorActivityRepository,
 } from './repositories/operator-activity.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
-import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
 import {
@@ -46,10 +46,12 @@ import {
   platformAuditLogRepository,
 } from './repositories/platform-audit-log.ts'
 import { type PlatformMembersRepository, platformMembersRepository } from './repositories/platform-members.ts'
+import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
 import {
   type PlatformSessionsRepository,
   platformSessionsRepository,
 } from './repositories/platform-sessions.ts'
+import { type ReconciliationRepository, reconciliationRepository } from './repositories/reconciliation.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SecretAttemptsRepository, secretAttemptsRepository } from './repositories/secret-attempts.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
@@ -92,6 +94,8 @@ export interface Repositories {
   readonly platformMembers: PlatformMembersRepository
   readonly platformSessions: PlatformSessionsRepository
   readonly platformAuditLog: PlatformAuditLogRepository
+  /** Reconciliation runs, their breaks and the operators' documents kept as evidence. */
+  readonly reconciliation: ReconciliationRepository
 }
 
 /**
@@ -151,6 +155,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     platformMembers: platformMembersRepository(scope),
     platformSessions: platformSessionsRepository(scope),
     platformAuditLog: platformAuditLogRepository(scope),
+    reconciliation: reconciliationRepository(scope),
   }
 }
 
@@ -265,6 +270,7 @@ const migrations: Record<string, MigrationModule> = {
   '0013-event-subjects': eventSubjects,
   '0014-secret-attempts': secretAttempts,
   '0015-merchant-controls': merchantControls,
+  '0016-reconciliation': reconciliation,
   '0017-platform-members': platformMembers,
 }
 
