@@ -19,7 +19,8 @@ import { countryName } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { redirect, sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
-import { linkPage, linksPage } from './payment-link-page.tsx'
+import { linkPage } from './payment-link-page.tsx'
+import { linksPage } from './payment-links-page.tsx'
 import { batchMemberOf, principalOf } from './payout-batches.tsx'
 
 const tokenPattern = /^[a-z0-9_-]{4,64}$/i
