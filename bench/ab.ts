@@ -1,13 +1,15 @@
 /**
  * npm run bench:ab -- --other PATH: this checkout (A) against another (B, e.g. an older commit in
- * a worktree of its own, with its own node_modules) on the same machine in one run, their rounds
- * alternated (A B, then B A, ...) so that a machine whose speed drifts weighs on both alike.
- * Each round, store and checkout starts on a fresh store: POST collect (50 clients, callbacks
- * delivered as in `npm run bench`), then GET details of tokens spread over what it wrote.
- * Prints each round's figures in req/s, the ratio A/B of each round, and the medians.
+ * a worktree of its own, with its own node_modules), or several (--other again: C, ...), on the
+ * same machine in one run, their turns alternated (A B, then B A; with three, each order in turn)
+ * so that a machine whose speed drifts weighs on each alike. Each round, store and checkout starts
+ * on a fresh store: POST collect (50 clients, callbacks delivered as in `npm run bench`), then GET
+ * details of tokens spread over what it wrote. Prints each round's figures (requests a second, and
+ * Sika's CPU time per request), each checkout's ratio to the last one named, and the medians.
  *
- *   --other PATH        the other checkout (required)
- *   --other-node PATH   the Node it runs on (default: this machine's `node` on PATH)
+ *   --other PATH        another checkout (required; repeatable, the last is the reference)
+ *   --other-node PATH   the Node the others run on, one for each --other in order (default: the
+ *                       machine's `node` on PATH, as an older checkout may need its own Node)
  *   --rounds N          default 4; --seconds N default 8; --warmup N default 3
  *   --stores sqlite,postgres (PostgreSQL at BENCH_POSTGRES_URL, as in `npm run bench`)
  */
@@ -23,8 +25,8 @@ import { api, type Checkout, callbacksDrained, type Sika, startSika, thisCheckou
 
 const { values } = parseArgs({
   options: {
-    other: { type: 'string' },
-    'other-node': { type: 'string' },
+    other: { type: 'string', multiple: true },
+    'other-node': { type: 'string', multiple: true },
     rounds: { type: 'string', default: '4' },
     seconds: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '3' },
@@ -32,18 +34,27 @@ const { values } = parseArgs({
     stores: { type: 'string', default: 'sqlite,postgres' },
   },
 })
-if (!values.other) refuse('--other PATH names the checkout to compare this one with')
-const otherNode = values['other-node'] ?? spawnSync('which', ['node'], { encoding: 'utf8' }).stdout.trim()
-const checkouts: Record<'A' | 'B', Checkout> = {
-  A: thisCheckout,
-  B: { root: resolve(values.other!), node: otherNode },
-}
+if (!values.other?.length) refuse('--other PATH names the checkout to compare this one with')
+const machineNode = () => spawnSync('which', ['node'], { encoding: 'utf8' }).stdout.trim()
+const sides = ['A', ...values.other!.map((_, i) => String.fromCharCode(66 + i))]
+const checkouts: Record<string, Checkout> = { A: thisCheckout }
+values.other!.forEach((path, i) => {
+  checkouts[sides[i + 1]!] = { root: resolve(path), node: values['other-node']?.[i] ?? machineNode() }
+})
+const reference = sides.at(-1)!
 const rounds = Number(values.rounds)
 const seconds = Number(values.seconds)
 const warmup = Number(values.warmup)
 const connections = Number(values.connections)
 const stores = values.stores.split(',') as ('sqlite' | 'postgres')[]
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/** Round 1 in the order given, round 2 the reverse, then each rotation of it and its reverse. */
+function orderOf(round: number): string[] {
+  const shift = Math.floor((round - 1) / 2) % sides.length
+  const rotated = [...sides.slice(shift), ...sides.slice(0, shift)]
+  return round % 2 === 1 ? rotated : rotated.reverse()
+}
 
 function refuse(problem: string): never {
   process.stderr.write(`bench:ab: ${problem}\n(the options are listed at the top of bench/ab.ts)\n`)
@@ -66,13 +77,14 @@ interface Figures {
 
 const folder = mkdtempSync(join(tmpdir(), 'sika-ab-'))
 const callbacks = await receiver(false)
-const results: { round: number; store: string; side: 'A' | 'B'; figures: Figures }[] = []
+const results: { round: number; store: string; side: string; figures: Figures }[] = []
 try {
   for (let round = 1; round <= rounds; round++)
     for (const store of stores)
-      for (const side of round % 2 === 1 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
-        log(`round ${round}, ${store}, ${side} (${checkouts[side].root})`)
-        const figures = await measureOne(checkouts[side], store, `${round}${side}`)
+      for (const side of orderOf(round)) {
+        const checkout = checkouts[side]!
+        log(`round ${round}, ${store}, ${side} (${checkout.root})`)
+        const figures = await measureOne(checkout, store, `${round}${side}`)
         log(
           `  collect ${figures.collect.perSecond.toFixed(0)}/s ${figures.collect.cpuUsPerRequest.toFixed(0)} µs CPU, details ${figures.details.perSecond.toFixed(0)}/s ${figures.details.cpuUsPerRequest.toFixed(0)} µs CPU`,
         )
@@ -108,7 +120,7 @@ async function measureOne(checkout: Checkout, store: 'sqlite' | 'postgres', tag:
         keys: started.keys,
         nonce: nonce(),
       })
-    await load(collectFile, warmup)
+    if (warmup > 0) await load(collectFile, warmup)
     const collect = await measured(sika, tidy, () => load(collectFile, seconds))
     const tokens = await sampleTokens(sika)
     const detailsFile = writeRequests(
@@ -116,7 +128,7 @@ async function measureOne(checkout: Checkout, store: 'sqlite' | 'postgres', tag:
       `details-${tag}`,
       tokens.map((token) => ({ method: 'GET' as const, path: `/api/v1/collect/${token}` })),
     )
-    await load(detailsFile, warmup)
+    if (warmup > 0) await load(detailsFile, warmup)
     const details = await measured(sika, tidy, () => load(detailsFile, seconds))
     return { collect, details }
   } finally {
@@ -173,35 +185,49 @@ function median(numbers: number[]): number {
 
 function report(): string {
   const lines = [
-    `A: ${checkouts.A.root} (${process.version})`,
-    `B: ${checkouts.B.root} (${checkouts.B.node})`,
+    ...sides.map((side) => `${side}: ${checkouts[side]!.root} (${checkouts[side]!.node})`),
     `${rounds} rounds, ${seconds} s measured after ${warmup} s of warm-up, ${connections} connections.`,
-    "req/s: requests answered a second; CPU: Sika's process's CPU time per request, in µs.",
+    `req/s: requests answered a second; CPU: Sika's process's CPU time per request, in µs; ratios to ${reference}.`,
     '',
-    '| store | scenario | round | A req/s | B req/s | A/B | A CPU | B CPU | A/B CPU |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|',
   ]
+  const others = sides.filter((side) => side !== reference)
+  const head = [
+    'store',
+    'scenario',
+    'round',
+    ...sides.map((side) => `${side} req/s`),
+    ...others.map((side) => `${side}/${reference}`),
+    ...sides.map((side) => `${side} CPU`),
+    ...others.map((side) => `${side}/${reference} CPU`),
+  ]
+  lines.push(`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < 3 ? '---' : '---:')).join('|')}|`)
   for (const store of stores)
     for (const scenario of ['collect', 'details'] as const) {
-      const of = (side: 'A' | 'B') =>
+      const of = (side: string) =>
         results
           .filter((result) => result.store === store && result.side === side)
           .map((result) => result.figures[scenario])
-      const a = of('A')
-      const b = of('B')
       const name = scenario === 'collect' ? 'POST collect' : 'GET details'
-      const rate = (m: Measured) => m.perSecond
-      const cpu = (m: Measured) => m.cpuUsPerRequest
-      a.forEach((value, i) => {
-        const other = b[i]!
-        lines.push(
-          `| ${store} | ${name} | ${i + 1} | ${rate(value).toFixed(0)} | ${rate(other).toFixed(0)} | ${(rate(value) / rate(other)).toFixed(3)} | ${cpu(value).toFixed(0)} | ${cpu(other).toFixed(0)} | ${(cpu(value) / cpu(other)).toFixed(3)} |`,
-        )
-      })
-      const medianOf = (values: number[]) => median(values)
-      lines.push(
-        `| ${store} | ${name} | **median** | **${medianOf(a.map(rate)).toFixed(0)}** | **${medianOf(b.map(rate)).toFixed(0)}** | **${medianOf(a.map((m, i) => rate(m) / rate(b[i]!))).toFixed(3)}** | **${medianOf(a.map(cpu)).toFixed(0)}** | **${medianOf(b.map(cpu)).toFixed(0)}** | **${medianOf(a.map((m, i) => cpu(m) / cpu(b[i]!))).toFixed(3)}** |`,
-      )
+      const rate = (side: string) => of(side).map((m) => m.perSecond)
+      const cpu = (side: string) => of(side).map((m) => m.cpuUsPerRequest)
+      const ratio = (values: (side: string) => number[], side: string) =>
+        values(side).map((value, i) => value / values(reference)[i]!)
+      const row = (label: string, pick: (values: number[]) => number, bold: boolean) => {
+        const cell = (value: number, digits: number) =>
+          bold ? `**${value.toFixed(digits)}**` : value.toFixed(digits)
+        return `| ${[
+          store,
+          name,
+          label,
+          ...sides.map((side) => cell(pick(rate(side)), 0)),
+          ...others.map((side) => cell(pick(ratio(rate, side)), 3)),
+          ...sides.map((side) => cell(pick(cpu(side)), 0)),
+          ...others.map((side) => cell(pick(ratio(cpu, side)), 3)),
+        ].join(' | ')} |`
+      }
+      for (let round = 0; round < rounds; round++)
+        lines.push(row(String(round + 1), (values) => values[round]!, false))
+      lines.push(row('**median**', median, true))
     }
   return `${lines.join('\n')}\n`
 }
