@@ -12,6 +12,7 @@ import {
 import type { ClaimedEvent, EndedAttempt } from '../store/repositories/outbox.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
 import { watchOperatorBalances } from './console/operator-accounts.ts'
+import { watchOperatorHours } from './console/operator-hours-roll-up.ts'
 import type { AppContext } from './context.ts'
 import { startDeliveryThread } from './delivery-thread.ts'
 import { GroupedWrites, largestGroupOf } from './mechanisms/grouped-writes.ts'
@@ -111,6 +112,7 @@ export function createWorkers(
   const scheduled = scheduledWork.start()
   const batchWork = batches.start()
   const balances = watchOperatorBalances(context)
+  const operatorHours = watchOperatorHours(context)
   const callbacks = options.deliveryThread
     ? startDeliveryThread(context.config, context.logger, options.deliveryThread.turns, () =>
         startDeliveryPool(context, idleMs),
@@ -120,6 +122,7 @@ export function createWorkers(
     runDue,
     stop: async () => {
       balances.stop()
+      operatorHours.stop()
       await Promise.all([scheduled.stop(), batchWork.stop(), callbacks.stop()])
     },
   }

@@ -17,6 +17,7 @@ import * as paymentLinks from './migrations/0011-payment-links.ts'
 import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
 import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import * as secretAttempts from './migrations/0014-secret-attempts.ts'
+import * as consoleData from './migrations/0018-console-data.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -35,10 +36,11 @@ import {
   type OperatorActivityRepository,
   operatorActivityRepository,
 } from './repositories/operator-activity.ts'
+import { type OperatorHoursRepository, operatorHoursRepository } from './repositories/operator-hours.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
-import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
+import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SecretAttemptsRepository, secretAttemptsRepository } from './repositories/secret-attempts.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
@@ -76,6 +78,7 @@ export interface Repositories {
   readonly payoutBatches: PayoutBatchesRepository
   readonly operatorActivity: OperatorActivityRepository
   readonly platformSearch: PlatformSearchRepository
+  readonly operatorHours: OperatorHoursRepository
   readonly paymentLinks: PaymentLinksRepository
 }
 
@@ -132,6 +135,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     payoutBatches: payoutBatchesRepository(scope),
     operatorActivity: operatorActivityRepository(scope),
     platformSearch: platformSearchRepository(scope),
+    operatorHours: operatorHoursRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
   }
 }
@@ -246,6 +250,7 @@ const migrations: Record<string, MigrationModule> = {
   '0012-status-check-marks': statusCheckMarks,
   '0013-event-subjects': eventSubjects,
   '0014-secret-attempts': secretAttempts,
+  '0018-console-data': consoleData,
 }
 
 /**
