@@ -20,6 +20,7 @@ import * as secretAttempts from './migrations/0014-secret-attempts.ts'
 import * as merchantControls from './migrations/0015-merchant-controls.ts'
 import * as reconciliation from './migrations/0016-reconciliation.ts'
 import * as platformMembers from './migrations/0017-platform-members.ts'
+import * as consoleData from './migrations/0018-console-data.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -38,6 +39,7 @@ import {
   type OperatorActivityRepository,
   operatorActivityRepository,
 } from './repositories/operator-activity.ts'
+import { type OperatorHoursRepository, operatorHoursRepository } from './repositories/operator-hours.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
@@ -89,6 +91,7 @@ export interface Repositories {
   readonly payoutBatches: PayoutBatchesRepository
   readonly operatorActivity: OperatorActivityRepository
   readonly platformSearch: PlatformSearchRepository
+  readonly operatorHours: OperatorHoursRepository
   readonly paymentLinks: PaymentLinksRepository
   /** The platform's own members (the console's staff), their sessions, and the platform's audit log. */
   readonly platformMembers: PlatformMembersRepository
@@ -151,6 +154,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     payoutBatches: payoutBatchesRepository(scope),
     operatorActivity: operatorActivityRepository(scope),
     platformSearch: platformSearchRepository(scope),
+    operatorHours: operatorHoursRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
     platformMembers: platformMembersRepository(scope),
     platformSessions: platformSessionsRepository(scope),
@@ -272,6 +276,7 @@ const migrations: Record<string, MigrationModule> = {
   '0015-merchant-controls': merchantControls,
   '0016-reconciliation': reconciliation,
   '0017-platform-members': platformMembers,
+  '0018-console-data': consoleData,
 }
 
 /**
