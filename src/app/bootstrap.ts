@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import { type Config, ConfigError } from '../config.ts'
 import { type Clock, systemClock } from '../domain/clock.ts'
-import { createMetrics } from '../observability/metrics.ts'
+import { createMetrics, type Metrics } from '../observability/metrics.ts'
 import { liveConnections } from '../providers/live-adapters.ts'
 import { OperatorsFileError } from '../providers/operators-file.ts'
 import { createProviderRegistry, type LiveConnection } from '../providers/registry.ts'
@@ -9,11 +9,14 @@ import { createSandboxAdapter } from '../providers/sandbox/sandbox-adapter.ts'
 import type { StoreSpeedMechanism } from '../store/dialect.ts'
 import { migrate, openStore } from '../store/store.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
+import { balanceFigures } from './console/operator-accounts.ts'
 import type { AppContext } from './context.ts'
 import type { SecretBox } from './credentials.ts'
-import { createCredentialCache } from './mechanisms/credential-cache.ts'
+import { createCredentialCache, createMerchantControlsCache } from './mechanisms/credential-cache.ts'
 import { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
+import { OpeningNumbers } from './mechanisms/opening-numbers.ts'
+import { OperatorBalances } from './mechanisms/operator-balances.ts'
 import { PasswordWork } from './mechanisms/password-work.ts'
 import { PayoutBatchLine } from './mechanisms/payout-batch-line.ts'
 import { createPricingRulesCache } from './mechanisms/pricing-rules-cache.ts'
@@ -90,6 +93,13 @@ export async function createContext(
   const merchantGroupCommit = new MerchantGroupCommit(store, {
     groups: !config.speedMechanismsOff.has('merchant-group-commit'),
   })
+  const metrics = createMetrics({
+    connections: live,
+    store,
+    clock,
+    logger,
+    groupedCommits: () => merchantGroupCommit.grouped(),
+  })
   const context = {
     config,
     store,
@@ -101,13 +111,8 @@ export async function createContext(
     merchantGroupCommit,
     ...instanceMechanisms(),
     redis: config.redisUrl === undefined ? undefined : await createRedisClient(config.redisUrl),
-    metrics: createMetrics({
-      connections: live,
-      store,
-      clock,
-      logger,
-      groupedCommits: () => merchantGroupCommit.grouped(),
-    }),
+    metrics,
+    operatorBalances: operatorBalances(metrics, clock),
   }
   try {
     const issued = options.deliveryThread ? [] : await issueMissingLiveSecrets(context)
@@ -121,13 +126,25 @@ export async function createContext(
   return context
 }
 
+/** The operators' balances, each fresh reading setting the connection's gauges in /metrics. */
+function operatorBalances(metrics: Metrics, clock: Clock): OperatorBalances {
+  return new OperatorBalances(
+    () => clock.nowUs(),
+    (connection, { reading }) => {
+      if (reading.ok) metrics.setOperatorBalances(connection.id, balanceFigures(connection, reading.value))
+    },
+  )
+}
+
 /** What each instance keeps for itself between requests: its caches, turns, lines and slots. */
 function instanceMechanisms() {
   return {
     credentials: createCredentialCache(),
+    merchantControls: createMerchantControlsCache(),
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
     sideChecks: new SideChecks(),
+    openingNumbers: new OpeningNumbers(),
     longWork: new LongWorkTurns(),
     payoutBatchLine: new PayoutBatchLine(),
     statementSlots: new StatementSlots(),

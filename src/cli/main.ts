@@ -18,6 +18,7 @@ import {
   parseMerchantSet,
 } from './merchant-commands.ts'
 import { parsePlatformMemberCommand, platformMemberCommand } from './platform-member-commands.ts'
+import { parseReconcile, reconcileCommand } from './reconcile-commands.ts'
 import { serve } from './serve.ts'
 import { parseSimulate, type SimulateArgs, simulate } from './simulate-command.ts'
 import { CommandError, commandWords, helpFor, UsageError, usageErrorText } from './usage.ts'
@@ -157,6 +158,10 @@ function commandFor(
     case 'balance': {
       const { json, positionals } = parseJsonFlag(args, ['MERCHANT_ID'])
       return (context) => balance(context, positionals[0]!, json, print)
+    }
+    case 'reconcile': {
+      const parsed = parseReconcile(action, rest)
+      return (context) => reconcileCommand(context, parsed, print)
     }
     case 'simulate':
       return { simulate: parseSimulate(args) }

@@ -225,6 +225,41 @@ Running instances price with the new row within 500 ms.`,
 It prints the test numbers that choose each outcome, and stops on Ctrl-C.`,
   },
   {
+    words: ['reconcile'],
+    synopsis: ['reconcile --connection ID --date YYYY-MM-DD [--json]'],
+    summary: [
+      "prove a connection's day against its operator: lines",
+      'matched, breaks found, what the status endpoint repaired',
+    ],
+    details: `  --connection ID        the connection's id in OPERATORS_FILE
+  --date YYYY-MM-DD      the day, in RECONCILIATION_TIMEZONE (UTC by default); today runs the day so far
+Exit 0 when the run completed, whatever it found; 1 when it failed. docs/guide/reconciliation.md
+says what each break means.`,
+  },
+  {
+    words: ['reconcile', 'breaks'],
+    synopsis: ['reconcile breaks [--connection ID] [--state open] [--json]'],
+    summary: ['list the reconciliation breaks'],
+  },
+  {
+    words: ['reconcile', 'import'],
+    synopsis: ['reconcile import --connection ID --file CSV [--columns MAPPING] [--json]'],
+    summary: [
+      'keep an MTN MoMo or Orange Money portal export as the',
+      "connection's statement of the days it covers",
+    ],
+    details: `  --columns MAPPING      field=column pairs, for reference, amount, date, status, direction, currency, id
+                         (by default: External ID, Amount, Date, Status, Type, Currency, Transaction ID)`,
+  },
+  {
+    words: ['reconcile', 'resolve'],
+    synopsis: ['reconcile resolve|ignore BREAK_ID --reason TEXT [--by NAME] [--json]'],
+    summary: [
+      'close an open break with a reason; above',
+      'RECONCILIATION_REVIEW_AMOUNT it waits for a second approver',
+    ],
+  },
+  {
     words: ['verify'],
     synopsis: ['verify [--json]'],
     summary: [

@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.ts'
 import { modes, operationKindNames } from '../domain/kinds.ts'
 import { statuses } from '../domain/status.ts'
 import type { Store } from '../store/store.ts'
+import { type AccountBalanceFigure, operatorBalanceGauges } from './operator-balances.ts'
 import { recordOperatorCalls } from './operator-calls.ts'
 import { storeGauges } from './store-gauges.ts'
 
@@ -22,6 +23,8 @@ export interface Metrics {
   observeRequest(answer: AnsweredRequest): void
   /** An API request found every slot of admission control taken (it waits in the line, or is refused when that is full). */
   countAdmissionWait(): void
+  /** After a connection's balances were read from its operator: its accounts' gauges and its low-balance alerts. */
+  setOperatorBalances(connectionId: string, figures: readonly AccountBalanceFigure[]): void
   /**
    * The text exposition, rendered at most every 250 ms (scrapes within that share it), the store's
    * gauges at most 5 s old.
@@ -50,7 +53,12 @@ export interface AnsweredRequest {
 
 export interface MetricsOptions {
   /** The live connections the registry was built from: operator calls are told apart by their baseUrl. */
-  connections: readonly { baseUrl: string; adapter: { name: string } }[]
+  connections: readonly {
+    id: string
+    baseUrl: string
+    adapter: { name: string }
+    lowBalanceAlerts: readonly { currency: AccountBalanceFigure['currency'] }[]
+  }[]
   store: Store
   clock: Clock
   logger: Logger
@@ -97,6 +105,7 @@ export function createMetrics({
   groupedCommitMetrics(registry, groupedCommits)
   const refreshStore = storeGauges(registry, store, clock, logger)
   const stopOperatorCalls = recordOperatorCalls(registry, connections)
+  const setOperatorBalances = operatorBalanceGauges(registry, connections)
   let rendered: { startedAtMs: number; text: Promise<string> } | undefined
   const renderNow = async () => {
     await refreshStore()
@@ -113,6 +122,7 @@ export function createMetrics({
       http.duration.observe(labels, durationMs / 1000)
     },
     countAdmissionWait: () => admissionWaits.inc(),
+    setOperatorBalances,
     render: () => {
       const nowMs = performance.now()
       if (!rendered || nowMs - rendered.startedAtMs >= renderIntervalMs) {

@@ -17,6 +17,8 @@ import * as paymentLinks from './migrations/0011-payment-links.ts'
 import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
 import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import * as secretAttempts from './migrations/0014-secret-attempts.ts'
+import * as merchantControls from './migrations/0015-merchant-controls.ts'
+import * as reconciliation from './migrations/0016-reconciliation.ts'
 import * as platformMembers from './migrations/0017-platform-members.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
@@ -32,6 +34,10 @@ import { type MerchantsRepository, merchantsRepository } from './repositories/me
 import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
 import { type OperationSearchRepository, operationSearchRepository } from './repositories/operation-search.ts'
 import { type OperationsRepository, operationsRepository } from './repositories/operations.ts'
+import {
+  type OperatorActivityRepository,
+  operatorActivityRepository,
+} from './repositories/operator-activity.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
@@ -40,10 +46,12 @@ import {
   platformAuditLogRepository,
 } from './repositories/platform-audit-log.ts'
 import { type PlatformMembersRepository, platformMembersRepository } from './repositories/platform-members.ts'
+import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
 import {
   type PlatformSessionsRepository,
   platformSessionsRepository,
 } from './repositories/platform-sessions.ts'
+import { type ReconciliationRepository, reconciliationRepository } from './repositories/reconciliation.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SecretAttemptsRepository, secretAttemptsRepository } from './repositories/secret-attempts.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
@@ -79,11 +87,15 @@ export interface Repositories {
   readonly operationSearch: OperationSearchRepository
   /** Payout batches, their items, and the merchant's setting that makes them await approval. */
   readonly payoutBatches: PayoutBatchesRepository
+  readonly operatorActivity: OperatorActivityRepository
+  readonly platformSearch: PlatformSearchRepository
   readonly paymentLinks: PaymentLinksRepository
   /** The platform's own members (the console's staff), their sessions, and the platform's audit log. */
   readonly platformMembers: PlatformMembersRepository
   readonly platformSessions: PlatformSessionsRepository
   readonly platformAuditLog: PlatformAuditLogRepository
+  /** Reconciliation runs, their breaks and the operators' documents kept as evidence. */
+  readonly reconciliation: ReconciliationRepository
 }
 
 /**
@@ -137,10 +149,13 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     auditLog: auditLogRepository(scope),
     operationSearch: operationSearchRepository(scope),
     payoutBatches: payoutBatchesRepository(scope),
+    operatorActivity: operatorActivityRepository(scope),
+    platformSearch: platformSearchRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
     platformMembers: platformMembersRepository(scope),
     platformSessions: platformSessionsRepository(scope),
     platformAuditLog: platformAuditLogRepository(scope),
+    reconciliation: reconciliationRepository(scope),
   }
 }
 
@@ -254,6 +269,8 @@ const migrations: Record<string, MigrationModule> = {
   '0012-status-check-marks': statusCheckMarks,
   '0013-event-subjects': eventSubjects,
   '0014-secret-attempts': secretAttempts,
+  '0015-merchant-controls': merchantControls,
+  '0016-reconciliation': reconciliation,
   '0017-platform-members': platformMembers,
 }
 

@@ -19,18 +19,25 @@ export interface LiveApp {
  */
 export async function startLiveApp(
   target: StoreTarget,
-  connect: (
-    publicBaseUrl: string,
-  ) => Promise<{ simulator: RunningSimulator; channel: string; countries: string[] }[]>,
+  connect: (publicBaseUrl: string) => Promise<
+    {
+      simulator: RunningSimulator
+      channel: string
+      countries: string[]
+      /** More fields of the connection's entry (`lowBalanceAlert`). */
+      fields?: Record<string, unknown>
+    }[]
+  >,
 ): Promise<LiveApp> {
   const port = await freePort()
   const publicBaseUrl = `http://127.0.0.1:${port}`
   const connected = await connect(publicBaseUrl)
   const directory = mkdtempSync(join(tmpdir(), 'sika-operators-'))
   const operatorsFile = join(directory, 'operators.json')
-  const connections = connected.map(({ simulator, channel, countries }) =>
-    simulator.connection(channel, countries),
-  )
+  const connections = connected.map(({ simulator, channel, countries, fields }) => ({
+    ...simulator.connection(channel, countries),
+    ...fields,
+  }))
   writeFileSync(operatorsFile, JSON.stringify({ connections }))
   const app = await startApp(target, {
     environment: {
