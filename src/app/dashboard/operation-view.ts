@@ -30,6 +30,8 @@ export type TimelineEntry =
       providerReference?: string
     }
   | { what: 'status'; atUs: number; status: Status; reason?: string }
+  /** A reconciliation's repair wrote the operator's answer: "corrected by the reconciliation of <connection> for <day>". */
+  | { what: 'corrected'; atUs: number; connection: string; day: string }
 
 export interface CallbackView {
   event: EventView
@@ -58,9 +60,10 @@ export async function operationView(
   const operation = await context.store.operations.findByToken(merchantId, mode, token)
   if (!operation) return undefined
   const principal: Principal = { merchantId, merchantName: '', mode }
-  const [events, movements] = await Promise.all([
+  const [events, movements, repairs] = await Promise.all([
     listEvents(context, principal, { token }, { page: 1, perPage: eventsRead }),
     movementsOf(context, operation),
+    mode === 'live' ? context.store.reconciliation.repairsOf(operation.id) : Promise.resolve([]),
   ])
   const ordered = [...events.items].sort((a, b) => a.position - b.position)
   const callbacks = await Promise.all(
@@ -68,7 +71,17 @@ export async function operationView(
   )
   return {
     operation,
-    timeline: timelineOf(operation, ordered),
+    timeline: [
+      ...timelineOf(operation, ordered),
+      ...repairs.map(
+        (repair): TimelineEntry => ({
+          what: 'corrected',
+          atUs: repair.closedAtUs,
+          connection: repair.connectionId,
+          day: repair.day,
+        }),
+      ),
+    ].sort((a, b) => a.atUs - b.atUs),
     movements,
     callbacks,
     leftToRefundMinor: refundable(operation) ? leftToRefundMinor(operation) : undefined,
