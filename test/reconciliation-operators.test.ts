@@ -94,6 +94,9 @@ describeEachStore('reconciliation through the Wave and MTN MoMo simulators', (st
     await collect('mtn-momo')
     // 104: pending forever, no callback; then succeeded at the operator, silently.
     const silent = await collect('mtn-momo', '104', false)
+    // The record's operatorReference names the payment at MTN (the README's example uses it).
+    const pending = (await live.get(`/api/v1/collect/${silent.token}`)).body.data.collect
+    assert.equal(pending.operatorReference, silent.reference)
     await controlSimulator(mtn, 'books/breaks', { kind: 'silent-success', payment: silent.reference })
     const report = await reconcileDay(app.context, 'mtn-momo-ci', today(), 'test')
     assert.equal(report.status, 'completed', report.reason)
