@@ -20,6 +20,7 @@ import {
   instantFromInput,
   Notification,
   Pagination,
+  pageNumberOf,
   Section,
   showInstant,
   showMoney,
@@ -39,12 +40,6 @@ function principalOf(signedIn: SignedIn, mode: Mode): Principal {
   return { merchantId: signedIn.live.member.merchantId, merchantName: '', mode }
 }
 
-/** A positive page number from the query; the first page otherwise. */
-function pageNumber(text: unknown): number {
-  const page = Number(text)
-  return Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1
-}
-
 /**
  * The balance page of each place (permission 'read'): balances, movements newest first a page at
  * a time, and the statement form; the statement itself (permission 'export') is the API's CSV.
@@ -55,7 +50,7 @@ export function balanceRoutes(app: FastifyInstance, context: AppContext, guard: 
       const signedIn = await guard.member(request, reply, 'read', mode)
       if (!signedIn) return reply
       const { page } = request.query as { page?: string }
-      const view = await balancePageOf(context, principalOf(signedIn, mode), pageNumber(page))
+      const view = await balancePageOf(context, principalOf(signedIn, mode), pageNumberOf(page))
       return sendPage(reply, 200, balancePage(signedIn.page, view))
     })
     app.get(`/dashboard/${mode}/balance/statement.csv`, async (request, reply) => {

@@ -21,6 +21,7 @@ import type { Principal } from '../../../app/principal.ts'
 import type { Mode } from '../../../domain/kinds.ts'
 import { type Currency, toMajorUnits } from '../../../domain/money.ts'
 import type { ApiError } from '../../../errors.ts'
+import { pageNumberOf } from '../../pages/kit/index.ts'
 import { sendCsvExport } from '../csv-export.tsx'
 import type { Guard, SignedIn } from '../guard.tsx'
 import type { PageContext } from '../layout.tsx'
@@ -56,8 +57,8 @@ export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, gua
       const signedIn = await guard.member(request, reply, 'read', mode)
       if (!signedIn) return reply
       const { page } = request.query as { page?: string }
-      const list = await batchesOf(context, signedIn.live.member.merchantId, mode, pageNumber(page))
-      return sendPage(reply, 200, batchesPage(signedIn.page, list, { current: pageNumber(page) }))
+      const list = await batchesOf(context, signedIn.live.member.merchantId, mode, pageNumberOf(page))
+      return sendPage(reply, 200, batchesPage(signedIn.page, list, { current: pageNumberOf(page) }))
     })
     batchRoutes(app, context, guard, mode)
     batchActionRoutes(app, context, guard, mode)
@@ -243,10 +244,4 @@ async function previewAnswer(
   const faulty = preview.faulty > 0 || preview.mixedCurrencies
   const shown = { preview, reference, csv: Buffer.from(text, 'utf8').toString('base64') }
   return sendPage(reply, faulty ? 422 : 200, previewPage(signedIn.page, shown))
-}
-
-/** A positive page number from the query; the first page otherwise. */
-function pageNumber(text: unknown): number {
-  const page = Number(text)
-  return Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1
 }
