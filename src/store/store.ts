@@ -28,6 +28,10 @@ import {
 import type { RepositoryScope } from './repositories/executor.ts'
 import { type LedgerRepository, ledgerRepository } from './repositories/ledger.ts'
 import { type MembersRepository, membersRepository } from './repositories/members.ts'
+import {
+  type MerchantDirectoryRepository,
+  merchantDirectoryRepository,
+} from './repositories/merchant-directory.ts'
 import { type MerchantsRepository, merchantsRepository } from './repositories/merchants.ts'
 import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
 import { type OperationSearchRepository, operationSearchRepository } from './repositories/operation-search.ts'
@@ -79,6 +83,7 @@ export interface Repositories {
   readonly operatorActivity: OperatorActivityRepository
   readonly platformSearch: PlatformSearchRepository
   readonly operatorHours: OperatorHoursRepository
+  readonly merchantDirectory: MerchantDirectoryRepository
   readonly paymentLinks: PaymentLinksRepository
 }
 
@@ -136,6 +141,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     operatorActivity: operatorActivityRepository(scope),
     platformSearch: platformSearchRepository(scope),
     operatorHours: operatorHoursRepository(scope),
+    merchantDirectory: merchantDirectoryRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
   }
 }
