@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { dirname, resolve } from 'node:path'
+import { isTimeZone } from './domain/reconciliation-days.ts'
 import {
   type DatabaseLocation,
   defaultDatabaseUrl,
@@ -55,6 +56,13 @@ export interface Config {
   readonly callbackConcurrency: number
   /** OPERATORS_FILE: the JSON file of live operator connections, read and checked at start. */
   readonly operatorsFile: string | undefined
+  /**
+   * RECONCILIATION_REVIEW_AMOUNT: a break worth more than this (in major units of its currency;
+   * 100,000 by default) is resolved or ignored only once a second finance member approves.
+   */
+  readonly reconciliationReviewAmount: number
+  /** RECONCILIATION_TIMEZONE: the IANA zone whose calendar days the reconciliation's runs cover (UTC). */
+  readonly reconciliationTimezone: string
   /** METRICS_TOKEN: when set, GET /metrics requires `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined
   /** METRICS_HOST and METRICS_PORT: where /metrics listens, apart from the API (127.0.0.1:9464; port 0: any free one). */
@@ -163,6 +171,7 @@ export function loadConfig(environment: Environment = process.env): Config {
   const callbackConcurrency = integer('CALLBACK_CONCURRENCY', defaultCallbackConcurrency, 1, 1024)
   const metricsHost = read('METRICS_HOST') ?? '127.0.0.1'
   const metricsPort = integer('METRICS_PORT', 9464, 0, 65535)
+  const reconciliation = reconciliationSettings(read, integer, problems)
   const speedMechanismsOff = parseSpeedMechanisms(read('SPEED_MECHANISMS_OFF'), problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
@@ -187,12 +196,29 @@ export function loadConfig(environment: Environment = process.env): Config {
     deliveryThread,
     callbackConcurrency,
     operatorsFile: read('OPERATORS_FILE'),
+    ...reconciliation,
     metricsToken: read('METRICS_TOKEN'),
     metricsHost,
     metricsPort,
     metricsPortGiven: read('METRICS_PORT') !== undefined,
     speedMechanismsOff,
   })
+}
+
+function reconciliationSettings(
+  read: (name: string) => string | undefined,
+  integer: (name: string, fallback: number, least: number, most: number) => number,
+  problems: string[],
+): Pick<Config, 'reconciliationReviewAmount' | 'reconciliationTimezone'> {
+  const reconciliationTimezone = read('RECONCILIATION_TIMEZONE') ?? 'UTC'
+  if (!isTimeZone(reconciliationTimezone))
+    problems.push(
+      `RECONCILIATION_TIMEZONE must be an IANA time zone such as Africa/Abidjan, got "${reconciliationTimezone}"`,
+    )
+  return {
+    reconciliationReviewAmount: integer('RECONCILIATION_REVIEW_AMOUNT', 100_000, 0, 1_000_000_000_000),
+    reconciliationTimezone,
+  }
 }
 
 function parseSpeedMechanisms(raw: string | undefined, problems: string[]): ReadonlySet<SpeedMechanism> {

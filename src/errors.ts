@@ -12,6 +12,10 @@ export const errorRegistry = {
     message: 'The api-key and secret-key do not match an active key pair.',
   },
   merchant_suspended: { status: 403, message: 'This merchant account is suspended.' },
+  payouts_paused: {
+    status: 403,
+    message: "The platform has paused this merchant's payouts; collects go on.",
+  },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
   request_timeout: {
@@ -46,6 +50,10 @@ export const errorRegistry = {
   link_unavailable: {
     status: 422,
     message: 'This payment link takes no more payments: it is expired, closed or completed.',
+  },
+  limit_exceeded: {
+    status: 422,
+    message: "The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).",
   },
   rate_limited: { status: 429, message: 'Too many requests; retry after the delay in Retry-After.' },
   headers_too_large: { status: 431, message: 'The request headers are too large (16 KiB at most).' },

@@ -5,6 +5,8 @@ import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { sandboxBehaviours } from '../src/domain/sandbox-outcomes.ts'
 import { adapterFields } from '../src/providers/operators-file.ts'
+import { startApp } from './support/app.ts'
+import { describeEachStore } from './support/stores.ts'
 
 /**
  * What a merchant reads (the README, the client's README, the guides under docs/guide/) stands on
@@ -115,4 +117,40 @@ test('the money guide works supportedByAccount through, each way, for a collect 
     assert.match(money, new RegExp(`\`${term}\``), term)
   assert.match(money, /### Worked example: a collect, each way/)
   assert.match(money, /### Worked example: a disbursement, each way/)
+})
+
+describeEachStore('the payout batches guide', (store) => {
+  test('its request, sent to the sandbox, answers the total the guide shows, and its reference is its own', async () => {
+    const text = guide('payout-batches.md')
+    const body = JSON.parse(/-d '(\{[\s\S]*?\})'\n```/.exec(text)?.[1] ?? 'null')
+    const shown = JSON.parse(/```json\n([\s\S]*?)```/.exec(text)?.[1]?.replace('"k3v9q-..."', '""') ?? 'null')
+    assert.ok(body && shown, 'the guide has a request and an answer')
+    const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8')
+    assert.ok(
+      !readme.includes(`"${body.merchantReference}"`),
+      'the README walk-through uses another reference',
+    )
+    const app = await startApp(store(), { environment: { RATE_LIMIT_PER_SECOND: '0' } })
+    try {
+      const merchant = await app.createMerchant('Guide merchant')
+      const answer = await app.client(merchant.sandbox).post('/api/v1/payout-batch', body)
+      assert.equal(answer.status, 200, answer.text)
+      const batch = answer.body.data.payoutBatch
+      assert.equal(batch.totalAmount, shown.totalAmount, 'the total the guide shows')
+      assert.equal(batch.merchantReference, shown.merchantReference)
+      assert.equal(batch.itemCount, shown.itemCount)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+test('the guides’ index lists the cancel and payout batch endpoints', () => {
+  const index = guide('README.md')
+  for (const endpoint of [
+    'POST /disbursement/{token}/cancel',
+    'POST /payout-batch',
+    'POST /payout-batch/{token}/cancel',
+  ])
+    assert.ok(index.includes(endpoint), endpoint)
 })

@@ -45,6 +45,12 @@ const answeredBy = {
   missing_credentials: everyRoute,
   invalid_credentials: everyRoute,
   merchant_suspended: everyRoute,
+  // The platform paused the merchant's payouts: its disbursements, withdraws, transfers and batches.
+  payouts_paused: (route: ApiOperation) =>
+    initiates(route) &&
+    ['/api/v1/disbursement', '/api/v1/withdraw', '/api/v1/transfer', '/api/v1/payout-batch'].includes(
+      route.path,
+    ),
   not_found: hasParameters,
   method_not_allowed: () => false,
   request_timeout: everyRoute,
@@ -59,6 +65,8 @@ const answeredBy = {
   channel_unavailable: initiates,
   amount_out_of_range: initiates,
   not_refundable: refunds,
+  // Past the merchant's maxAmount, or a payout past its dailyPayoutLimit.
+  limit_exceeded: initiates,
   // Closing a link that already takes no payments (expired or completed).
   link_unavailable: (route: ApiOperation) => route.path === '/api/v1/payment-link/{token}/close',
   rate_limited: everyRoute,

@@ -93,6 +93,34 @@ describeEachStore('sequences', (target) => {
     )
   })
 
+  test('numbers expected with the position are handed out once decided: a guess too high or too low leaves them dense', async () => {
+    const guessed = await app.createMerchant('Expected numbers')
+    const start = await app.context.store.transaction((tx) =>
+      tx.sequences.reserve(guessed.id, 'live', { ledgerEntries: 1, events: 1, positionOf: 'collect' }),
+    )
+    // Each in a transaction of its own, as a SQLite opening is: the guess rides with the lock.
+    const open = (expected: { ledgerEntries: number; events: number }, wanted: typeof expected) =>
+      app.context.store.transaction(async (tx) =>
+        (await tx.sequences.takePosition(guessed.id, 'live', 'collect', expected)).reserve(wanted),
+      )
+    const right = await open({ ledgerEntries: 1, events: 2 }, { ledgerEntries: 1, events: 2 })
+    const tooHigh = await open({ ledgerEntries: 3, events: 4 }, { ledgerEntries: 0, events: 1 })
+    const tooLow = await open({ ledgerEntries: 0, events: 1 }, { ledgerEntries: 2, events: 2 })
+    assert.deepEqual(
+      [right, tooHigh, tooLow],
+      [
+        { ledgerEntries: start.ledgerEntries + 1, events: start.events + 1, position: start.position + 1 },
+        { ledgerEntries: 0, events: start.events + 3, position: start.position + 2 },
+        { ledgerEntries: start.ledgerEntries + 2, events: start.events + 4, position: start.position + 3 },
+      ],
+    )
+    assert.deepEqual(await counters(guessed.id), {
+      ledger: start.ledgerEntries + 3,
+      event: start.events + 5,
+      collect: start.position + 3,
+    })
+  })
+
   test('a transaction rolled back leaves the counters as they were, however many reserves it made', async () => {
     const before = await counters()
     await assert.rejects(

@@ -30,17 +30,31 @@ process.once('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
 
 /**
+ * Which Sika to start: this repository with this Node by default, or another checkout (an older
+ * commit, for an A/B run: bench/ab.ts) with the Node it runs on.
+ */
+export interface Checkout {
+  root: string
+  node: string
+}
+
+export const thisCheckout: Checkout = { root: repositoryRoot, node: process.execPath }
+
+/**
  * `sika serve` in its own process group, ready once /health answers. Only stdout's first start
  * banner is kept: logs at warn, so nothing grows with the load.
  */
-async function startService(environment: Record<string, string>): Promise<ServiceProcess> {
+async function startService(
+  environment: Record<string, string>,
+  checkout: Checkout = thisCheckout,
+): Promise<ServiceProcess> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const metricsPort = await freePort()
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every Sika process the bench starts.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/sika.mjs', 'serve'], {
-    cwd: repositoryRoot,
+  const child = spawn(checkout.node, [...nodeArgs, 'bin/sika.mjs', 'serve'], {
+    cwd: checkout.root,
     detached: true,
     env: {
       PATH: process.env.PATH,
@@ -72,7 +86,7 @@ async function startService(environment: Record<string, string>): Promise<Servic
   }
   return {
     url,
-    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    metricsUrl: await metricsUrlOf(url, metricsPort),
     child,
     output: () => stdout,
     kill: async (signal) => {
@@ -82,6 +96,25 @@ async function startService(environment: Record<string, string>): Promise<Servic
       await exited
     },
   }
+}
+
+/**
+ * Where the service's /metrics answers: on METRICS_PORT, or for an older checkout that serves it
+ * beside the API (an A/B run's other side), on the API's port.
+ */
+async function metricsUrlOf(url: string, metricsPort: number): Promise<string> {
+  const apart = `http://127.0.0.1:${metricsPort}/metrics`
+  for (let attempt = 0; attempt < 20; attempt++) {
+    if (
+      await fetch(apart).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return apart
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return `${url}/metrics`
 }
 
 /** A running `sika serve`, as an operator starts it, with the demo merchant's sandbox keys. */
@@ -100,13 +133,17 @@ export async function startSika(
   databaseUrl: string,
   extra: Record<string, string> = {},
   keys?: { keys: Keys; merchantId: string },
+  checkout: Checkout = thisCheckout,
 ): Promise<Sika> {
-  const service = await startService({
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    ...extra,
-  })
+  const service = await startService(
+    {
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '1000000',
+      ...extra,
+    },
+    checkout,
+  )
   const known = keys ?? firstStartKeys(await firstStartBanner(service))
   return {
     service,

@@ -744,6 +744,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -854,6 +862,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -902,6 +918,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -946,6 +970,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -990,6 +1022,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1034,6 +1074,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1078,6 +1126,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1122,6 +1178,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1166,6 +1230,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1210,6 +1282,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1406,6 +1486,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1454,6 +1542,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1498,6 +1594,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1542,6 +1646,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1586,6 +1698,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1630,6 +1750,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1674,6 +1802,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1718,6 +1854,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -1762,6 +1906,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2022,6 +2174,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2070,6 +2230,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2114,6 +2282,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2158,6 +2334,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2206,6 +2390,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2250,6 +2442,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2294,6 +2494,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2307,6 +2515,8 @@ export interface operations {
              *     `channel_unavailable`: This channel does not serve this country and operation.
              *
              *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
+             *     `limit_exceeded`: The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).
              */
             422: {
                 headers: {
@@ -2322,7 +2532,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "limit_exceeded";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -2346,6 +2556,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2390,6 +2608,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2434,6 +2660,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2478,6 +2712,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2522,6 +2764,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2705,6 +2955,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2753,6 +3011,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2797,6 +3063,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2841,6 +3115,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2885,6 +3167,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2929,6 +3219,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -2973,6 +3271,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3017,6 +3323,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3061,6 +3375,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3251,6 +3573,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3299,6 +3629,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3343,6 +3681,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3387,6 +3733,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3431,6 +3785,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3475,6 +3837,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3519,6 +3889,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3563,6 +3941,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3607,6 +3993,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3861,6 +4255,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3909,6 +4311,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3953,6 +4363,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -3997,6 +4415,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4045,6 +4471,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4089,6 +4523,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4133,6 +4575,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4146,6 +4596,8 @@ export interface operations {
              *     `channel_unavailable`: This channel does not serve this country and operation.
              *
              *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
+             *     `limit_exceeded`: The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).
              */
             422: {
                 headers: {
@@ -4161,7 +4613,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "limit_exceeded";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -4185,6 +4637,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4229,6 +4689,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4273,6 +4741,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4317,6 +4793,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4361,6 +4845,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4539,6 +5031,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4587,6 +5087,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4631,6 +5139,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4675,6 +5191,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4719,6 +5243,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4763,6 +5295,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4807,6 +5347,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4851,6 +5399,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -4895,6 +5451,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5085,6 +5649,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5133,6 +5705,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5177,6 +5757,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5221,6 +5809,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5265,6 +5861,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5309,6 +5913,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5353,6 +5965,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5397,6 +6017,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5441,6 +6069,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5695,6 +6331,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5743,12 +6387,24 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `merchant_suspended`: This merchant account is suspended. */
+            /**
+             * @description `merchant_suspended`: This merchant account is suspended.
+             *
+             *     `payouts_paused`: The platform has paused this merchant's payouts; collects go on.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5763,7 +6419,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "merchant_suspended";
+                        code: "merchant_suspended" | "payouts_paused";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -5787,6 +6443,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5831,6 +6495,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5879,6 +6551,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5923,6 +6603,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5967,6 +6655,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -5980,6 +6676,8 @@ export interface operations {
              *     `channel_unavailable`: This channel does not serve this country and operation.
              *
              *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
+             *     `limit_exceeded`: The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).
              */
             422: {
                 headers: {
@@ -5995,7 +6693,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "limit_exceeded";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -6019,6 +6717,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6063,6 +6769,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6107,6 +6821,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6151,6 +6873,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6195,6 +6925,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6373,6 +7111,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6421,6 +7167,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6465,6 +7219,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6509,6 +7271,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6553,6 +7323,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6597,6 +7375,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6641,6 +7427,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6685,6 +7479,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6729,6 +7531,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6919,6 +7729,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -6967,6 +7785,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7011,6 +7837,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7055,6 +7889,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7099,6 +7941,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7143,6 +7993,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7187,6 +8045,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7231,6 +8097,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7275,6 +8149,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7529,6 +8411,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7577,12 +8467,24 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `merchant_suspended`: This merchant account is suspended. */
+            /**
+             * @description `merchant_suspended`: This merchant account is suspended.
+             *
+             *     `payouts_paused`: The platform has paused this merchant's payouts; collects go on.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7597,7 +8499,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "merchant_suspended";
+                        code: "merchant_suspended" | "payouts_paused";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -7621,6 +8523,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7665,6 +8575,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7713,6 +8631,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7757,6 +8683,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7801,6 +8735,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7814,6 +8756,8 @@ export interface operations {
              *     `channel_unavailable`: This channel does not serve this country and operation.
              *
              *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
+             *     `limit_exceeded`: The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).
              */
             422: {
                 headers: {
@@ -7829,7 +8773,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "limit_exceeded";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -7853,6 +8797,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7897,6 +8849,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7941,6 +8901,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -7985,6 +8953,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8029,6 +9005,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8207,6 +9191,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8255,6 +9247,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8299,6 +9299,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8343,6 +9351,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8387,6 +9403,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8431,6 +9455,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8475,6 +9507,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8519,6 +9559,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8563,6 +9611,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8811,6 +9867,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8859,6 +9923,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8903,6 +9975,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8947,6 +10027,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -8991,6 +10079,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9035,6 +10131,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9079,6 +10183,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9123,6 +10235,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9167,6 +10287,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9536,6 +10664,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9584,12 +10720,24 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `merchant_suspended`: This merchant account is suspended. */
+            /**
+             * @description `merchant_suspended`: This merchant account is suspended.
+             *
+             *     `payouts_paused`: The platform has paused this merchant's payouts; collects go on.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9604,7 +10752,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "merchant_suspended";
+                        code: "merchant_suspended" | "payouts_paused";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -9628,6 +10776,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9672,6 +10828,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9720,6 +10884,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9764,6 +10936,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9808,6 +10988,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9821,6 +11009,8 @@ export interface operations {
              *     `channel_unavailable`: This channel does not serve this country and operation.
              *
              *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
+             *     `limit_exceeded`: The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).
              */
             422: {
                 headers: {
@@ -9836,7 +11026,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "limit_exceeded";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -9860,6 +11050,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9904,6 +11102,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9948,6 +11154,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -9992,6 +11206,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10036,6 +11258,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10296,6 +11526,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10344,6 +11582,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10388,6 +11634,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10432,6 +11686,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10476,6 +11738,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10520,6 +11790,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10564,6 +11842,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10608,6 +11894,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10652,6 +11946,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10839,6 +12141,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10887,6 +12197,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10931,6 +12249,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -10975,6 +12301,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11019,6 +12353,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11069,6 +12411,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11113,6 +12463,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11157,6 +12515,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11172,6 +12538,8 @@ export interface operations {
              *     `amount_out_of_range`: The amount is outside the limits of this channel.
              *
              *     `not_refundable`: Only a succeeded collect can be refunded.
+             *
+             *     `limit_exceeded`: The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).
              */
             422: {
                 headers: {
@@ -11187,7 +12555,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "not_refundable";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "not_refundable" | "limit_exceeded";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -11211,6 +12579,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11255,6 +12631,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11299,6 +12683,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11343,6 +12735,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11387,6 +12787,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11562,6 +12970,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11610,6 +13026,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11654,6 +13078,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11698,6 +13130,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11742,6 +13182,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11786,6 +13234,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11830,6 +13286,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11874,6 +13338,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -11918,6 +13390,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12074,6 +13554,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12122,6 +13610,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12166,6 +13662,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12210,6 +13714,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12254,6 +13766,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12298,6 +13818,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12342,6 +13870,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12386,6 +13922,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12430,6 +13974,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12585,6 +14137,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12633,6 +14193,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12677,6 +14245,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12721,6 +14297,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12765,6 +14349,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12809,6 +14401,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12853,6 +14453,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12897,6 +14505,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -12941,6 +14557,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13161,6 +14785,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13209,12 +14841,24 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
                 };
             };
-            /** @description `merchant_suspended`: This merchant account is suspended. */
+            /**
+             * @description `merchant_suspended`: This merchant account is suspended.
+             *
+             *     `payouts_paused`: The platform has paused this merchant's payouts; collects go on.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13229,7 +14873,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "merchant_suspended";
+                        code: "merchant_suspended" | "payouts_paused";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -13253,6 +14897,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13297,6 +14949,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13345,6 +15005,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13389,6 +15057,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13433,6 +15109,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13446,6 +15130,8 @@ export interface operations {
              *     `channel_unavailable`: This channel does not serve this country and operation.
              *
              *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
+             *     `limit_exceeded`: The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).
              */
             422: {
                 headers: {
@@ -13461,7 +15147,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "limit_exceeded";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -13485,6 +15171,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13529,6 +15223,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13573,6 +15275,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13617,6 +15327,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13661,6 +15379,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13778,6 +15504,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13826,6 +15560,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13870,6 +15612,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13914,6 +15664,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -13958,6 +15716,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14002,6 +15768,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14046,6 +15820,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14090,6 +15872,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14134,6 +15924,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14263,6 +16061,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14311,6 +16117,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14355,6 +16169,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14399,6 +16221,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14443,6 +16273,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14487,6 +16325,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14531,6 +16377,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14575,6 +16429,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14619,6 +16481,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14663,6 +16533,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14707,6 +16585,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14751,6 +16637,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14795,6 +16689,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14951,6 +16853,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -14999,6 +16909,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15043,6 +16961,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15087,6 +17013,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15131,6 +17065,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15175,6 +17117,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15219,6 +17169,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15263,6 +17221,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15307,6 +17273,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15351,6 +17325,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15395,6 +17377,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15439,6 +17429,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15483,6 +17481,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15639,6 +17645,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15687,6 +17701,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15731,6 +17753,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15775,6 +17805,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15819,6 +17857,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15863,6 +17909,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15907,6 +17961,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15951,6 +18013,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -15995,6 +18065,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16039,6 +18117,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16083,6 +18169,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16127,6 +18221,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16171,6 +18273,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16314,6 +18424,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16362,6 +18480,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16406,6 +18532,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16450,6 +18584,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16494,6 +18636,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16538,6 +18688,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16582,6 +18740,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16626,6 +18792,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16670,6 +18844,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16817,6 +18999,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16865,6 +19055,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16909,6 +19107,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16953,6 +19159,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -16997,6 +19211,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17041,6 +19263,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17085,6 +19315,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17129,6 +19367,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17173,6 +19419,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17217,6 +19471,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17261,6 +19523,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17346,6 +19616,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17394,6 +19672,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17438,6 +19724,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17482,6 +19776,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17526,6 +19828,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17570,6 +19880,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17614,6 +19932,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17658,6 +19984,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17800,6 +20134,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17848,6 +20190,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17892,6 +20242,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17936,6 +20294,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -17980,6 +20346,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18024,6 +20398,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18068,6 +20450,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18112,6 +20502,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18156,6 +20554,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18277,6 +20683,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18325,6 +20739,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18369,6 +20791,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18413,6 +20843,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18457,6 +20895,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18501,6 +20947,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18545,6 +20999,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18589,6 +21051,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18633,6 +21103,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18743,6 +21221,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18791,6 +21277,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18835,6 +21329,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18879,6 +21381,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18923,6 +21433,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -18967,6 +21485,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19011,6 +21537,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19055,6 +21589,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19099,6 +21641,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19143,6 +21693,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19187,6 +21745,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19231,6 +21797,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19396,6 +21970,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19444,6 +22026,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19488,6 +22078,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19532,6 +22130,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19576,6 +22182,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19620,6 +22234,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19664,6 +22286,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19708,6 +22338,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19752,6 +22390,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -19963,6 +22609,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20011,6 +22665,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20055,6 +22717,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20099,6 +22769,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20147,6 +22825,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20191,6 +22877,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20235,6 +22929,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20248,6 +22950,8 @@ export interface operations {
              *     `channel_unavailable`: This channel does not serve this country and operation.
              *
              *     `amount_out_of_range`: The amount is outside the limits of this channel.
+             *
+             *     `limit_exceeded`: The operation is past one of this merchant's limits (maxAmount or dailyPayoutLimit).
              */
             422: {
                 headers: {
@@ -20263,7 +22967,7 @@ export interface operations {
                         /** @description The HTTP status, as on the answer */
                         statusCode: number;
                         /** @description One of the codes below; each is in the error table of the guides (docs/guide/errors.md) */
-                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range";
+                        code: "validation_failed" | "insufficient_balance" | "channel_unavailable" | "amount_out_of_range" | "limit_exceeded";
                         /** @description What is wrong and how to fix it, in words: show it, do not parse it */
                         message: string;
                         /** @description One entry per field at fault, where fields are at fault (at most 20 are listed) */
@@ -20287,6 +22991,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20331,6 +23043,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20375,6 +23095,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20419,6 +23147,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20463,6 +23199,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20590,6 +23334,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20638,6 +23390,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20682,6 +23442,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20726,6 +23494,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20770,6 +23546,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20814,6 +23598,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20858,6 +23650,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20902,6 +23702,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -20946,6 +23754,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21082,6 +23898,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21130,6 +23954,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21174,6 +24006,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21218,6 +24058,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21262,6 +24110,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21306,6 +24162,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21350,6 +24214,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21398,6 +24270,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21442,6 +24322,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21486,6 +24374,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21530,6 +24426,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };
@@ -21574,6 +24478,14 @@ export interface operations {
                         available?: number;
                         /** @description not_cancelable: the status of what could not be canceled */
                         status?: string;
+                        /** @description limit_exceeded: the limit the operation is past */
+                        limit?: "maxAmount" | "dailyPayoutLimit";
+                        /** @description limit_exceeded: the limit, in major units of `currency` */
+                        limitAmount?: number;
+                        /** @description limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC) */
+                        left?: number;
+                        /** @description limit_exceeded: the currency of the limit */
+                        currency?: string;
                         /** @description This request’s id, also in the x-request-id header: quote it when asking about the request */
                         requestId: string;
                     };

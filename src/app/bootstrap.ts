@@ -12,9 +12,10 @@ import type { WriterTurns } from '../store/writer-turns.ts'
 import { balanceFigures } from './console/operator-accounts.ts'
 import type { AppContext } from './context.ts'
 import type { SecretBox } from './credentials.ts'
-import { createCredentialCache } from './mechanisms/credential-cache.ts'
+import { createCredentialCache, createMerchantControlsCache } from './mechanisms/credential-cache.ts'
 import { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
+import { OpeningNumbers } from './mechanisms/opening-numbers.ts'
 import { OperatorBalances } from './mechanisms/operator-balances.ts'
 import { PasswordWork } from './mechanisms/password-work.ts'
 import { PayoutBatchLine } from './mechanisms/payout-batch-line.ts'
@@ -139,9 +140,11 @@ function operatorBalances(metrics: Metrics, clock: Clock): OperatorBalances {
 function instanceMechanisms() {
   return {
     credentials: createCredentialCache(),
+    merchantControls: createMerchantControlsCache(),
     signingSecrets: createSigningSecretCache(),
     pricingRules: createPricingRulesCache(),
     sideChecks: new SideChecks(),
+    openingNumbers: new OpeningNumbers(),
     longWork: new LongWorkTurns(),
     payoutBatchLine: new PayoutBatchLine(),
     statementSlots: new StatementSlots(),

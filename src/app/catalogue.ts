@@ -3,6 +3,7 @@ import { type Currency, toMajorUnits } from '../domain/money.ts'
 import { milliToPercentage } from '../domain/pricing.ts'
 import type { ChannelRoute, FeeRow } from '../store/repositories/catalogue.ts'
 import type { AppContext } from './context.ts'
+import { type Actor, audit } from './dashboard/audit.ts'
 import type { Principal } from './principal.ts'
 
 export type { FeeRow }
@@ -97,10 +98,41 @@ export function listFeeRows(context: AppContext, merchantId?: string): Promise<F
   return context.store.catalogue.listFeeRows(merchantId)
 }
 
-/** Gives a merchant its own fee row; false for an unknown merchant. */
-export async function setFeeRow(context: AppContext, row: FeeRow): Promise<boolean> {
-  if (!(await context.store.merchants.exists(row.merchantId))) return false
-  await context.store.catalogue.setFeeRow(row)
+/**
+ * Gives a merchant its own fee row; false for an unknown merchant. With an actor (the CLI, the
+ * platform's console), audited in the same transaction as `fee.set`, with the row it replaced.
+ * This instance prices with it at once; every other within 500 ms (its pricing rules' freshness).
+ */
+export async function setFeeRow(context: AppContext, row: FeeRow, actor?: Actor): Promise<boolean> {
+  const set = await context.store.transaction(async (tx) => {
+    if (!(await tx.merchants.exists(row.merchantId))) return false
+    const sameKey = (other: FeeRow) =>
+      other.merchantId === row.merchantId &&
+      other.kind === row.kind &&
+      other.channel === row.channel &&
+      other.country === row.country
+    const before = actor ? (await tx.catalogue.listFeeRows(row.merchantId)).find(sameKey) : undefined
+    await tx.catalogue.setFeeRow(row)
+    if (actor) {
+      const change = {
+        merchantId: row.merchantId,
+        action: 'fee.set',
+        target: `${row.kind} ${row.channel} ${row.country}`,
+        before: before ? feeView(before) : null,
+        after: feeView(row),
+      }
+      await audit(context, actor, change, tx)
+    }
+    return true
+  })
   context.pricingRules.forgetAll()
-  return true
+  return set
+}
+
+function feeView(row: FeeRow) {
+  return {
+    percentage: milliToPercentage(row.percentageMilli),
+    additionalFeeMinor: row.additionalFeeMinor,
+    bearer: row.supportedByAccount ? 'merchant' : 'customer',
+  }
 }

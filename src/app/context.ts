@@ -6,9 +6,10 @@ import type { Metrics } from '../observability/metrics.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Store } from '../store/store.ts'
 import type { SecretBox } from './credentials.ts'
-import type { CredentialCache } from './mechanisms/credential-cache.ts'
+import type { CredentialCache, MerchantControlsCache } from './mechanisms/credential-cache.ts'
 import type { LongWorkTurns } from './mechanisms/long-work-turns.ts'
 import type { MerchantGroupCommit } from './mechanisms/merchant-group-commit.ts'
+import type { OpeningNumbers } from './mechanisms/opening-numbers.ts'
 import type { OperatorBalances } from './mechanisms/operator-balances.ts'
 import type { PasswordWork } from './mechanisms/password-work.ts'
 import type { PayoutBatchLine } from './mechanisms/payout-batch-line.ts'
@@ -29,12 +30,16 @@ export interface AppContext {
   readonly metrics: Metrics
   /** Each api-key's credential as authentication last read it, fresh for at most 500 ms. */
   readonly credentials: CredentialCache
+  /** The platform's controls of each merchant and mode read for a principal no api-key proved, fresh for at most 500 ms. */
+  readonly merchantControls: MerchantControlsCache
   /** Each merchant's signing secrets per mode as a delivery last read them, fresh for at most 500 ms. */
   readonly signingSecrets: SigningSecretCache
   /** The route and fee rule of each side priced, fresh for at most 500 ms. */
   readonly pricingRules: PricingRulesCache
   /** One merchant's initiations committed together, on a store that commits each transaction alone. */
   readonly merchantGroupCommit: MerchantGroupCommit
+  /** What the last opening of each sort wanted of the ledger and event counters, taken with its position. */
+  readonly openingNumbers: OpeningNumbers
   /** Each live side's submission in flight on this instance, and its status checks (at most one a second). */
   readonly sideChecks: SideChecks
   /** Long work (statements and exports, a payout batch's pricing and writes), a turn at a time, shared fairly. */

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { newOperationToken } from '../domain/identifiers.ts'
-import { type OperationKind, refundKindFor } from '../domain/kinds.ts'
+import { type OperationKind, paysOut, refundKindFor } from '../domain/kinds.ts'
 import type { Metadata, Operation, OperationUrls } from '../domain/operation.ts'
 import { statementDescriptorOf } from '../domain/statement-descriptor.ts'
 import { type FieldError, validationFailed } from '../errors.ts'
@@ -8,6 +8,13 @@ import { forbiddenHostReason } from '../events/ssrf.ts'
 import type { AppContext } from './context.ts'
 import { answerIfMade } from './idempotency.ts'
 import { submitSides } from './lifecycle.ts'
+import {
+  controlsFor,
+  dailyPayoutLimitOf,
+  type PricedAmount,
+  refuseAboveMaxAmount,
+  refusePausedPayouts,
+} from './merchant-controls.ts'
 import { priceSides } from './price-sides.ts'
 import type { Principal } from './principal.ts'
 import { executeWrite } from './write-pipeline.ts'
@@ -56,8 +63,13 @@ export async function initiateOperation(
 ): Promise<Operation> {
   const requestHash = hashRequest(input)
   let draft: Operation
+  let dailyPayoutLimitMinor: number | undefined
   try {
+    const controls = await controlsFor(context, principal)
+    if (paysOut(kind)) refusePausedPayouts(controls)
     draft = await draftInitiation(context, principal, kind, input, requestHash)
+    refuseAboveMaxAmount(controls, principal.mode, amountsOf(draft))
+    if (paysOut(kind)) dailyPayoutLimitMinor = dailyPayoutLimitOf(controls, draft.currency)
     if (placement) placeOnLink(draft, placement)
   } catch (refusal) {
     const { merchantId, mode } = principal
@@ -68,7 +80,16 @@ export async function initiateOperation(
       refusal,
     )
   }
-  return openAndSubmit(context, draft)
+  return openAndSubmit(context, draft, dailyPayoutLimitMinor)
+}
+
+/** The amounts asked of an operation, side by side, as the request named them. */
+export function amountsOf(draft: Operation): PricedAmount[] {
+  return draft.sides.map((side) => ({
+    field: side.role === 'main' ? 'amount' : `${side.role}.amount`,
+    currency: side.currency,
+    amountMinor: side.amountMinor,
+  }))
 }
 
 async function draftInitiation(
@@ -140,10 +161,14 @@ export function newOperationDraft(
  * Writes the new operation through the pipeline (which asks a provider that needs no I/O at once),
  * then hands the sides that need an operator to it, outside any transaction.
  */
-export async function openAndSubmit(context: AppContext, draft: Operation): Promise<Operation> {
+export async function openAndSubmit(
+  context: AppContext,
+  draft: Operation,
+  dailyPayoutLimitMinor?: number,
+): Promise<Operation> {
   let written: Operation
   try {
-    written = await executeWrite(context, { type: 'open', draft })
+    written = await executeWrite(context, { type: 'open', draft, dailyPayoutLimitMinor })
   } catch (error) {
     if (error instanceof WriteRefusal) return answerRefusal(context, draft, error)
     throw error

@@ -176,3 +176,32 @@ function withoutNextPoll(outcome: SideOutcome): SideOutcome {
   const { pollAfterMs: _scheduled, ...rest } = outcome
   return rest
 }
+
+/**
+ * Asks a side's status of its operator now, for the reconciliation's repair, and writes a pending
+ * side's answer as any poll's is written (the same transition, postings, events and callbacks):
+ * the operator's answer, or undefined when the side was never handed to its operator. A final
+ * side is only asked: nothing moves it again. The side's turn is taken as every check takes it,
+ * at most once a second across the deployment.
+ */
+export async function askSideStatus(
+  context: AppContext,
+  operationId: number,
+  role: SideRole,
+): Promise<{ outcome: SideOutcome; wrote: boolean } | undefined> {
+  for (let round = 1; ; round++) {
+    const operation = await context.store.operations.findById(operationId)
+    const side = operation?.sides.find((candidate) => candidate.role === role)
+    if (!operation || !side || side.submittedAtUs === undefined) return undefined
+    const turn = await takeStatusCheck(context, side)
+    if (!turn.claimed && round < turnsAtMost) {
+      await new Promise((resolve) => setTimeout(resolve, msUntilNextTurn(context, turn.checkedAtUs)))
+      continue
+    }
+    const adapter = context.providers.adapterFor(operation.mode, side.channel, side.country)
+    const outcome = await adapter.pollStatus(providerRequest(operation, side), context.clock.nowUs())
+    if (side.status !== 'pending' || outcome.status === 'pending') return { outcome, wrote: false }
+    await settleSide(context, operation.id, side.role, withoutNextPoll(outcome), 'provider')
+    return { outcome, wrote: true }
+  }
+}

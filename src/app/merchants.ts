@@ -1,6 +1,7 @@
 import { newKeyPair, newMerchantId, newWebhookSecret } from '../domain/identifiers.ts'
 import type { Mode } from '../domain/kinds.ts'
 import { ApiError } from '../errors.ts'
+import type { Credential } from '../store/repositories/api-keys.ts'
 import type { MerchantStatus, MerchantSummary } from '../store/repositories/merchants.ts'
 import type { Repositories } from '../store/store.ts'
 import type { AppContext } from './context.ts'
@@ -173,7 +174,7 @@ export async function authenticate(
     throw new ApiError('invalid_credentials')
   }
   if (credential.merchantStatus !== 'active') throw new ApiError('merchant_suspended')
-  return { merchantId: credential.merchantId, merchantName: credential.merchantName, mode: credential.mode }
+  return principalOf(credential)
 }
 
 /**
@@ -190,5 +191,10 @@ export function principalProvenFromCache(
   const credential = context.credentials.peek(apiKey)
   if (!credential || credential.revoked || credential.merchantStatus !== 'active') return undefined
   if (!secretMatchesCredential(secretKey, credential)) return undefined
-  return { merchantId: credential.merchantId, merchantName: credential.merchantName, mode: credential.mode }
+  return principalOf(credential)
+}
+
+function principalOf(credential: Credential): Principal {
+  const { merchantId, merchantName, mode, controls } = credential
+  return { merchantId, merchantName, mode, controls }
 }

@@ -1,14 +1,13 @@
 import { currencies } from '../domain/money.ts'
+import {
+  openingBalancePhoneNumber,
+  openingBalanceReference,
+  openingBalanceKind as openingKind,
+} from '../domain/opening-balances.ts'
 import type { AppContext } from './context.ts'
 import { initiateOperation } from './initiate.ts'
 
 export const openingBalanceMajorUnits = 1_000_000
-
-/** A sandbox wallet number whose outcome is "succeeded at once". */
-const openingBalancePhoneNumber = '0000000000'
-
-/** The side kind whose money tops the merchant's balance up. */
-const openingKind = 'recharge'
 
 /**
  * Sandbox balances open funded, so a new merchant can pay out at once: a sandbox recharge of
@@ -30,7 +29,7 @@ export async function openSandboxBalances(context: AppContext, merchantId: strin
       channel: route.channel,
       country: route.country,
       customer: { phoneNumber: openingBalancePhoneNumber, fullName: 'Sika sandbox opening balance' },
-      merchantReference: `opening-balance-${currency}`,
+      merchantReference: openingBalanceReference(currency),
     })
   }
 }

@@ -18,6 +18,7 @@ import { startDeliveryThread } from './delivery-thread.ts'
 import { GroupedWrites, largestGroupOf } from './mechanisms/grouped-writes.ts'
 import { ScheduledWorkPool } from './mechanisms/scheduled-work-pool.ts'
 import { PayoutBatchWorker } from './payout-batches/worker.ts'
+import { ReconciliationScheduler } from './reconciliation/scheduler.ts'
 import { signingSecrets } from './webhook-secrets.ts'
 
 export interface Workers {
@@ -77,7 +78,8 @@ export function dispatcherDependencies(context: AppContext): DispatcherDependenc
  * The background work of one instance, in loops that never wait for each other: scheduled work
  * (submissions, polls, expiry: items claimed in batches and run side by side,
  * `mechanisms/scheduled-work-pool.ts`), payout batches' items handed to their operators
- * (`payout-batches/worker.ts`), and callback delivery (a pool per mode of CALLBACK_CONCURRENCY
+ * (`payout-batches/worker.ts`), the reconciliation's runs of each ended day
+ * (`reconciliation/scheduler.ts`), and callback delivery (a pool per mode of CALLBACK_CONCURRENCY
  * deliveries in flight or being recorded, shared fairly between merchants, with a circuit per
  * merchant's endpoint: `events/delivery-pool.ts`). A hanging receiver can so delay neither a
  * settlement nor another merchant's callbacks, and sandbox callbacks never take live's slots. Each
@@ -112,6 +114,11 @@ export function createWorkers(
   const scheduled = scheduledWork.start()
   const batchWork = batches.start()
   const balances = watchOperatorBalances(context)
+  // Each live connection's days, reconciled once they end (app/reconciliation/scheduler.ts).
+  const reconciliation =
+    context.providers.liveConnections().length > 0
+      ? new ReconciliationScheduler(context, owner).start()
+      : undefined
   const operatorHours = watchOperatorHours(context)
   const callbacks = options.deliveryThread
     ? startDeliveryThread(context.config, context.logger, options.deliveryThread.turns, () =>
@@ -123,7 +130,7 @@ export function createWorkers(
     stop: async () => {
       balances.stop()
       operatorHours.stop()
-      await Promise.all([scheduled.stop(), batchWork.stop(), callbacks.stop()])
+      await Promise.all([scheduled.stop(), batchWork.stop(), callbacks.stop(), reconciliation?.stop()])
     },
   }
 }

@@ -1,6 +1,7 @@
 import { newOperationToken } from '../domain/identifiers.ts'
-import type { SideRole } from '../domain/kinds.ts'
+import { payoutEntryType, type SideRole } from '../domain/kinds.ts'
 import { entriesAddedBy } from '../domain/ledger-rules.ts'
+import { utcDayStartUs } from '../domain/merchant-controls.ts'
 import { customerRefundOf, type Operation, sideAwaitingSubmission } from '../domain/operation.ts'
 import { isFinal } from '../domain/status.ts'
 import {
@@ -28,7 +29,12 @@ import { customerRefundDraft } from './customer-refunds.ts'
 import type { Principal } from './principal.ts'
 import { providerRequest } from './provider-requests.ts'
 import { statusEvent } from './records.ts'
-import { DuplicateReference, InsufficientBalance, RefundRefused } from './write-refusals.ts'
+import {
+  DailyPayoutLimitExceeded,
+  DuplicateReference,
+  InsufficientBalance,
+  RefundRefused,
+} from './write-refusals.ts'
 
 /**
  * The one write pipeline (STYLE.md; Formance's log_process): every state change runs as
@@ -43,7 +49,11 @@ import { DuplicateReference, InsufficientBalance, RefundRefused } from './write-
  * its answer comes back as another command. Each command's work is a function of the transaction
  * alone, so several commands could later share one commit.
  */
-export type OpenCommand = { type: 'open'; draft: Operation }
+/**
+ * An opening; `dailyPayoutLimitMinor`: the merchant's daily payout limit in the draft's currency,
+ * checked against the ledger in the opening's own transaction once its hold is made.
+ */
+export type OpenCommand = { type: 'open'; draft: Operation; dailyPayoutLimitMinor?: number }
 export type SideOutcomeCommand = {
   type: 'side-outcome'
   operationId: number
@@ -77,7 +87,7 @@ export async function executeWrite(
     taken.length = 0
     switch (command.type) {
       case 'open':
-        return open(context, tx, command.draft, taken)
+        return open(context, tx, command, taken)
       case 'side-outcome':
         return settle(context, tx, command, taken)
       case 'redeliver':
@@ -117,14 +127,15 @@ export const submissionGraceMs = 30_000
 async function open(
   context: AppContext,
   tx: Repositories,
-  draft: Operation,
+  { draft, dailyPayoutLimitMinor }: OpenCommand,
   taken: Operation[],
 ): Promise<Operation> {
   // A refund's claim is the opening's own, known from its draft: taken before the counters, in
   // the order a settling write takes them (the refunded row, then the counters).
   const claims = openingClaims(draft)
   await claimRefundsOnOpening(tx, draft, claims)
-  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind)
+  const expected = context.openingNumbers.expected(draft)
+  const position = await tx.sequences.takePosition(draft.merchantId, draft.mode, draft.kind, expected)
   // Read after the counters' lock, so list order and date order agree.
   const clock = transitionClock(context)
   const numbered = {
@@ -136,7 +147,9 @@ async function open(
   const transition = decideSynchronously(context, openOperation(numbered, clock), clock)
   // What an answer given at once changed of the claim (a refund failed at once gives it back).
   await claimRefunds(tx, transition.refundClaims.slice(claims.length))
-  const numbers = await position.reserve(numbersWanted(transition))
+  const wanted = numbersWanted(transition)
+  context.openingNumbers.remember(draft, wanted)
+  const numbers = await position.reserve(wanted)
   const id = await tx.operations.insertIfNew(transition.operation)
   if (id === undefined) {
     const existing = await findBySameReference(tx, draft)
@@ -148,7 +161,45 @@ async function open(
   // A new operation has no scheduled work yet: there is nothing for a final state to close.
   const work = transition.work.filter((effect) => effect.action !== 'finish-all')
   await writeEffects(tx, { ...transition, work }, numbers, clock.nowUs, taken)
+  if (dailyPayoutLimitMinor !== undefined)
+    await refuseBeyondDailyPayoutLimit(
+      tx,
+      transition.operation,
+      dailyPayoutLimitMinor,
+      paidOutBy([transition]),
+    )
   return transition.operation
+}
+
+/** What the transitions' payout entries take from the balance: held, or posted at once. */
+function paidOutBy(transitions: readonly Transition[]): number {
+  let totalMinor = 0
+  for (const { ledger } of transitions)
+    for (const effect of ledger) {
+      if (effect.action !== 'hold' && effect.action !== 'hold-resolved') continue
+      if (effect.entryType !== payoutEntryType) continue
+      if (effect.action === 'hold-resolved' && effect.resolution === 'canceled') continue
+      totalMinor += effect.amountMinor
+    }
+  return totalMinor
+}
+
+/**
+ * The day's payouts (UTC) of the operation's merchant, mode and currency, this write's included,
+ * counted from the ledger after this write's hold: the hold locks the balance row, so a payout
+ * racing this one on any instance is counted before or after it, never beside it.
+ */
+async function refuseBeyondDailyPayoutLimit(
+  tx: Repositories,
+  operation: Operation,
+  limitMinor: number,
+  neededMinor: number,
+): Promise<void> {
+  if (neededMinor === 0) return
+  const { merchantId, mode, currency, initiatedAtUs } = operation
+  const paidOutMinor = await tx.ledger.paidOutSince(merchantId, mode, currency, utcDayStartUs(initiatedAtUs))
+  if (paidOutMinor <= limitMinor) return
+  throw new DailyPayoutLimitExceeded(currency, limitMinor, paidOutMinor - neededMinor, neededMinor)
 }
 
 /**
@@ -452,7 +503,7 @@ export interface WriteSteps {
    * writer) for a fraction of what one opening after another took. A refusal is thrown as a
    * `WriteRefusal`: the first item whose reference is taken, or the total the balance cannot hold.
    */
-  openQueuedAll(drafts: readonly Operation[]): Promise<Operation[]>
+  openQueuedAll(drafts: readonly Operation[], dailyPayoutLimitMinor?: number): Promise<Operation[]>
   /**
    * Takes a queued item for its operator (`dispatchFromBatch`); a provider that answers without
    * I/O (the sandbox) is asked here and its answer written in the same write. Undefined when the
@@ -502,7 +553,14 @@ export async function executeWrites<T>(
         for (const operation of await tx.operations.lockByIds(operationIds))
           lockedAhead.set(operation.id, operation)
       },
-      openQueuedAll: (drafts) => openQueuedAllWithin(tx, drafts, clock, taken),
+      openQueuedAll: async (drafts, dailyPayoutLimitMinor) => {
+        const opened = await openQueuedAllWithin(tx, drafts, clock, taken)
+        if (dailyPayoutLimitMinor !== undefined && opened[0]) {
+          const holds = opened.reduce((total, item) => total + item.sides[0]!.cashAmountMinor, 0)
+          await refuseBeyondDailyPayoutLimit(tx, opened[0], dailyPayoutLimitMinor, holds)
+        }
+        return opened
+      },
       dispatch: async (operationId) => {
         const before = await locked(operationId)
         const dispatched = dispatchFromBatch(before, clock)

@@ -5,6 +5,7 @@ import { ApiError } from '../errors.ts'
 import type { RefusedHold } from '../store/repositories/ledger.ts'
 import type { AppContext } from './context.ts'
 import { answerForExisting } from './idempotency.ts'
+import { dailyLimitExceeded } from './merchant-controls.ts'
 
 /**
  * Why the write pipeline refused an opening: the transaction was rolled back and nothing was
@@ -41,6 +42,20 @@ export class InsufficientBalance extends WriteRefusal {
   }
 }
 
+/** The payout would take the day's payouts (UTC) of its currency past the merchant's dailyPayoutLimit. */
+export class DailyPayoutLimitExceeded extends WriteRefusal {
+  readonly reason = 'daily-payout-limit'
+  constructor(
+    readonly currency: string,
+    readonly limitMinor: number,
+    /** What the day's other payouts took, this one left out. */
+    readonly paidOutMinor: number,
+    readonly neededMinor: number,
+  ) {
+    super("the payout would take the day's payouts past the daily payout limit")
+  }
+}
+
 type Answer<R extends WriteRefusal> = (
   context: AppContext,
   draft: Operation,
@@ -53,6 +68,9 @@ const answers = {
     answerForExisting(refusal.existing, draft.requestHash),
   'insufficient-balance': async (_context, _draft, refusal: InsufficientBalance) => {
     throw insufficientBalance(refusal.refused)
+  },
+  'daily-payout-limit': async (_context, draft, refusal: DailyPayoutLimitExceeded) => {
+    throw dailyLimitExceeded(draft.mode, refusal.currency, refusal)
   },
   // Another refund took what was left first, or the refunded operation changed: say which, as it is now.
   'refund-refused': async (context, _draft, refusal: RefundRefused) => {

@@ -64,7 +64,8 @@ export function parseFeesSet(args: string[]) {
 }
 
 export async function feesSet(context: AppContext, row: FeeRow, print: Print) {
-  if (!(await setFeeRow(context, row))) throw new CommandError(`no merchant has id ${row.merchantId}`)
+  if (!(await setFeeRow(context, row, { kind: 'cli' })))
+    throw new CommandError(`no merchant has id ${row.merchantId}`)
   print(`fee row set: ${describeFee(row)}`)
 }
 

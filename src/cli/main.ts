@@ -17,6 +17,8 @@ import {
   parseMerchantCreate,
   parseMerchantSet,
 } from './merchant-commands.ts'
+import { parsePlatformMemberCommand, platformMemberCommand } from './platform-member-commands.ts'
+import { parseReconcile, reconcileCommand } from './reconcile-commands.ts'
 import { serve } from './serve.ts'
 import { parseSimulate, type SimulateArgs, simulate } from './simulate-command.ts'
 import { CommandError, commandWords, helpFor, UsageError, usageErrorText } from './usage.ts'
@@ -138,6 +140,10 @@ function commandFor(
       const parsed = parseMemberCommand(action, rest)
       return (context) => memberCommand(context, parsed, print)
     }
+    case 'platform-member': {
+      const parsed = parsePlatformMemberCommand(action, rest)
+      return (context) => platformMemberCommand(context, parsed, print)
+    }
     case 'fees':
       return feesCommand(action, rest)
     case 'webhook-secret': {
@@ -152,6 +158,10 @@ function commandFor(
     case 'balance': {
       const { json, positionals } = parseJsonFlag(args, ['MERCHANT_ID'])
       return (context) => balance(context, positionals[0]!, json, print)
+    }
+    case 'reconcile': {
+      const parsed = parseReconcile(action, rest)
+      return (context) => reconcileCommand(context, parsed, print)
     }
     case 'simulate':
       return { simulate: parseSimulate(args) }

@@ -149,6 +149,26 @@ a password, then enrol an authenticator app.`,
     ],
   },
   {
+    words: ['platform-member', 'invite'],
+    synopsis: ['platform-member invite --email EMAIL --role ROLE [--json]'],
+    summary: ['invite a member of the platform console; prints the', 'invitationUrl (one use, 72 h)'],
+    details: `  --email EMAIL   the person's email: they sign in to /console with it
+  --role ROLE     analyst, support, risk, finance or admin
+  --json          print one JSON object: invitationUrl, email, role, expiresAt (ISO 8601)
+Give the invitationUrl to the person: it is shown only now. Opening it, they choose a name and
+a password, then enrol an authenticator app.`,
+  },
+  {
+    words: ['platform-member', 'list'],
+    synopsis: ['platform-member list [--json]'],
+    summary: ["the platform console's members: email, role,", 'enrolled, created, name'],
+  },
+  {
+    words: ['platform-member', 'remove'],
+    synopsis: ['platform-member remove --email EMAIL'],
+    summary: ['remove a platform member and end their console sessions', '(never the last admin)'],
+  },
+  {
     words: ['fees', 'list'],
     synopsis: ['fees list [MERCHANT_ID] [--json]'],
     summary: ["the default fee schedule, and the merchant's own rows"],
@@ -203,6 +223,41 @@ Running instances price with the new row within 500 ms.`,
   --countries CI,SN      the countries the entry serves (one operator only)
   --webhook-url URL      where the simulator sends its notifications (one operator only)
 It prints the test numbers that choose each outcome, and stops on Ctrl-C.`,
+  },
+  {
+    words: ['reconcile'],
+    synopsis: ['reconcile --connection ID --date YYYY-MM-DD [--json]'],
+    summary: [
+      "prove a connection's day against its operator: lines",
+      'matched, breaks found, what the status endpoint repaired',
+    ],
+    details: `  --connection ID        the connection's id in OPERATORS_FILE
+  --date YYYY-MM-DD      the day, in RECONCILIATION_TIMEZONE (UTC by default); today runs the day so far
+Exit 0 when the run completed, whatever it found; 1 when it failed. docs/guide/reconciliation.md
+says what each break means.`,
+  },
+  {
+    words: ['reconcile', 'breaks'],
+    synopsis: ['reconcile breaks [--connection ID] [--state open] [--json]'],
+    summary: ['list the reconciliation breaks'],
+  },
+  {
+    words: ['reconcile', 'import'],
+    synopsis: ['reconcile import --connection ID --file CSV [--columns MAPPING] [--json]'],
+    summary: [
+      'keep an MTN MoMo or Orange Money portal export as the',
+      "connection's statement of the days it covers",
+    ],
+    details: `  --columns MAPPING      field=column pairs, for reference, amount, date, status, direction, currency, id
+                         (by default: External ID, Amount, Date, Status, Type, Currency, Transaction ID)`,
+  },
+  {
+    words: ['reconcile', 'resolve'],
+    synopsis: ['reconcile resolve|ignore BREAK_ID --reason TEXT [--by NAME] [--json]'],
+    summary: [
+      'close an open break with a reason; above',
+      'RECONCILIATION_REVIEW_AMOUNT it waits for a second approver',
+    ],
   },
   {
     words: ['verify'],

@@ -143,3 +143,19 @@ export type Mode = (typeof modes)[number]
 export function isMode(value: string): value is Mode {
   return (modes as readonly string[]).includes(value)
 }
+
+/**
+ * A side kind that pays money out of the merchant's balance to a customer (a payout): the entries
+ * a daily payout limit counts. A refund's side pays a collect back (a reversal), not a payout.
+ */
+export function isPayoutSide(sideKind: SideKind): boolean {
+  return sideKinds[sideKind].entryType === 'cash-out'
+}
+
+/** The ledger entry type of a payout side: what a day's payouts are counted in. */
+export const payoutEntryType = 'cash-out' satisfies (typeof sideKinds)[SideKind]['entryType']
+
+/** Whether an operation of this kind pays out (a disbursement, a withdraw, a transfer's to side). */
+export function paysOut(kind: OperationKind): boolean {
+  return operationKinds[kind].sides.some((side) => isPayoutSide(side.sideKind))
+}

@@ -1,9 +1,11 @@
 import {
   type CountryCode,
   getCountryCallingCode,
+  getExampleNumber,
   isSupportedCountry,
   parsePhoneNumberFromString,
 } from 'libphonenumber-js'
+import mobileExamples from 'libphonenumber-js/mobile/examples'
 
 /**
  * Customer phone numbers (CONTRACT.md, Errors): read for the side's country and kept in E.164
@@ -80,4 +82,10 @@ function wrongCountryMessage(digits: string, country: CountryCode): string {
   const where = owner ? ` (${countryName(owner)})` : ''
   const otherwise = owner ? `, or set country to ${owner} for a number in ${countryName(owner)}` : ''
   return `+${foreign.countryCallingCode}${where} is not ${name}'s calling code (+${callingCode}). ${fix}${otherwise}.`
+}
+
+/** A mobile number of the country in its national form (`70 123 45 67` in SN), to show what to type. */
+export function exampleMobileNumber(country: string): string | undefined {
+  if (!isSupportedCountry(country)) return undefined
+  return getExampleNumber(country, mobileExamples)?.formatNational()
 }

@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import { operationKindNames, operationKinds } from '../domain/kinds.ts'
+import { type OperationKind, operationKindNames, operationKinds, paysOut } from '../domain/kinds.ts'
 import { describeSandboxBehaviour, sandboxBehaviours } from '../domain/sandbox-outcomes.ts'
 import { type ErrorCode, errorRegistry } from '../errors.ts'
 import { PayoutBatchRecord } from './payout-batch-schemas.ts'
@@ -47,7 +47,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Sika payment operations API',
         version: '1.0.0',
         description: apiDescription,
-        contact: { name: 'Sika', url: 'https://sika.example/support' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Sika' },
       },
       // Relative: "Try it out" calls the origin the page was opened at (localhost, 127.0.0.1 or a
@@ -85,7 +84,15 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         .map((directive) => directive.replace(/\s(https:|validator\.swagger\.io)/g, '').trim())
         .filter((directive) => directive && directive !== 'upgrade-insecure-requests')
         .join('; '),
-    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, tryItOutEnabled: true },
+    // BaseLayout: without Swagger's top bar, whose logo is an SVG with a <style> element that
+    // `style-src 'self'` rightly refuses, and whose box would explore other documents.
+    uiConfig: {
+      layout: 'BaseLayout',
+      docExpansion: 'list',
+      deepLinking: true,
+      defaultModelsExpandDepth: 0,
+      tryItOutEnabled: true,
+    },
   })
 }
 
@@ -153,6 +160,8 @@ export function documentApiRoutes(app: FastifyInstance): void {
     if (takesBody && route.url.endsWith('/cancel')) answers.set(409, ['not_cancelable'])
     // An initiation on an existing operation (a refund: POST /collect/{token}/refund).
     const refunds = initiates && Boolean(schema.params)
+    if (initiates && !refunds && paysOutOnRoute(schema))
+      answers.set(403, ['merchant_suspended', 'payouts_paused'])
     if (initiates) {
       const refusals = (status: number) =>
         (errorCodesByStatus.get(status) ?? []).filter(
@@ -165,6 +174,15 @@ export function documentApiRoutes(app: FastifyInstance): void {
     const errors = Object.fromEntries([...answers].map(([status, codes]) => [status, errorResponse(codes)]))
     schema.response = { ...errors, ...(schema.response as object) }
   })
+}
+
+/** A route that initiates payouts, by its tags: a kind that pays out, or a payout batch. */
+function paysOutOnRoute(schema: FastifySchema & { tags?: readonly string[] }): boolean {
+  return (schema.tags ?? []).some(
+    (tag) =>
+      tag === 'payout-batch' ||
+      ((operationKindNames as readonly string[]).includes(tag) && paysOut(tag as OperationKind)),
+  )
 }
 
 function callbackWebhook() {

@@ -663,6 +663,21 @@ export const ErrorEnvelope = Type.Object({
   status: Type.Optional(
     Type.String({ description: 'not_cancelable: the status of what could not be canceled' }),
   ),
+  limit: Type.Optional(
+    Type.Union([Type.Literal('maxAmount'), Type.Literal('dailyPayoutLimit')], {
+      description: 'limit_exceeded: the limit the operation is past',
+    }),
+  ),
+  limitAmount: Type.Optional(
+    Type.Number({ description: 'limit_exceeded: the limit, in major units of `currency`' }),
+  ),
+  left: Type.Optional(
+    Type.Number({
+      description:
+        'limit_exceeded: what is left under the limit, in major units (maxAmount: the largest amount allowed; dailyPayoutLimit: what may still be paid out today, UTC)',
+    }),
+  ),
+  currency: Type.Optional(Type.String({ description: 'limit_exceeded: the currency of the limit' })),
   requestId: Type.String({
     description: 'This request’s id, also in the x-request-id header: quote it when asking about the request',
   }),

@@ -11,6 +11,7 @@ import type { AppContext } from '../app/context.ts'
 import { ApiError } from '../errors.ts'
 import { atCapacity, createRequestAdmission, type RequestAdmission } from './admission.ts'
 import { requireCredentials } from './authentication.ts'
+import { consoleRoutes } from './console/console-routes.tsx'
 import { dashboardRoutes } from './dashboard/dashboard-routes.tsx'
 import { acceptedRequestId } from './edge-answer.ts'
 import { answerClientError, installErrorHandling, sendError } from './error-handler.ts'
@@ -82,6 +83,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   // Each in its own scope: their body parsers (form posts, raw text) must not reach the API.
   await app.register(async (scope) => checkoutRoutes(scope, context))
   await app.register(async (scope) => dashboardRoutes(scope, context))
+  await app.register(async (scope) => consoleRoutes(scope, context))
   await app.register(async (scope) => payRoutes(scope, context))
   await app.register(async (scope) => providerNotificationRoutes(scope, context))
   return app

@@ -7,6 +7,7 @@ import type { Generated } from 'kysely'
  */
 export interface Database {
   merchants: MerchantsTable
+  merchant_limits: MerchantLimitsTable
   api_keys: ApiKeysTable
   webhook_secrets: WebhookSecretsTable
   channel_routes: ChannelRoutesTable
@@ -32,6 +33,15 @@ export interface Database {
   payout_batches: PayoutBatchesTable
   payout_batch_items: PayoutBatchItemsTable
   payment_links: PaymentLinksTable
+  platform_members: PlatformMembersTable
+  platform_member_recovery_codes: MemberRecoveryCodesTable
+  platform_invitations: PlatformInvitationsTable
+  platform_sessions: PlatformSessionsTable
+  platform_audit_log: PlatformAuditLogTable
+  reconciliation_runs: ReconciliationRunsTable
+  reconciliation_breaks: ReconciliationBreaksTable
+  reconciliation_break_history: ReconciliationBreakHistoryTable
+  reconciliation_files: ReconciliationFilesTable
 }
 
 export interface MerchantsTable {
@@ -41,6 +51,18 @@ export interface MerchantsTable {
   created_at_us: number
   /** 1: the merchant's API payout batches wait for a member's approval. */
   require_batch_approval: Generated<number>
+  /** When the platform paused the merchant's payouts; null while they are not paused. */
+  payouts_paused_at_us: number | null
+  payouts_paused_reason: string | null
+}
+
+/** The platform's limits of a merchant in one mode and currency (migration 0015); null: none. */
+export interface MerchantLimitsTable {
+  merchant_id: string
+  mode: 'sandbox' | 'live'
+  currency: string
+  max_amount_minor: number | null
+  daily_payout_limit_minor: number | null
 }
 
 export interface ApiKeysTable {
@@ -409,6 +431,103 @@ export interface PaymentLinksTable {
   attempts: Generated<number>
   claim_number: number | null
   claimed_at_us: number | null
+}
+
+/** The platform's own staff, who sign in to the console: a member of no merchant. */
+export type PlatformMembersTable = Omit<MembersTable, 'merchant_id'>
+
+export type PlatformInvitationsTable = Omit<InvitationsTable, 'merchant_id'>
+
+export type PlatformSessionsTable = Omit<DashboardSessionsTable, 'merchant_id'>
+
+/** Who changed what of the platform's own (its members, and what the console changes), from the console or the CLI. */
+export interface PlatformAuditLogTable {
+  id: string
+  actor_kind: 'member' | 'cli'
+  actor_id: string | null
+  actor_label: string
+  action: string
+  target: string
+  /** JSON text, never a secret. */
+  before_json: string | null
+  after_json: string | null
+  address: string | null
+  at_us: number
+}
+
+/** One reconciliation run: a connection and a day, leased while it runs (migration 0016). */
+export interface ReconciliationRunsTable {
+  id: Generated<number>
+  connection_id: string
+  /** YYYY-MM-DD in RECONCILIATION_TIMEZONE. */
+  day: string
+  /** due, running, completed, failed */
+  status: string
+  reason: string | null
+  lines: number
+  matched: number
+  matched_amount_minor: number
+  due_at_us: number
+  lease_owner: string | null
+  lease_until_us: number | null
+  attempts: number
+  started_at_us: number | null
+  completed_at_us: number | null
+}
+
+/** One break, its identity (connection, day, kind, reference) kept from run to run. */
+export interface ReconciliationBreaksTable {
+  id: string
+  connection_id: string
+  day: string
+  kind: string
+  reference: string
+  operation_id: number | null
+  token: string | null
+  role: string | null
+  operator_reference: string | null
+  amount_minor: number
+  currency: string
+  detail: string
+  /** JSON: the operator's lines as received. */
+  lines: string
+  /** open, auto_resolved, resolved, ignored */
+  state: string
+  /** JSON: the evidence of what closed it (a repair's status answer). */
+  evidence: string | null
+  reason: string | null
+  /** JSON: a resolution waiting for a second finance member. */
+  pending_approval: string | null
+  found_at_us: number
+  last_seen_at_us: number
+  closed_at_us: number | null
+}
+
+/** What happened to a break, in order. */
+export interface ReconciliationBreakHistoryTable {
+  id: Generated<number>
+  break_id: string
+  at_us: number
+  what: string
+  actor: string
+  detail: string | null
+}
+
+/** An operator's document (a statement, a balance answer, an imported export), byte for byte. */
+export interface ReconciliationFilesTable {
+  id: Generated<number>
+  connection_id: string
+  day: string
+  /** statement, balance, import */
+  source: string
+  name: string
+  content_type: string
+  sha256: string
+  /** base64 */
+  content: string
+  /** JSON: an import's column mapping. */
+  mapping: string | null
+  created_at_us: number
 }
 
 /** The console overview's roll-up: live operations per channel, country and hour (0018-console-data.ts). */

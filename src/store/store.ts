@@ -17,6 +17,9 @@ import * as paymentLinks from './migrations/0011-payment-links.ts'
 import * as statusCheckMarks from './migrations/0012-status-check-marks.ts'
 import * as eventSubjects from './migrations/0013-event-subjects.ts'
 import * as secretAttempts from './migrations/0014-secret-attempts.ts'
+import * as merchantControls from './migrations/0015-merchant-controls.ts'
+import * as reconciliation from './migrations/0016-reconciliation.ts'
+import * as platformMembers from './migrations/0017-platform-members.ts'
 import * as consoleData from './migrations/0018-console-data.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
@@ -44,7 +47,17 @@ import { type OperatorHoursRepository, operatorHoursRepository } from './reposit
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
+import {
+  type PlatformAuditLogRepository,
+  platformAuditLogRepository,
+} from './repositories/platform-audit-log.ts'
+import { type PlatformMembersRepository, platformMembersRepository } from './repositories/platform-members.ts'
 import { type PlatformSearchRepository, platformSearchRepository } from './repositories/platform-search.ts'
+import {
+  type PlatformSessionsRepository,
+  platformSessionsRepository,
+} from './repositories/platform-sessions.ts'
+import { type ReconciliationRepository, reconciliationRepository } from './repositories/reconciliation.ts'
 import { type ScheduledWorkRepository, scheduledWorkRepository } from './repositories/scheduled-work.ts'
 import { type SecretAttemptsRepository, secretAttemptsRepository } from './repositories/secret-attempts.ts'
 import { type SequencesRepository, sequencesRepository } from './repositories/sequences.ts'
@@ -85,6 +98,12 @@ export interface Repositories {
   readonly operatorHours: OperatorHoursRepository
   readonly merchantDirectory: MerchantDirectoryRepository
   readonly paymentLinks: PaymentLinksRepository
+  /** The platform's own members (the console's staff), their sessions, and the platform's audit log. */
+  readonly platformMembers: PlatformMembersRepository
+  readonly platformSessions: PlatformSessionsRepository
+  readonly platformAuditLog: PlatformAuditLogRepository
+  /** Reconciliation runs, their breaks and the operators' documents kept as evidence. */
+  readonly reconciliation: ReconciliationRepository
 }
 
 /**
@@ -143,6 +162,10 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     operatorHours: operatorHoursRepository(scope),
     merchantDirectory: merchantDirectoryRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
+    platformMembers: platformMembersRepository(scope),
+    platformSessions: platformSessionsRepository(scope),
+    platformAuditLog: platformAuditLogRepository(scope),
+    reconciliation: reconciliationRepository(scope),
   }
 }
 
@@ -256,6 +279,9 @@ const migrations: Record<string, MigrationModule> = {
   '0012-status-check-marks': statusCheckMarks,
   '0013-event-subjects': eventSubjects,
   '0014-secret-attempts': secretAttempts,
+  '0015-merchant-controls': merchantControls,
+  '0016-reconciliation': reconciliation,
+  '0017-platform-members': platformMembers,
   '0018-console-data': consoleData,
 }
 

@@ -81,6 +81,67 @@ describeEachStore('dashboard: the balance page', (store) => {
     assert.ok(rows.every((row) => row.actor_label === finance.email && row.mode === 'sandbox'))
   })
 
+  test('the home page shows the sandbox’s opening balances as such, not as today’s recharges', async () => {
+    const { merchant, collect } = await merchantWithCollect()
+    const viewer = await signedInMember(app, { role: 'viewer', merchantId: merchant.id })
+    const home = await viewer.browser.get('/dashboard/sandbox')
+    assert.equal(home.status, 200)
+    assert.match(
+      home.text,
+      /The sandbox opened your balances with <a href="\/dashboard\/sandbox\/operations\/[a-z0-9-]{29}">XOF\u00a01,000,000<\/a>/,
+    )
+    const today = home.text.slice(home.text.indexOf('id="today"'), home.text.indexOf('id="latest"'))
+    assert.ok(!today.includes('Recharge'), 'no recharge counted today')
+    assert.match(
+      today,
+      /<td>Collect<\/td><td><span class="status status-succeeded">Succeeded<\/span><\/td><td class="num">1<\/td>/,
+    )
+    const latest = home.text.slice(home.text.indexOf('id="latest"'))
+    assert.match(latest, /<td>Opening balance<\/td>/)
+    assert.ok(!latest.includes('0000000000'), 'no made-up phone number')
+    assert.ok(latest.includes(collect.token))
+  })
+
+  test('a transfer’s lines say what happened, in the order its money took effect', async () => {
+    const merchant = await app.createMerchant('Transfer merchant')
+    const response = await app.client(merchant.sandbox).post('/api/v1/transfer', {
+      from: { amount: 10_000, channel: 'wave', country: 'SN', customer: { phoneNumber: '+221770000123' } },
+      to: {
+        amount: 8_000,
+        channel: 'orange-money',
+        country: 'SN',
+        customer: { phoneNumber: '+221770000124' },
+      },
+      merchantReference: 'transfer-lines',
+      callbackUrl: 'http://127.0.0.1:9/callbacks',
+    })
+    assert.equal(response.status, 200, response.text)
+    const transfer = response.body.data.transfer
+    assert.equal(transfer.status, 'succeeded')
+    const viewer = await signedInMember(app, { role: 'viewer', merchantId: merchant.id })
+    const page = await viewer.browser.get('/dashboard/sandbox/balance')
+    const lines = [
+      ...page.text.matchAll(/<tr><td>[^<]*<\/td><td><a href="[^"]*">[^<]*<\/a><\/td><td>([^<]*)<br\/>/g),
+    ].map((match) => match[1])
+    assert.deepEqual(lines.slice(0, 3), [
+      'Transfer complete: the hold for a refund is released, nothing moved',
+      'Paid to the recipient',
+      'Received from the sender',
+    ])
+    const record = await viewer.browser.get(`/dashboard/sandbox/operations/${transfer.token}`)
+    const movements = record.text.slice(
+      record.text.indexOf('id="movements"'),
+      record.text.indexOf('id="callbacks"'),
+    )
+    const order = ['Received from the sender', 'Paid to the recipient', 'Transfer complete'].map((text) =>
+      movements.indexOf(text),
+    )
+    assert.ok(
+      order.every((at, index) => at > (order[index - 1] ?? -1)),
+      `oldest first, in effect order: ${order}`,
+    )
+  })
+
   test('the live balance page is its own place', async () => {
     const { merchant, collect } = await merchantWithCollect()
     const owner = await signedInMember(app, { role: 'owner', merchantId: merchant.id })

@@ -78,6 +78,12 @@ describeEachStore('dashboard: operations', (store) => {
       assert.ok(found.text.includes(made.token), `${q} finds the operation`)
       assert.match(found.text, /1 operation found/)
     }
+    for (const q of [made.merchantReference.toUpperCase(), made.token.toUpperCase()]) {
+      const found = await viewer.browser.get(`/dashboard/sandbox/operations?q=${encodeURIComponent(q)}`)
+      assert.ok(found.text.includes(made.token), `${q} finds the operation whatever its case`)
+    }
+    const css = await viewer.browser.get('/dashboard/assets/dashboard.css')
+    assert.doesNotMatch(css.text, /text-transform/, 'tokens and references show in their own case')
     const nothing = await viewer.browser.get('/dashboard/sandbox/operations?q=nothing-like-it')
     assert.match(nothing.text, /0 operations found/)
     const live = await viewer.browser.get(`/dashboard/live/operations?q=${made.token}`)
@@ -192,6 +198,15 @@ describeEachStore('dashboard: operations', (store) => {
     assert.equal(rest.status, 303, rest.text)
     const done = await finance.browser.get(page(made.token))
     assert.ok(!done.text.includes(`${page(made.token)}/refund"`), 'nothing left: no refund form')
+    assert.match(
+      done.text,
+      /Refunded<\/th><td><a href="#refunds">XOF\u00a05,000<\/a>/,
+      'the amount refunded leads to its refunds',
+    )
+    assert.match(done.text, /<h2 id="refunds">Its refunds \(2\)<\/h2>/)
+    const refundLinks = [
+      ...done.text.matchAll(/href="\/dashboard\/sandbox\/operations\/([a-z0-9-]{29})"/g),
+    ].map((match) => match[1])
 
     const refunds = await app.db
       .selectFrom('operations')
@@ -201,6 +216,7 @@ describeEachStore('dashboard: operations', (store) => {
       .execute()
     const mine = refunds.filter((row) => row.merchant_reference.startsWith('dashboard-'))
     assert.equal(mine.length, 2)
+    for (const refund of mine) assert.ok(refundLinks.includes(refund.token), 'each refund is linked')
     const rows = await app.db
       .selectFrom('audit_log')
       .selectAll()

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { createPaymentLink } from '../../src/app/payment-links/index.ts'
+import { countryName } from '../../src/http/dashboard/format.ts'
 import { startApp, type TestApp } from '../support/app.ts'
 import { csrfIn, type SignedInMember, signedInMember } from '../support/dashboard.ts'
 import { payOnLinkPage } from '../support/payment-links.ts'
@@ -101,7 +102,52 @@ describeEachStore('dashboard: payment link pages', (store) => {
       'channel-nope': 'on',
     })
     assert.equal(api.status, 422, api.text)
-    assert.match(api.text, /Sika refused this:/)
+    assert.match(api.text, /nope is not offered in Côte d’Ivoire\. Choose among its channels: /)
+  })
+
+  test('the form: country names, the chosen country’s channels and currency, a mismatched pair refused; the pay page’s phone hint is the link country’s', async () => {
+    const finance = await signedInMember(app, { role: 'finance' })
+    const first = await finance.browser.get(base)
+    assert.match(
+      first.text,
+      /<option value="CI" selected>Côte d’Ivoire<\/option>/,
+      'a name, and the country with most channels',
+    )
+    assert.match(first.text, /<option value="SN">Senegal<\/option>/)
+    assert.match(first.text, /Amount \(XOF\)/)
+    const senegal = await finance.browser.get(`${base}?country=SN`)
+    assert.match(senegal.text, /<option value="SN" selected>Senegal<\/option>/)
+    assert.match(senegal.text, /<input type="hidden" name="country" value="SN"/)
+    for (const channel of ['orange-money', 'wave', 'free-money'])
+      assert.ok(senegal.text.includes(`name="channel-${channel}"`), `${channel} is offered in Senegal`)
+    assert.ok(!senegal.text.includes('name="channel-mtn-momo"'), 'MTN is not offered in Senegal')
+    assert.equal(countryName('SN', 'fr'), 'Sénégal', 'in the page’s language')
+    const refused = await finance.browser.post(base, {
+      csrf: csrfIn(senegal.text, base),
+      country: 'SN',
+      description: 'Mismatch',
+      amountKind: 'fixed',
+      amount: '1000',
+      'channel-mtn-momo': 'on',
+    })
+    assert.equal(refused.status, 422)
+    assert.match(
+      refused.text,
+      /MTN Mobile Money is not offered in Senegal\. Choose among its channels: Free Money, Orange Money, Wave\./,
+    )
+    assert.match(refused.text, /<option value="SN" selected>Senegal/, 'the form stays on Senegal')
+
+    const principal = { merchantId: finance.merchantId, merchantName: '', mode: 'sandbox' as const }
+    const { link } = await createPaymentLink(app.context, principal, {
+      merchantReference: 'hint-sn',
+      description: 'Hint',
+      country: 'SN',
+      amount: 1000,
+    })
+    const pay = await fetch(`${app.url}/pay/${link.token}`)
+    const payText = await pay.text()
+    assert.match(payText, /such as 70 123 45 67\./, 'a Senegalese number')
+    assert.ok(!payText.includes('07 00 00 00 00'), 'not an Ivorian one')
   })
 
   test('a viewer reads the list and a link but is offered neither create nor close, and is refused both', async () => {

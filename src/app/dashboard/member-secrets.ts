@@ -1,91 +1,35 @@
 import type { MemberRow } from '../../store/repositories/members.ts'
 import type { AppContext } from '../context.ts'
-import { type AttemptOutcome, attemptSecret, lockMinutes } from '../mechanisms/secret-attempts.ts'
-import { passwordMatches } from './passwords.ts'
-import { type DashboardRefusal, type DashboardRefusalCode, refusal } from './refusals.ts'
-import { totpStepOf } from './second-factor.ts'
+import { claimTotpCodeOf, confirmCodeOf, confirmPasswordOf, type SecretHolder } from '../sign-in/secrets.ts'
+import { dashboardAccounts } from './accounts.ts'
+import type { DashboardRefusal } from './refusals.ts'
+
+export { refusalOfAttempt, type SecretHolder } from '../sign-in/secrets.ts'
 
 /** The row a member's attempts count in, at sign-in and at every form that checks their secrets. */
 export function memberSubject(memberId: string): string {
-  return `member:${memberId}`
+  return dashboardAccounts.subjectOf(memberId)
 }
 
 /** True when the code is right now and its time step is later than any this member used. */
-export async function claimTotpCode(context: AppContext, member: MemberRow, code: string): Promise<boolean> {
-  if (member.totpSealed === null) return false
-  const step = await totpStepOf(
-    context.secrets.open(member.totpSealed),
-    code.trim(),
-    context.clock.nowUs() / 1000,
-  )
-  return step !== undefined && (await context.store.members.claimTotpStep(member.id, step))
+export function claimTotpCode(context: AppContext, member: MemberRow, code: string): Promise<boolean> {
+  return claimTotpCodeOf(context, dashboardAccounts, member, code)
 }
 
-/** A member asked for a secret again, in a session of theirs. */
-export interface SecretHolder {
-  memberId: string
-  /** Ended by the attempt that locks the member. */
-  sessionId: string
-  /** Where the request comes from: its share of the instance's password work. */
-  address: string
-}
-
-/** The refusal of an attempt that was not right: the form's own words for a wrong secret. */
-export function refusalOfAttempt(
-  outcome: Exclude<AttemptOutcome, 'right'>,
-  wrong: DashboardRefusalCode,
-): DashboardRefusal {
-  if (outcome === 'address_throttled') return refusal('address_throttled', { minutes: lockMinutes })
-  return refusal(outcome === 'locked' ? 'account_locked' : wrong)
-}
-
-/**
- * A secret asked again of a signed-in member (the code of an approval, of a new authenticator, of
- * new recovery codes; the current password) counts with the sign-in's attempts, so that a stolen
- * session cannot guess at it: five wrong lock the member as sign-in does, and the attempt that
- * finds the member locked ends the session that made it.
- */
-async function confirmSecret(
-  context: AppContext,
-  holder: SecretHolder,
-  check: () => Promise<boolean>,
-  wrong: DashboardRefusalCode,
-): Promise<true | DashboardRefusal> {
-  const outcome = await attemptSecret(context, { subject: memberSubject(holder.memberId) }, check)
-  if (outcome === 'right') return true
-  if (outcome === 'locked')
-    await context.store.dashboardSessions.endSession(holder.sessionId, 'locked', context.clock.nowUs())
-  return refusalOfAttempt(outcome, wrong)
-}
-
-/** A fresh code of the member's authenticator, good once. */
+/** A fresh code of the member's authenticator, good once (sign-in/secrets.ts counts it). */
 export function confirmCode(
   context: AppContext,
   holder: SecretHolder,
   code: string,
 ): Promise<true | DashboardRefusal> {
-  const check = async () => {
-    const member = await context.store.members.findMember(holder.memberId)
-    return member !== undefined && (await claimTotpCode(context, member, code))
-  }
-  return confirmSecret(context, holder, check, 'code_wrong')
+  return confirmCodeOf(context, dashboardAccounts, holder, code)
 }
 
 /** The member's current password, checked in a place of the instance's password work. */
-export async function confirmPassword(
+export function confirmPassword(
   context: AppContext,
   holder: SecretHolder,
   password: string,
 ): Promise<true | DashboardRefusal> {
-  const turn = context.passwordWork.take(holder.address)
-  if (!turn) return refusal('password_checks_busy')
-  try {
-    const check = async () => {
-      const member = await context.store.members.findMember(holder.memberId)
-      return turn.run(() => passwordMatches(member?.passwordHash ?? null, password))
-    }
-    return await confirmSecret(context, holder, check, 'password_wrong')
-  } finally {
-    turn.release()
-  }
+  return confirmPasswordOf(context, dashboardAccounts, holder, password)
 }

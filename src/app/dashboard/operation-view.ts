@@ -43,7 +43,12 @@ export interface OperationView {
   callbacks: CallbackView[]
   /** What is left to refund, when the operation's kind can be refunded and it succeeded. */
   leftToRefundMinor: number | undefined
+  /** Its refunds, newest first (at most `refundsShown`); none for an operation never refunded. */
+  refunds: Operation[]
 }
+
+/** Refunds of one operation shown at most: a collect is refunded a few times, rarely more. */
+export const refundsShown = 100
 
 /** Events of one operation read at most: one per status it takes, a handful. */
 const eventsRead = 50
@@ -58,9 +63,12 @@ export async function operationView(
   const operation = await context.store.operations.findByToken(merchantId, mode, token)
   if (!operation) return undefined
   const principal: Principal = { merchantId, merchantName: '', mode }
-  const [events, movements] = await Promise.all([
+  const [events, movements, refunds] = await Promise.all([
     listEvents(context, principal, { token }, { page: 1, perPage: eventsRead }),
     movementsOf(context, operation),
+    refundKindFor(operation.kind) !== undefined
+      ? context.store.operationSearch.refundsOf(merchantId, mode, operation.id, refundsShown)
+      : Promise.resolve([]),
   ])
   const ordered = [...events.items].sort((a, b) => a.position - b.position)
   const callbacks = await Promise.all(
@@ -72,6 +80,7 @@ export async function operationView(
     movements,
     callbacks,
     leftToRefundMinor: refundable(operation) ? leftToRefundMinor(operation) : undefined,
+    refunds,
   }
 }
 

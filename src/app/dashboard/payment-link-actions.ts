@@ -72,8 +72,32 @@ export function linkInputOf(
   return amount === undefined ? 'amount_invalid' : { ...base, amount }
 }
 
-export function knownCountries(): Country[] {
-  return Object.keys(countries).filter(isCountry)
+/**
+ * The country a new link's form is for: the one asked for when the merchant's channels serve it;
+ * else the country of the merchant's latest link; else the one with the most channels.
+ */
+export function linkCountryOf(
+  channels: ChannelView[],
+  asked: string | undefined,
+  latest: string | undefined,
+): Country {
+  const served = new Map<Country, number>()
+  for (const row of channels)
+    if (isCountry(row.country)) served.set(row.country, (served.get(row.country) ?? 0) + 1)
+  for (const candidate of [asked?.toUpperCase(), latest])
+    if (candidate && isCountry(candidate) && served.has(candidate)) return candidate
+  const [most] = [...served].sort(([a, aCount], [b, bCount]) => bCount - aCount || a.localeCompare(b))
+  return most?.[0] ?? (Object.keys(countries).find(isCountry) as Country)
+}
+
+/** The first channel ticked that the link's country does not offer, with those it does. */
+export function channelOutsideCountry(
+  input: PaymentLinkInput,
+  channels: ChannelView[],
+): { channel: string; offered: ChannelView[] } | undefined {
+  const offered = channels.filter((row) => row.country === input.country)
+  const channel = input.channels?.find((code) => !offered.some((row) => row.channel === code))
+  return channel === undefined ? undefined : { channel, offered }
 }
 
 const actorOf = (member: BatchMember) =>

@@ -17,6 +17,7 @@ export type DashboardRefusalCode =
   | 'member_exists'
   | 'member_unknown'
   | 'last_owner'
+  | 'last_admin'
   | 'not_allowed'
   | 'csv_unreadable'
   | 'csv_columns'

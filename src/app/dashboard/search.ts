@@ -63,10 +63,12 @@ export function phoneCandidates(text: string): string[] {
  *
  * Cost of a search, in index probes: each phone candidate (at most one per country served, in
  * practice one to three) is two probes (operations_by_phone and operations_by_to_phone, one
- * UNION); the text as a reference is eight (the merchantReference under its unique index once
- * per kind, six kinds; the token; the operator reference). A national number valid in three
- * countries is thus 3 × 2 + 8 = 14 probes, an international one 2 + 8 = 10, a reference 8. No
- * search reads operations beyond what the probes find (at most `searchLimit` rows each).
+ * UNION); the text as a reference is seven for each of its spellings (as typed, lowercase,
+ * uppercase: the merchantReference under its unique index once per kind, six kinds; the operator
+ * reference) and one for the token, lowercase. Digits have one spelling: a national number valid
+ * in three countries is thus 3 × 2 + 8 = 14 probes, an international one 2 + 8 = 10; a reference
+ * with letters 3 × 7 + 1 = 22 at most. No search reads operations beyond what the probes find
+ * (at most `searchLimit` rows each).
  */
 export async function searchOperations(
   context: AppContext,

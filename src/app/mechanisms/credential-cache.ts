@@ -1,3 +1,4 @@
+import type { MerchantControls } from '../../domain/merchant-controls.ts'
 import type { Credential } from '../../store/repositories/api-keys.ts'
 import { createTtlCache, type TtlCache } from './ttl-cache.ts'
 
@@ -14,5 +15,16 @@ export type CredentialCache = TtlCache<Credential | undefined>
 export const credentialsFreshForMs = 500
 
 export function createCredentialCache(freshForMs = credentialsFreshForMs): CredentialCache {
+  return createTtlCache(freshForMs, (found) => found !== undefined)
+}
+
+/**
+ * The platform's controls of a merchant in a mode (key `merchantId/mode`), for the principals no
+ * api-key proved (the dashboard's, a payment link's page's): an API request has them from its
+ * credential. Fresh for as long as a credential, and forgotten with the credentials when they change.
+ */
+export type MerchantControlsCache = TtlCache<MerchantControls | undefined>
+
+export function createMerchantControlsCache(freshForMs = credentialsFreshForMs): MerchantControlsCache {
   return createTtlCache(freshForMs, (found) => found !== undefined)
 }

@@ -8,10 +8,17 @@ import { forbiddenHostReason } from '../../events/ssrf.ts'
 import type { NewPayoutBatch } from '../../store/repositories/payout-batches.ts'
 import type { AppContext } from '../context.ts'
 import { hashRequest, type Initiation, newOperationDraft } from '../initiate.ts'
+import {
+  controlsFor,
+  dailyLimitExceeded,
+  dailyPayoutLimitOf,
+  refuseAboveMaxAmount,
+  refusePausedPayouts,
+} from '../merchant-controls.ts'
 import { type CustomerInput, priceEachInTurns } from '../price-sides.ts'
 import type { Principal } from '../principal.ts'
 import { executeWrites, type WriteSteps } from '../write-pipeline.ts'
-import { DuplicateReference, InsufficientBalance } from '../write-refusals.ts'
+import { DailyPayoutLimitExceeded, DuplicateReference, InsufficientBalance } from '../write-refusals.ts'
 import { countedView } from './reads.ts'
 import type { PayoutBatchView } from './records.ts'
 
@@ -87,12 +94,19 @@ export async function acceptPayoutBatch(
     input.merchantReference,
   )
   if (existing) return answerForExistingBatch(context, existing, await hashOfInput())
+  const controls = await controlsFor(context, principal)
+  refusePausedPayouts(controls)
   const priced = await checkItems(
     principal,
     input,
     await priceEachInTurns(context, principal, payoutBatchItemKind, input.items as unknown as Initiation[]),
   )
+  for (const [index, sides] of priced.entries())
+    refuseAboveMaxAmount(controls, principal.mode, [
+      { field: `items[${index}].amount`, currency: sides[0]!.currency, amountMinor: sides[0]!.amountMinor },
+    ])
   const currency = priced[0]![0]!.currency
+  const dailyPayoutLimitMinor = dailyPayoutLimitOf(controls, currency)
   const totalMinor = priced.reduce((total, sides) => total + sides[0]!.cashAmountMinor, 0)
   await refuseBeyondBalance(context, principal, currency, totalMinor)
   const token = newOperationToken()
@@ -121,7 +135,9 @@ export async function acceptPayoutBatch(
   })
   try {
     const batch = await inTurn(() =>
-      executeWrites(context, (steps) => writeBatch(steps, fields(steps.nowUs), drafts)),
+      executeWrites(context, (steps) =>
+        writeBatch(steps, fields(steps.nowUs), drafts, dailyPayoutLimitMinor),
+      ),
     )
     return countedView(context, batch)
   } catch (error) {
@@ -140,9 +156,10 @@ async function writeBatch(
   steps: WriteSteps,
   fields: NewPayoutBatch,
   drafts: Operation[],
+  dailyPayoutLimitMinor: number | undefined,
 ): Promise<PayoutBatch> {
   try {
-    const opened = await steps.openQueuedAll(drafts)
+    const opened = await steps.openQueuedAll(drafts, dailyPayoutLimitMinor)
     const batch = { ...fields, firstOperationId: opened[0]!.id }
     const id = await steps.tx.payoutBatches.insertIfNew(batch)
     if (id === undefined) throw new BatchReferenceTaken()
@@ -187,7 +204,8 @@ async function answerWriteRefusal(
   const refusal =
     error instanceof BatchReferenceTaken ||
     error instanceof DuplicateReference ||
-    error instanceof InsufficientBalance
+    error instanceof InsufficientBalance ||
+    error instanceof DailyPayoutLimitExceeded
   if (!refusal) throw error
   if (error instanceof BatchReferenceTaken && error.existing) {
     const { batch, counts } = error.existing
@@ -220,6 +238,8 @@ async function answerWriteRefusal(
     const { currency, availableMinor } = error.refused
     throw balanceRefusal(currency, availableMinor, totalMinor)
   }
+  if (error instanceof DailyPayoutLimitExceeded)
+    throw dailyLimitExceeded(principal.mode, error.currency, error)
   throw error
 }
 

@@ -1,183 +1,29 @@
-import { createHmac, randomBytes } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../app/context.ts'
-import { type LiveSession, resolveSession, type SessionClient } from '../../app/dashboard/sessions.ts'
-import type { Mode } from '../../domain/kinds.ts'
-import { may, type Permission } from '../../domain/roles.ts'
-import { readCookie, sameText } from '../pages/cookies.ts'
-import { type PageContext, plainPage } from './layout.tsx'
-import { localeOf, messagesOf } from './messages/catalogue.ts'
-import { sendPage } from './respond.ts'
+import { type LiveSession, resolveSession } from '../../app/dashboard/sessions.ts'
+import { may, type Permission, type Role } from '../../domain/roles.ts'
+import { type AreaGuard, createAreaGuard, type SignedInOf } from '../pages/session-guard.tsx'
+import { messagesOf } from './messages/catalogue.ts'
+
+export { bodyIsSmall } from '../pages/session-guard.tsx'
 
 export const sessionCookie = 'sika_session'
 export const languageCookie = 'sika_lang'
-/** The nonce behind the forms shown before a session exists (sign-in, an invitation). */
-const formCookie = 'sika_form'
 
 /** What a guarded route has: the live session, and the page context built from it. */
-export interface SignedIn {
-  live: LiveSession
-  page: PageContext
-}
+export type SignedIn = SignedInOf<Role, LiveSession>
 
-export interface Guard {
-  /** The signed-in member allowed `permission`, or undefined once the reply is sent (sign-in page, 403). */
-  member(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    permission: Permission,
-    mode?: Mode,
-  ): Promise<SignedIn | undefined>
-  /**
-   * Before a POST's body is read (a file upload): the signed-in member allowed `permission`, on a
-   * request from this origin, or undefined once the reply is sent (sign-in page, 403) with the
-   * connection closed, so that the body is never read. Its CSRF token is still to be checked.
-   */
-  memberBeforeBody(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    permission: Permission,
-    mode: Mode,
-  ): Promise<SignedIn | undefined>
-  /** A session part way through signing in (the code step, the enrolment). */
-  partial(request: FastifyRequest, stage: 'second-factor' | 'enrolment'): Promise<LiveSession | undefined>
-  /**
-   * True when a POST carries this session's CSRF token (its form's `csrf`, or `given`, read before
-   * the body) and comes from this origin; sends the 403 otherwise.
-   */
-  checkForm(request: FastifyRequest, reply: FastifyReply, sessionId: string, given?: string): boolean
-  /** True when a POST comes from this origin (or says nothing of it); sends the 403 otherwise. */
-  checkOrigin(request: FastifyRequest, reply: FastifyReply): boolean
-  /** A form shown with no session: its token, with the cookie it is checked against. */
-  anonymousForm(reply: FastifyReply): string
-  checkAnonymousForm(request: FastifyRequest, reply: FastifyReply): boolean
-  csrfOf(sessionId: string): string
-  setSession(reply: FastifyReply, token: string): void
-  clearSession(reply: FastifyReply): void
-  pageOf(request: FastifyRequest, extra?: Partial<PageContext>): PageContext
-  clientOf(request: FastifyRequest): SessionClient
-}
+/** The dashboard's guard: the shared one of pages/, on the merchants' members and their roles. */
+export type Guard = AreaGuard<Role, Permission, LiveSession>
 
 export function createGuard(context: AppContext): Guard {
-  const csrfKey = context.secrets.derive('dashboard-csrf')
-  const secure = context.config.publicBaseUrl.startsWith('https:')
-  const ownOrigin = new URL(context.config.publicBaseUrl).origin
-  const cookie = (name: string, value: string, maxAgeSeconds: number, path = '/dashboard') =>
-    `${name}=${value}; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`
-  const csrfOf = (sessionId: string) => createHmac('sha256', csrfKey).update(sessionId).digest('base64url')
-
-  const pageOf = (request: FastifyRequest, extra: Partial<PageContext> = {}): PageContext => {
-    const locale = localeOf(
-      readCookie(request.headers.cookie, languageCookie),
-      request.headers['accept-language'],
-    )
-    return { locale, t: messagesOf(locale), path: request.url, ...extra }
-  }
-
-  const fromThisOrigin = (request: FastifyRequest) => {
-    const origin = request.headers.origin
-    if (origin === undefined) return true
-    return origin === ownOrigin || origin === `${request.protocol}://${request.headers.host}`
-  }
-
-  const refuseForm = (request: FastifyRequest, reply: FastifyReply) => {
-    const page = pageOf(request)
-    sendPage(reply, 403, plainPage(page, page.t.errors.csrfTitle, <p class="error">{page.t.errors.csrf}</p>))
-    return false
-  }
-
-  const sessionToken = (request: FastifyRequest) => readCookie(request.headers.cookie, sessionCookie) ?? ''
-
-  return {
-    member(request, reply, permission, mode) {
-      return signedInMember(this, { context, request, reply, permission, mode, beforeBody: false })
-    },
-    memberBeforeBody(request, reply, permission, mode) {
-      // A refusal here ends the connection when the body it announced is large: that body is never
-      // read. A small one is drained, so the client hears the answer rather than a reset.
-      if (!bodyIsSmall(request)) reply.header('connection', 'close')
-      return signedInMember(this, { context, request, reply, permission, mode, beforeBody: true })
-    },
-    async partial(request, stage) {
-      const live = await resolveSession(context, sessionToken(request))
-      return live?.session.stage === stage ? live : undefined
-    },
-    checkForm(request, reply, sessionId, given = (request.body as Record<string, string> | undefined)?.csrf) {
-      if (fromThisOrigin(request) && sameText(given ?? '', csrfOf(sessionId))) return true
-      return refuseForm(request, reply)
-    },
-    checkOrigin(request, reply) {
-      return fromThisOrigin(request) || refuseForm(request, reply)
-    },
-    anonymousForm(reply) {
-      const nonce = randomBytes(16).toString('base64url')
-      reply.header('set-cookie', cookie(formCookie, nonce, 3600))
-      return csrfOf(`form:${nonce}`)
-    },
-    checkAnonymousForm(request, reply) {
-      const nonce = readCookie(request.headers.cookie, formCookie)
-      const given = (request.body as Record<string, string> | undefined)?.csrf ?? ''
-      if (nonce && fromThisOrigin(request) && sameText(given, csrfOf(`form:${nonce}`))) return true
-      return refuseForm(request, reply)
-    },
-    csrfOf,
-    setSession(reply, token) {
-      reply.header('set-cookie', cookie(sessionCookie, token, 12 * 3600))
-    },
-    clearSession(reply) {
-      reply.header('set-cookie', cookie(sessionCookie, '', 0))
-    },
-    pageOf,
-    clientOf(request) {
-      return { address: request.ip, userAgent: String(request.headers['user-agent'] ?? '') }
-    },
-  }
-}
-
-/** The member a guarded route serves, or the reply that says why not (sign-in page, 403). */
-async function signedInMember(
-  guard: Guard,
-  asked: {
-    context: AppContext
-    request: FastifyRequest
-    reply: FastifyReply
-    permission: Permission
-    mode: Mode | undefined
-    /** Before the body is read: the CSRF token is checked later, the origin now. */
-    beforeBody: boolean
-  },
-): Promise<SignedIn | undefined> {
-  const { context, request, reply, permission, mode, beforeBody } = asked
-  const live = await resolveSession(context, readCookie(request.headers.cookie, sessionCookie) ?? '')
-  if (live?.session.stage !== 'signed-in' || !live) {
-    const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
-    reply.code(303).header('location', `/dashboard/login${next}`).send()
-    return undefined
-  }
-  const { member } = live
-  const page = guard.pageOf(request, {
-    member: { name: member.name, email: member.email, role: member.role, timeZone: member.timeZone },
-    csrf: guard.csrfOf(live.session.id),
-    ...(mode ? { mode } : {}),
+  return createAreaGuard(context, {
+    base: '/dashboard',
+    sessionCookie,
+    formCookie: 'sika_form',
+    languageCookie,
+    csrfKeyName: 'dashboard-csrf',
+    resolve: resolveSession,
+    may,
+    messages: messagesOf,
   })
-  if (!may(member.role, permission)) {
-    const { t } = page
-    sendPage(reply, 403, plainPage(page, t.errors.forbiddenTitle, <p class="error">{t.errors.forbidden}</p>))
-    return undefined
-  }
-  if (request.method !== 'POST') return { live, page }
-  // Before the body only the origin can be checked; its token is checked as the body is read.
-  const checked = beforeBody
-    ? guard.checkOrigin(request, reply)
-    : guard.checkForm(request, reply, live.session.id)
-  return checked ? { live, page } : undefined
-}
-
-/** Bodies this small are read to their end after a refusal, so that the connection can answer it. */
-const drainedBodyLimitBytes = 64 * 1024
-
-/** Whether the request announced a body small enough to drain (a length, not a stream). */
-export function bodyIsSmall(request: FastifyRequest): boolean {
-  const length = Number(request.headers['content-length'])
-  return Number.isSafeInteger(length) && length <= drainedBodyLimitBytes
 }

@@ -4,13 +4,18 @@ import type { Mode } from '../../domain/kinds.ts'
 import { may, type Permission, type Role } from '../../domain/roles.ts'
 import type { Locale, Messages } from './messages/catalogue.ts'
 
-/** What every page knows of the request: the language, and the member when one is signed in. */
-export interface PageContext {
+/**
+ * What every page knows of the request: the language, and the member when one is signed in (of a
+ * merchant by default; the console's pages name the platform's roles).
+ */
+export interface PageContext<R extends string = Role> {
   locale: Locale
   t: Messages
   /** The path asked for, with its query: the language switch comes back to it. */
   path: string
-  member?: { name: string; email: string; role: Role; timeZone: string }
+  /** The area the page is in, '/dashboard' when absent: its language switch and sign-out are its own. */
+  base?: string
+  member?: { name: string; email: string; role: R; timeZone: string }
   /** The place a merchant page is in; absent on pages of neither (team, account, audit, sign-in). */
   mode?: Mode
   /** The current session's CSRF token, for every form that changes anything. */
@@ -22,7 +27,7 @@ export function allows(page: PageContext, permission: Permission): boolean {
 }
 
 /** A whole HTML document: one stylesheet, no script. */
-export function documentOf(page: PageContext, title: string, body: ComponentChildren): string {
+export function documentOf(page: PageContext<string>, title: string, body: ComponentChildren): string {
   return `<!doctype html>${render(
     <html lang={page.locale}>
       <head>
@@ -58,7 +63,7 @@ export function memberPage(page: PageContext, title: string, content: ComponentC
 }
 
 /** A page before sign-in (or of an error): the product's name, the language switch, the content. */
-export function plainPage(page: PageContext, title: string, content: ComponentChildren): string {
+export function plainPage(page: PageContext<string>, title: string, content: ComponentChildren): string {
   return documentOf(
     page,
     title,
@@ -138,13 +143,13 @@ function ModeBanner({ page, mode }: { page: PageContext; mode: Mode }) {
   )
 }
 
-function LanguageSwitch({ page }: { page: PageContext }) {
+export function LanguageSwitch({ page }: { page: PageContext<string> }) {
   const { t } = page
   const back = encodeURIComponent(page.path)
   return (
     <a
       class="lang"
-      href={`/dashboard/language?lang=${t.language.otherCode}&back=${back}`}
+      href={`${page.base ?? '/dashboard'}/language?lang=${t.language.otherCode}&back=${back}`}
       lang={t.language.otherCode}
     >
       {t.language.other}
@@ -168,6 +173,6 @@ export function StatusBadge({ page, status }: { page: PageContext; status: strin
 }
 
 /** The hidden CSRF field every form that changes anything carries. */
-export function CsrfField({ page }: { page: PageContext }) {
+export function CsrfField({ page }: { page: PageContext<string> }) {
   return <input type="hidden" name="csrf" value={page.csrf ?? ''} />
 }

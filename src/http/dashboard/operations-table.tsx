@@ -1,8 +1,12 @@
+import { isOpeningBalance } from '../../domain/opening-balances.ts'
 import type { Operation } from '../../domain/operation.ts'
-import { formatInstant, formatMoney } from './format.ts'
+import { type Column, showInstant, showMoney, Table } from '../pages/kit/index.ts'
 import { type PageContext, StatusBadge } from './layout.tsx'
 
-/** Operations as rows: when, kind, status, amount, customer's phone, reference; each links to its page. */
+/**
+ * Operations as rows: when, kind, status, amount, customer's phone, reference; each links to its
+ * page. The sandbox's opening balances say so, with no made-up number.
+ */
 export function OperationsTable({
   page,
   operations,
@@ -11,43 +15,41 @@ export function OperationsTable({
   operations: readonly Operation[]
 }) {
   const { t } = page
-  if (operations.length === 0) return <p class="muted">{t.common.none}</p>
-  const zone = page.member?.timeZone ?? 'UTC'
+  const columns: Column<Operation>[] = [
+    {
+      header: t.common.when,
+      cell: (operation) => (
+        <a href={`/dashboard/${operation.mode}/operations/${operation.token}`}>
+          {showInstant(page, operation.initiatedAtUs)}
+        </a>
+      ),
+    },
+    {
+      header: t.home.kind,
+      cell: (operation) => (isOpeningBalance(operation) ? t.home.openingBalance : t.kinds[operation.kind]),
+    },
+    { header: t.common.status, cell: (operation) => <StatusBadge page={page} status={operation.status} /> },
+    {
+      header: t.common.amount,
+      numeric: true,
+      cell: ({ sides: [side] }) => (side ? showMoney(page, side.amountMinor, side.currency) : ''),
+    },
+    {
+      header: t.operationsList.phone,
+      cell: (operation) =>
+        isOpeningBalance(operation)
+          ? '—'
+          : operation.sides.map((each) => each.customer.phoneNumber).join(' → '),
+    },
+    { header: t.operationsList.reference, cell: (operation) => operation.merchantReference },
+  ]
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">{t.common.when}</th>
-          <th scope="col">{t.home.kind}</th>
-          <th scope="col">{t.common.status}</th>
-          <th scope="col" class="num">
-            {t.common.amount}
-          </th>
-          <th scope="col">{t.operationsList.phone}</th>
-          <th scope="col">{t.operationsList.reference}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {operations.map((operation) => {
-          const side = operation.sides[0]
-          return (
-            <tr key={operation.token}>
-              <td>
-                <a href={`/dashboard/${operation.mode}/operations/${operation.token}`}>
-                  {formatInstant(operation.initiatedAtUs, page.locale, zone)}
-                </a>
-              </td>
-              <td>{t.kinds[operation.kind]}</td>
-              <td>
-                <StatusBadge page={page} status={operation.status} />
-              </td>
-              <td class="num">{side ? formatMoney(side.amountMinor, side.currency, page.locale) : ''}</td>
-              <td>{operation.sides.map((each) => each.customer.phoneNumber).join(' → ')}</td>
-              <td>{operation.merchantReference}</td>
-            </tr>
-          )
-        })}
-      </tbody>
-    </table>
+    <Table
+      page={page}
+      columns={columns}
+      rows={operations}
+      rowKey={(operation) => operation.token}
+      empty={t.common.none}
+    />
   )
 }

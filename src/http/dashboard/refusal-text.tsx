@@ -2,7 +2,7 @@ import type { DashboardRefusal } from '../../app/dashboard/refusals.ts'
 import type { PageContext } from './layout.tsx'
 
 /** A refusal in the member's words, with the values it names (a lock's end, what is left). */
-export function refusalText(page: PageContext, refusal: DashboardRefusal): string {
+export function refusalText(page: PageContext<string>, refusal: DashboardRefusal): string {
   const { refusals } = page.t
   const details = refusal.details ?? {}
   switch (refusal.refused) {
@@ -19,7 +19,7 @@ export function refusalText(page: PageContext, refusal: DashboardRefusal): strin
   }
 }
 
-export function RefusalNote({ page, refusal }: { page: PageContext; refusal: DashboardRefusal }) {
+export function RefusalNote({ page, refusal }: { page: PageContext<string>; refusal: DashboardRefusal }) {
   return (
     <p class="error" role="alert">
       {refusalText(page, refusal)}

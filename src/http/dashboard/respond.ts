@@ -24,9 +24,13 @@ export function sendPage(reply: FastifyReply, status: number, html: string): Fas
  * percent-encoded), never another origin.
  */
 export function dashboardPath(text: string | undefined, fallback: string): string {
-  return text !== undefined && /^\/dashboard(?:[/?][\x21-\x7e]*)?$/.test(text) && !text.includes('\\')
-    ? text
-    : fallback
+  return areaPath('/dashboard', text, fallback)
+}
+
+/** The same rule for any area of pages (`/dashboard`, `/console`): only its own paths. */
+export function areaPath(base: string, text: string | undefined, fallback: string): string {
+  if (text === undefined || text.includes('\\') || !text.startsWith(base)) return fallback
+  return /^(?:[/?][\x21-\x7e]*)?$/.test(text.slice(base.length)) ? text : fallback
 }
 
 export function redirect(reply: FastifyReply, location: string): FastifyReply {

@@ -1,4 +1,5 @@
 import type { PaymentPageView, PaymentRequest } from '../../app/payment-links/index.ts'
+import { exampleMobileNumber } from '../../domain/phone-numbers.ts'
 import { moneyText, type PayPageContext, payDocument } from './pay-pages.tsx'
 
 /** A refusal of the form, in words, and the field it is about (for aria-invalid). */
@@ -42,7 +43,7 @@ export function paymentFormPage(
         <Field
           name="phoneNumber"
           label={t.phone}
-          hint={t.phoneHint}
+          hint={t.phoneHint(exampleMobileNumber(link.country) ?? '')}
           type="tel"
           autocomplete="tel"
           required

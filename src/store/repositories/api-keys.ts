@@ -1,6 +1,7 @@
 import type { Mode } from '../../domain/kinds.ts'
+import type { MerchantControls } from '../../domain/merchant-controls.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
-import type { MerchantStatus } from './merchants.ts'
+import { controlsOf, type MerchantStatus } from './merchants.ts'
 
 /** Merchants' key pairs: the api-key in clear, the secret-key as a hash. */
 
@@ -18,6 +19,8 @@ export interface Credential {
   merchantId: string
   merchantName: string
   merchantStatus: MerchantStatus
+  /** The platform's controls of the merchant in the key's mode: kept with the key, read with it. */
+  controls: MerchantControls
 }
 
 /** A key pair as its merchant's developers see it listed: never its secret (only its hash is kept). */
@@ -73,31 +76,7 @@ export function apiKeysRepository({ db }: RepositoryScope): ApiKeysRepository {
         .executeTakeFirst()
       return result.numUpdatedRows > 0n
     },
-    async findCredential(apiKey) {
-      const row = await db
-        .selectFrom('api_keys')
-        .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
-        .select([
-          'api_keys.secret_hash',
-          'api_keys.mode',
-          'api_keys.revoked_at_us',
-          'merchants.id',
-          'merchants.name',
-          'merchants.status',
-        ])
-        .where('api_keys.api_key', '=', apiKey)
-        .executeTakeFirst()
-      return (
-        row && {
-          secretHash: row.secret_hash,
-          mode: row.mode,
-          revoked: row.revoked_at_us !== null,
-          merchantId: row.id,
-          merchantName: row.name,
-          merchantStatus: row.status,
-        }
-      )
-    },
+    findCredential: (apiKey) => findCredential(db, apiKey),
   }
 }
 
@@ -116,4 +95,45 @@ async function listKeys(db: Executor, merchantId: string, mode: Mode): Promise<A
     createdAtUs: row.created_at_us,
     revokedAtUs: row.revoked_at_us,
   }))
+}
+
+async function findCredential(db: Executor, apiKey: string): Promise<Credential | undefined> {
+  // One statement: the key, its merchant, and the merchant's limits in the key's mode (a row each).
+  const rows = await db
+    .selectFrom('api_keys')
+    .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
+    .leftJoin('merchant_limits', (join) =>
+      join
+        .onRef('merchant_limits.merchant_id', '=', 'api_keys.merchant_id')
+        .onRef('merchant_limits.mode', '=', 'api_keys.mode'),
+    )
+    .select([
+      'api_keys.secret_hash',
+      'api_keys.mode',
+      'api_keys.revoked_at_us',
+      'merchants.id',
+      'merchants.name',
+      'merchants.status',
+      'merchants.payouts_paused_at_us',
+      'merchants.payouts_paused_reason',
+      'merchant_limits.currency',
+      'merchant_limits.max_amount_minor',
+      'merchant_limits.daily_payout_limit_minor',
+    ])
+    .where('api_keys.api_key', '=', apiKey)
+    .execute()
+  const [row] = rows
+  if (!row) return undefined
+  const limits = rows.flatMap(({ currency, max_amount_minor, daily_payout_limit_minor }) =>
+    currency === null ? [] : [{ currency, max_amount_minor, daily_payout_limit_minor }],
+  )
+  return {
+    secretHash: row.secret_hash,
+    mode: row.mode,
+    revoked: row.revoked_at_us !== null,
+    merchantId: row.id,
+    merchantName: row.name,
+    merchantStatus: row.status,
+    controls: controlsOf(row, limits),
+  }
 }

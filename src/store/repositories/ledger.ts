@@ -1,5 +1,5 @@
 import { type Insertable, sql } from 'kysely'
-import type { Mode, SideRole } from '../../domain/kinds.ts'
+import { type Mode, payoutEntryType, type SideRole } from '../../domain/kinds.ts'
 import type { EntryStatus, EntryType } from '../../domain/ledger-rules.ts'
 import type { Operation } from '../../domain/operation.ts'
 import type { Page, PageRequest } from '../../domain/pages.ts'
@@ -112,6 +112,13 @@ export interface LedgerRepository {
     filters: TransactionFilters,
     batchSize: number,
   ): AsyncIterable<LedgerEntry[]>
+  /**
+   * What the merchant's payouts of one mode and currency took from its balance since `sinceUs`:
+   * their entries held or posted, not those released (ledger_entries_payouts_by_day). Read after
+   * this transaction's hold on the same balance, it counts every payout committed before, so two
+   * payouts racing for a limit are counted one after the other.
+   */
+  paidOutSince(merchantId: string, mode: Mode, currency: string, sinceUs: number): Promise<number>
   /** One operation's entries, oldest first, through ledger_entries_by_operation. */
   entriesOfOperation(operationId: number): Promise<LedgerEntry[]>
 }
@@ -156,6 +163,20 @@ export function ledgerRepository(scope: RepositoryScope, inTransaction = false):
     balances: (merchantId, mode) => readBalances(scope, merchantId, mode),
     list: (merchantId, mode, filters, page) => listEntries(scope, merchantId, mode, filters, page),
     scan: (merchantId, mode, filters, batchSize) => scanEntries(scope, merchantId, mode, filters, batchSize),
+    async paidOutSince(merchantId, mode, currency, sinceUs) {
+      const row = await scope.db
+        .selectFrom('ledger_entries')
+        .select((eb) => eb.fn.sum<number | string | null>('amount_minor').as('total'))
+        .where('merchant_id', '=', merchantId)
+        .where('mode', '=', mode)
+        .where('currency', '=', currency)
+        // A literal, as the partial index's own condition is: SQLite uses the index only then.
+        .where('type', '=', sql.lit(payoutEntryType))
+        .where('created_at_us', '>=', sinceUs)
+        .where('status', '!=', 'canceled')
+        .executeTakeFirst()
+      return Number(row?.total ?? 0)
+    },
     entriesOfOperation: async (operationId) =>
       (
         await scope.db

@@ -79,7 +79,7 @@ export function membersRepository({ db, dialect }: RepositoryScope): MembersRepo
   const selectMembers = () => db.selectFrom('members').selectAll()
   return {
     ...invitationMethods(db),
-    ...recoveryCodeMethods(db),
+    ...recoveryCodeMethods(db, 'member_recovery_codes'),
     async insertMember(row) {
       await db.insertInto('members').values(toMemberColumns(row)).execute()
     },
@@ -181,13 +181,17 @@ function invitationMethods(db: Executor) {
   }
 }
 
-function recoveryCodeMethods(db: Executor) {
+/** Recovery codes, of a merchant's members or of the platform's: the two tables have one shape. */
+export function recoveryCodeMethods(
+  db: Executor,
+  table: 'member_recovery_codes' | 'platform_member_recovery_codes',
+) {
   return {
     async replaceRecoveryCodes(memberId: string, codeHashes: string[], nowUs: number) {
-      await db.deleteFrom('member_recovery_codes').where('member_id', '=', memberId).execute()
+      await db.deleteFrom(table).where('member_id', '=', memberId).execute()
       if (codeHashes.length === 0) return
       await db
-        .insertInto('member_recovery_codes')
+        .insertInto(table)
         .values(
           codeHashes.map((codeHash) => ({
             member_id: memberId,
@@ -200,7 +204,7 @@ function recoveryCodeMethods(db: Executor) {
     },
     async useRecoveryCode(memberId: string, codeHash: string, nowUs: number) {
       const result = await db
-        .updateTable('member_recovery_codes')
+        .updateTable(table)
         .set({ used_at_us: nowUs })
         .where('member_id', '=', memberId)
         .where('code_hash', '=', codeHash)
@@ -210,7 +214,7 @@ function recoveryCodeMethods(db: Executor) {
     },
     async countUnusedRecoveryCodes(memberId: string) {
       const row = await db
-        .selectFrom('member_recovery_codes')
+        .selectFrom(table)
         .select((eb) => eb.fn.countAll<number>().as('count'))
         .where('member_id', '=', memberId)
         .where('used_at_us', 'is', null)

@@ -77,6 +77,8 @@ export interface OperationSearchRepository {
    * A cash-out's entry is created with its hold at initiation, so it counts from then.
    */
   countsSince(merchantId: string, mode: Mode, sinceUs: number): Promise<OperationCounts>
+  /** The refunds of an operation, newest first, through operations_by_refund_of. */
+  refundsOf(merchantId: string, mode: Mode, refundedId: number, limit: number): Promise<Operation[]>
 }
 
 export function operationSearchRepository({ db }: RepositoryScope): OperationSearchRepository {
@@ -85,6 +87,19 @@ export function operationSearchRepository({ db }: RepositoryScope): OperationSea
     findByReference: (merchantId, mode, text, limit) => findByReference(db, merchantId, mode, text, limit),
     list: (merchantId, mode, filter) => listOperations(db, merchantId, mode, filter),
     countsSince: (merchantId, mode, sinceUs) => countsSince(db, merchantId, mode, sinceUs),
+    refundsOf: async (merchantId, mode, refundedId, limit) => {
+      const rows = await db
+        .selectFrom('operations')
+        .selectAll()
+        .where('refund_of_id', '=', refundedId)
+        .where('merchant_id', '=', merchantId)
+        .where('mode', '=', mode)
+        .orderBy('initiated_at_us', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+      return rows.map(toOperation)
+    },
   }
 }
 
@@ -110,27 +125,37 @@ async function findByPhone(db: Executor, merchantId: string, mode: Mode, e164: s
 }
 
 /**
- * Probes that each find at most a row a kind: the merchantReference through the unique (merchant,
- * mode, kind, reference) index, one kind after another; the token, unique; an operator reference,
- * the primary key of operator_references. Another merchant's or mode's operation is not found.
+ * Probes that each find at most a row a kind and spelling: the merchantReference through the
+ * unique (merchant, mode, kind, reference) index; the token, unique; an operator reference, the
+ * primary key of operator_references. Another merchant's or mode's operation is not found.
+ *
+ * Text is compared exactly, so that every probe stays an index read (a lower() comparison would
+ * scan). A person types what they read in any case: the spellings tried are the text as typed,
+ * lowercase and uppercase (`referenceSpellings`), and a token, always lowercase, its lowercase.
  */
 async function findByReference(db: Executor, merchantId: string, mode: Mode, text: string, limit: number) {
+  const spellings = referenceSpellings(text)
   const ofMerchant = () =>
     db.selectFrom('operations').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode)
   const byReference = await ofMerchant()
     .where('kind', 'in', operationKindNames)
-    .where('merchant_reference', '=', text)
+    .where('merchant_reference', 'in', spellings)
     .execute()
-  const byToken = await ofMerchant().where('token', '=', text).execute()
+  const byToken = await ofMerchant().where('token', '=', text.toLowerCase()).execute()
   const byOperatorReference = await db
     .selectFrom('operator_references')
     .innerJoin('operations', 'operations.id', 'operator_references.operation_id')
     .selectAll('operations')
-    .where('operator_references.reference', '=', text)
+    .where('operator_references.reference', 'in', spellings)
     .where('operations.merchant_id', '=', merchantId)
     .where('operations.mode', '=', mode)
     .execute()
   return newestFirst([...byReference, ...byToken, ...byOperatorReference], limit)
+}
+
+/** The text as typed, lowercase and uppercase, each once. */
+export function referenceSpellings(text: string): string[] {
+  return [...new Set([text, text.toLowerCase(), text.toUpperCase()])]
 }
 
 /** Rows of several probes as operations, each once, newest first. */

@@ -62,7 +62,8 @@ export async function reserveCounterValues<Name extends string>(
 /**
  * Advances counters whose rows this transaction holds locked already, so it knows their values
  * without asking: nobody reads the answer, and on PostgreSQL the statement rides with the next
- * statement declared a carrier (the operation's insert, write-only.ts).
+ * statement declared a carrier (the operation's insert, write-only.ts). A negative count gives
+ * back numbers this transaction took and did not use: no one else can have taken one since.
  */
 export async function advanceLockedCounters(
   db: Executor,
@@ -85,7 +86,7 @@ function counterRows(
   lockUnchanged = false,
 ): CounterAdvance['rows'] {
   return Object.entries(counts)
-    .filter(([, count]) => count > 0 || lockUnchanged)
+    .filter(([, count]) => count !== 0 || lockUnchanged)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, by]) => ({ merchant_id: merchantId, mode, name, value: by }))
 }

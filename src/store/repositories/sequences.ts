@@ -40,9 +40,17 @@ export interface SequencesRepository {
   /**
    * An opening's list position, taken with the locks of the merchant's ledger and event counters
    * (in one statement, or none when this transaction holds them already), so that the opening is
-   * decided once, after the lock. Only inside a transaction.
+   * decided once, after the lock. Only inside a transaction. `expected`: the numbers the opening
+   * is likely to want (what the last opening of its sort wanted), taken in that same statement, so
+   * that its reserve sends nothing when the decision wants as many; otherwise the reserve moves
+   * the counters by the difference (the rows stay locked, so no one took a number in between).
    */
-  takePosition(merchantId: string, mode: Mode, kind: OperationKind): Promise<TakenPosition>
+  takePosition(
+    merchantId: string,
+    mode: Mode,
+    kind: OperationKind,
+    expected?: Omit<NumbersWanted, 'positionOf'>,
+  ): Promise<TakenPosition>
   /** As `takePosition`, for `count` openings of one kind at once: their positions follow the one given. */
   takePositions(merchantId: string, mode: Mode, kind: OperationKind, count: number): Promise<TakenPosition>
 }
@@ -56,9 +64,15 @@ export interface SequencesRepository {
 export function sequencesRepository({ db }: RepositoryScope, inTransaction = false): SequencesRepository {
   /** The last value taken of each counter this transaction has advanced, by merchant, mode and name. */
   const lastTaken = new Map<string, number>()
-  const takePositions = async (merchantId: string, mode: Mode, kind: OperationKind, count: number) => {
+  const takePositions = async (
+    merchantId: string,
+    mode: Mode,
+    kind: OperationKind,
+    count: number,
+    expected: Omit<NumbersWanted, 'positionOf'> = { ledgerEntries: 0, events: 0 },
+  ) => {
     if (!inTransaction) throw new Error('a position is taken inside the transaction that opens with it')
-    return takePositionsWithin(db, lastTaken, { merchantId, mode, kind, count })
+    return takePositionsWithin(db, lastTaken, { merchantId, mode, kind, count, expected })
   }
   return {
     async reserve(merchantId, mode, wanted) {
@@ -85,34 +99,53 @@ export function sequencesRepository({ db }: RepositoryScope, inTransaction = fal
         position: wanted.positionOf ? first[wanted.positionOf]! : 0,
       }
     },
-    takePosition: (merchantId, mode, kind) => takePositions(merchantId, mode, kind, 1),
-    takePositions,
+    takePosition: (merchantId, mode, kind, expected) => takePositions(merchantId, mode, kind, 1, expected),
+    takePositions: (merchantId, mode, kind, count) => takePositions(merchantId, mode, kind, count),
   }
 }
 
 /**
  * `count` list positions of one kind, with the locks of the merchant's ledger and event counters
- * (one statement, or none when the transaction holds them already: `lastTaken` knows them).
+ * (one statement, or none when the transaction holds them already: `lastTaken` knows them). The
+ * statement that locks them also takes the `expected` ledger and event numbers, handed out by the
+ * reserve: one statement for an opening whose decision wants what was expected (SQLite sends each
+ * statement on its own, so a second would cost a whole statement of every such opening).
  */
 async function takePositionsWithin(
   db: RepositoryScope['db'],
   lastTaken: Map<string, number>,
-  { merchantId, mode, kind, count }: { merchantId: string; mode: Mode; kind: OperationKind; count: number },
+  {
+    merchantId,
+    mode,
+    kind,
+    count,
+    expected,
+  }: {
+    merchantId: string
+    mode: Mode
+    kind: OperationKind
+    count: number
+    expected: Omit<NumbersWanted, 'positionOf'>
+  },
 ): Promise<TakenPosition> {
-  const counts: Record<string, number> = { ledger: 0, event: 0 }
-  if (kind in counts) throw new Error(`a kind named ${kind} would share a counter`)
-  counts[kind] = count
+  if ((['ledger', 'event'] as string[]).includes(kind))
+    throw new Error(`a kind named ${kind} would share a counter`)
   const keyOf = (name: string) => `${merchantId}/${mode}/${name}`
   // Counted here when this transaction holds the counters already: the position's advance then
   // goes with the other numbers', one statement for the table (the driver holds one a table).
-  const counted = Object.keys(counts).every((name) => lastTaken.has(keyOf(name)))
+  const counted = ['ledger', 'event', kind].every((name) => lastTaken.has(keyOf(name)))
+  // Numbers taken by the locking statement ahead of the decision, not yet handed out.
+  const ahead = { ledger: 0, event: 0 }
   if (!counted) {
+    ahead.ledger = expected.ledgerEntries
+    ahead.event = expected.events
+    const counts: Record<string, number> = { ...ahead, [kind]: count }
     const first = await reserveCounterValues(db, merchantId, mode, counts, { lockUnchanged: true })
     for (const name of Object.keys(counts)) lastTaken.set(keyOf(name), first[name]! + counts[name]! - 1)
   } else lastTaken.set(keyOf(kind), lastTaken.get(keyOf(kind))! + count)
   const position = lastTaken.get(keyOf(kind))! - count + 1
-  const nextOf = (name: string, wanted: number) => {
-    const first = lastTaken.get(keyOf(name))! + 1
+  const nextOf = (name: 'ledger' | 'event', wanted: number) => {
+    const first = lastTaken.get(keyOf(name))! - ahead[name] + 1
     lastTaken.set(keyOf(name), first + wanted - 1)
     return wanted > 0 ? first : 0
   }
@@ -124,9 +157,11 @@ async function takePositionsWithin(
         events: nextOf('event', wanted.events),
         position,
       }
+      // What the decision wants beyond (or short of) what was taken ahead: nothing to send when it
+      // was expected. Giving numbers back keeps them dense, as the rows are still this transaction's.
       await advanceLockedCounters(db, merchantId, mode, {
-        ledger: wanted.ledgerEntries,
-        event: wanted.events,
+        ledger: wanted.ledgerEntries - ahead.ledger,
+        event: wanted.events - ahead.event,
         [kind]: counted ? count : 0,
       })
       return numbers

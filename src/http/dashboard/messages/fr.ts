@@ -67,6 +67,22 @@ export const fr: Messages = {
     reference: 'Référence',
   },
   sideRoles: { main: 'Principal', from: 'Payeur', to: 'Bénéficiaire' },
+  movementMeanings: {
+    received: 'Reçu',
+    'received-from-sender': 'Reçu de l’expéditeur',
+    'payout-held': 'Réservé pour le paiement',
+    'paid-out': 'Payé',
+    'payout-released': 'Réserve du paiement libérée : rien n’a été payé',
+    'paid-to-recipient': 'Payé au destinataire',
+    'recipient-payout-released': 'Réserve pour le destinataire libérée : rien n’a été payé',
+    'refund-held': 'Réservé pour le remboursement',
+    refunded: 'Remboursé au client',
+    'refund-released': 'Réserve du remboursement libérée : rien n’a été remboursé',
+    'reserve-held':
+      'Réservé jusqu’au paiement du destinataire, au cas où l’expéditeur devrait être remboursé',
+    'sent-back-to-sender': 'Rendu à l’expéditeur : le destinataire n’a pas pu être payé',
+    'reserve-released': 'Transfert terminé : la réserve de remboursement est libérée, rien n’a bougé',
+  },
   movements: { 'cash-in': 'Entrée', 'cash-out': 'Sortie', reversal: 'Reversement' },
   statuses: {
     pending: 'En attente',
@@ -113,6 +129,8 @@ export const fr: Messages = {
     continue: 'Continuer vers le tableau de bord',
   },
   home: {
+    openingBalance: 'Solde d’ouverture',
+    openingBalances: 'Le bac à sable a ouvert vos soldes avec',
     title: 'Accueil',
     balances: 'Soldes',
     currency: 'Devise',
@@ -189,6 +207,7 @@ export const fr: Messages = {
     refundAmountHint: 'Laissez vide pour rembourser tout ce qui reste.',
     refundReason: 'Motif',
     refundSubmit: 'Rembourser',
+    refundsTitle: (count) => (count === 1 ? 'Son remboursement' : `Ses remboursements (${count})`),
     refundedNotice: (token: string) => `Remboursement ${token} créé.`,
     refundLeft: (amount: string) => `Il ne reste que ${amount} à rembourser.`,
     refundAmountInvalid: 'Écrivez le montant comme un nombre positif, par exemple 1500.',
@@ -290,12 +309,15 @@ export const fr: Messages = {
     description: 'Libellé',
     descriptionHint: 'Ce que le client paie, 1 à 200 caractères ; affiché sur la page.',
     country: 'Pays',
+    chooseCountry: 'Afficher les canaux de ce pays',
+    forCountry: (country, currency) =>
+      `Un lien pour des clients au pays : ${country}, qui paient en ${currency}`,
     amountKind: 'Montant',
     fixed: 'Un montant fixe',
     range: 'Le client saisit un montant compris entre',
-    amount: 'Montant',
-    min: 'Montant minimal',
-    max: 'Montant maximal',
+    amount: (currency) => `Montant (${currency})`,
+    min: (currency) => `Montant minimal (${currency})`,
+    max: (currency) => `Montant maximal (${currency})`,
     channels: 'Canaux (aucun coché : tous les canaux du pays)',
     reusable: 'Réutilisable : accepte autant de paiements que voulu',
     expiresInDays: 'Expire après (jours, 1 à 90)',
@@ -326,6 +348,8 @@ export const fr: Messages = {
     amountInvalid:
       'Écrivez les montants comme des nombres positifs, par exemple 1500 ; le minimal sous le maximal.',
     descriptionInvalid: 'Écrivez un libellé de 1 à 200 caractères.',
+    channelNotInCountry: (channel, country, offered) =>
+      `${channel} n'est pas proposé au pays choisi (${country}). Choisissez parmi ses canaux : ${offered}.`,
   },
   settings: {
     title: 'Paramètres',
@@ -543,6 +567,7 @@ export const fr: Messages = {
     member_exists: 'Un membre de votre équipe a déjà cet e-mail.',
     member_unknown: "Ce membre n'existe pas.",
     last_owner: "Le marchand garde au moins un propriétaire : nommez d'abord un autre membre propriétaire.",
+    last_admin: "La plateforme garde au moins un administrateur : nommez d'abord un autre membre administrateur.",
     not_allowed: 'Votre rôle ne le permet pas.',
     csv_unreadable: (line) =>
       `Sika ne peut pas lire ce fichier CSV : vérifiez la ligne ${line} (guillemets, nombre de colonnes), puis téléversez-le de nouveau.`,

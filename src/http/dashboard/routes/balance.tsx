@@ -5,17 +5,30 @@ import {
   type BalancePageView,
   balancePageOf,
   exportStatement,
+  type LedgerEntry,
   movementsPerPage,
   type Statement,
 } from '../../../app/dashboard/balance-view.ts'
 import type { Principal } from '../../../app/principal.ts'
 import { statementColumns, statementRow } from '../../../app/records.ts'
 import type { Mode } from '../../../domain/kinds.ts'
+import { inEffectOrder } from '../../../domain/movement-meanings.ts'
 import { ApiError } from '../../../errors.ts'
 import { csvLine } from '../../csv.ts'
-import { formatInstant, formatMoney, instantFromInput } from '../format.ts'
+import {
+  type Column,
+  instantFromInput,
+  Notification,
+  Pagination,
+  Section,
+  showInstant,
+  showMoney,
+  Table,
+} from '../../pages/kit/index.ts'
+import { BalancesTable } from '../balances-table.tsx'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { allows, memberPage, type PageContext, StatusBadge } from '../layout.tsx'
+import { MovementText } from '../movement-text.tsx'
 import { sendPage } from '../respond.ts'
 import { memberActor } from './developers.tsx'
 
@@ -107,52 +120,16 @@ function balancePage(page: PageContext, view: BalancePageView, statementError?: 
     page,
     t.balancePage.title,
     <>
-      <section aria-labelledby="balances">
-        <h2 id="balances">{t.balancePage.balances}</h2>
-        <BalancesTable page={page} view={view} />
-      </section>
-      <section aria-labelledby="statement">
-        <h2 id="statement">{t.balancePage.statement}</h2>
+      <Section id="balances" title={t.balancePage.balances}>
+        <BalancesTable page={page} balances={view.balances} id="balances-table" />
+      </Section>
+      <Section id="statement" title={t.balancePage.statement}>
         <StatementForm page={page} error={statementError} />
-      </section>
-      <section aria-labelledby="movements">
-        <h2 id="movements">{t.balancePage.movements}</h2>
+      </Section>
+      <Section id="movements" title={t.balancePage.movements}>
         <MovementsTable page={page} view={view} />
-      </section>
+      </Section>
     </>,
-  )
-}
-
-function BalancesTable({ page, view }: { page: PageContext; view: BalancePageView }) {
-  const { t, locale } = page
-  if (view.balances.length === 0) return <p class="muted">{t.balancePage.noBalance}</p>
-  return (
-    <table id="balances-table">
-      <thead>
-        <tr>
-          <th scope="col">{t.balancePage.currency}</th>
-          <th scope="col" class="num">
-            {t.balancePage.balance}
-          </th>
-          <th scope="col" class="num">
-            {t.balancePage.held}
-          </th>
-          <th scope="col" class="num">
-            {t.balancePage.available}
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {view.balances.map((balance) => (
-          <tr key={balance.currency}>
-            <th scope="row">{balance.currency}</th>
-            <td class="num">{formatMoney(balance.postedMinor, balance.currency, locale)}</td>
-            <td class="num">{formatMoney(balance.heldMinor, balance.currency, locale)}</td>
-            <td class="num">{formatMoney(balance.availableMinor, balance.currency, locale)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   )
 }
 
@@ -162,11 +139,7 @@ function StatementForm({ page, error }: { page: PageContext; error: string | und
   return (
     <>
       <p>{t.balancePage.statementIntro}</p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notification error={error} />
       <form method="get" action={`/dashboard/${page.mode}/balance/statement.csv`}>
         <label for="statement-from">{t.balancePage.from}</label>
         <input id="statement-from" name="from" type="date" />
@@ -178,65 +151,56 @@ function StatementForm({ page, error }: { page: PageContext; error: string | und
   )
 }
 
+/** A page of movements, newest first, each operation's lines in the order its money took effect. */
 function MovementsTable({ page, view }: { page: PageContext; view: BalancePageView }) {
-  const { t, locale } = page
+  const { t } = page
   const { items, total } = view.movements
-  if (items.length === 0) return <p class="muted">{t.balancePage.noMovement}</p>
-  const zone = page.member?.timeZone ?? 'UTC'
   const pages = Math.max(1, Math.ceil(total / movementsPerPage))
   const base = `/dashboard/${page.mode}/balance`
+  const columns: Column<LedgerEntry>[] = [
+    { header: t.balancePage.date, cell: (entry) => showInstant(page, entry.createdAtUs) },
+    {
+      header: t.balancePage.operation,
+      cell: (entry) => (
+        <a href={`/dashboard/${page.mode}/operations/${encodeURIComponent(entry.token)}`}>
+          {(t.kinds as Record<string, string>)[entry.operationKind] ?? entry.operationKind}
+        </a>
+      ),
+    },
+    { header: t.balancePage.type, cell: (entry) => <MovementText page={page} entry={entry} /> },
+    { header: t.common.status, cell: (entry) => <StatusBadge page={page} status={entry.status} /> },
+    {
+      header: t.common.amount,
+      numeric: true,
+      cell: (entry) => showMoney(page, entry.amountMinor, entry.currency),
+    },
+    {
+      header: t.balancePage.balanceAfter,
+      numeric: true,
+      cell: (entry) =>
+        entry.balanceAfterMinor === null ? '—' : showMoney(page, entry.balanceAfterMinor, entry.currency),
+    },
+    { header: t.balancePage.merchantReference, cell: (entry) => entry.merchantReference },
+    { header: t.balancePage.reference, cell: (entry) => <code>{entry.reference}</code> },
+  ]
   return (
     <>
-      <table id="movements-table">
-        <caption>{t.balancePage.movementsCaption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t.balancePage.date}</th>
-            <th scope="col">{t.balancePage.operation}</th>
-            <th scope="col">{t.balancePage.type}</th>
-            <th scope="col">{t.common.status}</th>
-            <th scope="col" class="num">
-              {t.common.amount}
-            </th>
-            <th scope="col" class="num">
-              {t.balancePage.balanceAfter}
-            </th>
-            <th scope="col">{t.balancePage.merchantReference}</th>
-            <th scope="col">{t.balancePage.reference}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((entry) => (
-            <tr key={entry.reference}>
-              <td>{formatInstant(entry.createdAtUs, locale, zone)}</td>
-              <td>
-                <a href={`/dashboard/${page.mode}/operations/${encodeURIComponent(entry.token)}`}>
-                  {(t.kinds as Record<string, string>)[entry.operationKind] ?? entry.operationKind}
-                </a>
-              </td>
-              <td>{t.movements[entry.type]}</td>
-              <td>
-                <StatusBadge page={page} status={entry.status} />
-              </td>
-              <td class="num">{formatMoney(entry.amountMinor, entry.currency, locale)}</td>
-              <td class="num">
-                {entry.balanceAfterMinor === null
-                  ? '—'
-                  : formatMoney(entry.balanceAfterMinor, entry.currency, locale)}
-              </td>
-              <td>{entry.merchantReference}</td>
-              <td>
-                <code>{entry.reference}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <nav aria-label={t.balancePage.movements} class="pages">
-        <p>{t.balancePage.pageOf(view.page, pages)}</p>
-        {view.page > 1 && <a href={`${base}?page=${view.page - 1}`}>{t.balancePage.previous}</a>}{' '}
-        {view.page < pages && <a href={`${base}?page=${view.page + 1}`}>{t.common.next}</a>}
-      </nav>
+      <Table
+        page={page}
+        id="movements-table"
+        caption={t.balancePage.movementsCaption}
+        columns={columns}
+        rows={inEffectOrder(items)}
+        rowKey={(entry) => entry.reference}
+        empty={t.balancePage.noMovement}
+      />
+      <Pagination
+        page={page}
+        label={t.balancePage.movements}
+        position={{ page: view.page, pages }}
+        previous={view.page > 1 ? `${base}?page=${view.page - 1}` : undefined}
+        next={view.page < pages ? `${base}?page=${view.page + 1}` : undefined}
+      />
     </>
   )
 }

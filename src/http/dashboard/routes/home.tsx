@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../../app/context.ts'
 import { type Overview, overviewOf } from '../../../app/dashboard/overview.ts'
 import type { Mode } from '../../../domain/kinds.ts'
-import { formatMoney } from '../format.ts'
+import { type Column, Section, showMoney, Table } from '../../pages/kit/index.ts'
+import { BalancesTable } from '../balances-table.tsx'
 import type { Guard } from '../guard.tsx'
 import { memberPage, type PageContext, StatusBadge } from '../layout.tsx'
 import { OperationsTable } from '../operations-table.tsx'
@@ -22,110 +23,75 @@ export function homeRoutes(app: FastifyInstance, context: AppContext, guard: Gua
   }
 }
 
+/** Home: the balances (and the sandbox's opening ones), today's counts and amounts, the latest operations. */
 function homePage(page: PageContext, overview: Overview): string {
   const { t } = page
   return memberPage(
     page,
     t.home.title,
     <>
-      <section aria-labelledby="balances">
-        <h2 id="balances">{t.home.balances}</h2>
-        {overview.balances.length === 0 ? (
-          <p class="muted">{t.home.noBalance}</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t.home.currency}</th>
-                <th scope="col" class="num">
-                  {t.home.balance}
-                </th>
-                <th scope="col" class="num">
-                  {t.home.held}
-                </th>
-                <th scope="col" class="num">
-                  {t.home.available}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {overview.balances.map((balance) => (
-                <tr key={balance.currency}>
-                  <th scope="row">{balance.currency}</th>
-                  <td class="num">{formatMoney(balance.postedMinor, balance.currency, page.locale)}</td>
-                  <td class="num">{formatMoney(balance.heldMinor, balance.currency, page.locale)}</td>
-                  <td class="num">{formatMoney(balance.availableMinor, balance.currency, page.locale)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
-      <section aria-labelledby="today">
-        <h2 id="today">{t.home.today}</h2>
-        <TodayTable page={page} today={overview.today} />
-      </section>
-      <section aria-labelledby="latest">
-        <h2 id="latest">{t.home.latest}</h2>
+      <Section id="balances" title={t.home.balances}>
+        <BalancesTable page={page} balances={overview.balances} />
+        <OpeningBalances page={page} openings={overview.openingBalances} />
+      </Section>
+      <Section id="today" title={t.home.today}>
+        <TodayTables page={page} today={overview.today} />
+      </Section>
+      <Section id="latest" title={t.home.latest}>
         <OperationsTable page={page} operations={overview.latest} />
-      </section>
+      </Section>
     </>,
   )
 }
 
-function TodayTable({ page, today }: { page: PageContext; today: Overview['today'] }) {
+/** What the sandbox opened the balances with: not recharges anyone made, so not among today's. */
+function OpeningBalances({ page, openings }: { page: PageContext; openings: Overview['openingBalances'] }) {
+  if (openings.length === 0) return null
+  const amounts = openings.map((operation) => (
+    <a key={operation.token} href={`/dashboard/${operation.mode}/operations/${operation.token}`}>
+      {showMoney(page, operation.sides[0]?.amountMinor ?? 0, operation.currency)}
+    </a>
+  ))
+  return (
+    <p class="muted">
+      {page.t.home.openingBalances}{' '}
+      {amounts.flatMap((amount, index) => (index === 0 ? [amount] : [', ', amount]))}.
+    </p>
+  )
+}
+
+type Today = Overview['today']
+
+function TodayTables({ page, today }: { page: PageContext; today: Today }) {
   const { t } = page
   if (today.byStatus.length === 0 && today.posted.length === 0) return <p class="muted">{t.common.none}</p>
+  const counts: Column<Today['byStatus'][number]>[] = [
+    { header: t.home.kind, cell: (row) => t.kinds[row.kind] },
+    { header: t.common.status, cell: (row) => <StatusBadge page={page} status={row.status} /> },
+    { header: t.home.count, numeric: true, cell: (row) => row.count },
+  ]
+  const amounts: Column<Today['posted'][number]>[] = [
+    { header: t.home.kind, cell: (row) => t.kinds[row.kind] },
+    { header: t.home.movement, cell: (row) => t.movements[row.type] },
+    { header: t.home.count, numeric: true, cell: (row) => row.entries },
+    { header: t.common.amount, numeric: true, cell: (row) => showMoney(page, row.amountMinor, row.currency) },
+  ]
   return (
     <>
-      <table>
-        <caption>{t.home.todayCounts}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t.home.kind}</th>
-            <th scope="col">{t.common.status}</th>
-            <th scope="col" class="num">
-              {t.home.count}
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {today.byStatus.map((row) => (
-            <tr key={`${row.kind}-${row.status}`}>
-              <td>{t.kinds[row.kind]}</td>
-              <td>
-                <StatusBadge page={page} status={row.status} />
-              </td>
-              <td class="num">{row.count}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <table>
-        <caption>{t.home.todayAmounts}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t.home.kind}</th>
-            <th scope="col">{t.home.movement}</th>
-            <th scope="col" class="num">
-              {t.home.count}
-            </th>
-            <th scope="col" class="num">
-              {t.common.amount}
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {today.posted.map((row) => (
-            <tr key={`${row.kind}-${row.type}-${row.currency}`}>
-              <td>{t.kinds[row.kind]}</td>
-              <td>{t.movements[row.type]}</td>
-              <td class="num">{row.entries}</td>
-              <td class="num">{formatMoney(row.amountMinor, row.currency, page.locale)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        page={page}
+        caption={t.home.todayCounts}
+        columns={counts}
+        rows={today.byStatus}
+        rowKey={(row) => `${row.kind}-${row.status}`}
+      />
+      <Table
+        page={page}
+        caption={t.home.todayAmounts}
+        columns={amounts}
+        rows={today.posted}
+        rowKey={(row) => `${row.kind}-${row.type}-${row.currency}`}
+      />
     </>
   )
 }

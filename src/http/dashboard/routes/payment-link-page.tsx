@@ -1,226 +1,17 @@
-import type { ChannelView } from '../../../app/catalogue.ts'
-import {
-  knownCountries,
-  type LinkForm,
-  linksPerPage,
-  type TalliedLink,
-} from '../../../app/dashboard/payment-link-actions.ts'
+import type { TalliedLink } from '../../../app/dashboard/payment-link-actions.ts'
 import type { Operation } from '../../../domain/operation.ts'
 import type { Page } from '../../../domain/pages.ts'
 import { type PaymentLinkStatus, paymentLinkStatus } from '../../../domain/payment-links.ts'
-import { formatInstant, formatMoney } from '../format.ts'
-import { allows, CsrfField, memberPage, type PageContext } from '../layout.tsx'
+import {
+  ConfirmForm,
+  Notification,
+  Section,
+  SummaryList,
+  showInstant,
+  showMoney,
+} from '../../pages/kit/index.ts'
+import { allows, memberPage, type PageContext } from '../layout.tsx'
 import { OperationsTable } from '../operations-table.tsx'
-import { ListPages } from './payout-batch-page.tsx'
-
-export interface LinksView {
-  list: Page<TalliedLink>
-  channels: ChannelView[]
-  nowUs: number
-  error?: string
-  /** What the member typed, shown again after a refusal. */
-  form: LinkForm
-  /** The list's page number. */
-  current: number
-}
-
-function when(page: PageContext, atUs: number): string {
-  return formatInstant(atUs, page.locale, page.member?.timeZone ?? 'UTC')
-}
-
-function LinkStatus({ page, status }: { page: PageContext; status: PaymentLinkStatus }) {
-  return <span class={`status status-link-${status}`}>{page.t.paymentLinks.statuses[status]}</span>
-}
-
-/** The link's amount: fixed, or the range the customer types it in. */
-function amountText(page: PageContext, { link }: TalliedLink): string {
-  const money = (minor: number) => formatMoney(minor, link.currency, page.locale)
-  if (link.amountMinor !== null) return money(link.amountMinor)
-  return link.range ? `${money(link.range.minMinor)} – ${money(link.range.maxMinor)}` : ''
-}
-
-export function linksPage(page: PageContext, view: LinksView): string {
-  const { t } = page
-  return memberPage(
-    page,
-    t.paymentLinks.title,
-    <>
-      {view.error && (
-        <p class="error" role="alert">
-          {view.error}
-        </p>
-      )}
-      <p>{t.paymentLinks.intro}</p>
-      {allows(page, 'links') && <CreateForm page={page} view={view} />}
-      <LinkList page={page} view={view} />
-    </>,
-  )
-}
-
-function CreateForm({ page, view }: { page: PageContext; view: LinksView }) {
-  const { t } = page
-  const { form } = view
-  return (
-    <section aria-labelledby="create-link">
-      <h2 id="create-link">{t.paymentLinks.create}</h2>
-      <form method="post" action={`/dashboard/${page.mode}/payment-links`} class="stack card">
-        <CsrfField page={page} />
-        <label>
-          {t.paymentLinks.description}
-          <input
-            name="description"
-            required
-            maxLength={200}
-            value={form.description ?? ''}
-            aria-describedby="description-hint"
-          />
-        </label>
-        <p id="description-hint" class="muted">
-          {t.paymentLinks.descriptionHint}
-        </p>
-        <label>
-          {t.paymentLinks.country}
-          <select name="country">
-            {knownCountries().map((country) => (
-              <option key={country} value={country} selected={form.country === country}>
-                {country}
-              </option>
-            ))}
-          </select>
-        </label>
-        <AmountFields page={page} form={form} />
-        <ChannelBoxes page={page} channels={view.channels} form={form} />
-        <label class="check">
-          <input type="checkbox" name="reusable" checked={form.reusable === 'on'} />
-          {t.paymentLinks.reusable}
-        </label>
-        <label>
-          {t.paymentLinks.expiresInDays}
-          <input name="expiresInDays" type="number" min={1} max={90} value={form.expiresInDays ?? '7'} />
-        </label>
-        <label>
-          {t.paymentLinks.reference}
-          <input name="reference" maxLength={60} value={form.reference ?? ''} />
-        </label>
-        <p>
-          <button type="submit">{t.paymentLinks.submit}</button>
-        </p>
-      </form>
-    </section>
-  )
-}
-
-function AmountFields({ page, form }: { page: PageContext; form: LinkForm }) {
-  const { t } = page
-  const range = form.amountKind === 'range'
-  return (
-    <fieldset>
-      <legend>{t.paymentLinks.amountKind}</legend>
-      <label class="check">
-        <input type="radio" name="amountKind" value="fixed" checked={!range} />
-        {t.paymentLinks.fixed}
-      </label>
-      <label>
-        {t.paymentLinks.amount}
-        <input name="amount" inputMode="decimal" value={form.amount ?? ''} />
-      </label>
-      <label class="check">
-        <input type="radio" name="amountKind" value="range" checked={range} />
-        {t.paymentLinks.range}
-      </label>
-      <label>
-        {t.paymentLinks.min}
-        <input name="min" inputMode="decimal" value={form.min ?? ''} />
-      </label>
-      <label>
-        {t.paymentLinks.max}
-        <input name="max" inputMode="decimal" value={form.max ?? ''} />
-      </label>
-    </fieldset>
-  )
-}
-
-function ChannelBoxes({
-  page,
-  channels,
-  form,
-}: {
-  page: PageContext
-  channels: ChannelView[]
-  form: LinkForm
-}) {
-  const codes = [...new Set(channels.map((channel) => channel.channel))].sort()
-  return (
-    <fieldset>
-      <legend>{page.t.paymentLinks.channels}</legend>
-      {codes.map((code) => (
-        <label class="check" key={code}>
-          <input type="checkbox" name={`channel-${code}`} checked={form[`channel-${code}`] === 'on'} />
-          {code}
-        </label>
-      ))}
-    </fieldset>
-  )
-}
-
-function LinkList({ page, view }: { page: PageContext; view: LinksView }) {
-  const { t } = page
-  if (view.list.items.length === 0)
-    return (
-      <section aria-labelledby="links">
-        <h2 id="links">{t.paymentLinks.list}</h2>
-        <p class="muted">{t.paymentLinks.noLinks}</p>
-      </section>
-    )
-  return (
-    <section aria-labelledby="links">
-      <h2 id="links">{t.paymentLinks.list}</h2>
-      <table id="links-table">
-        <thead>
-          <tr>
-            <th scope="col">{t.paymentLinks.description}</th>
-            <th scope="col">{t.common.status}</th>
-            <th scope="col">{t.common.amount}</th>
-            <th scope="col" class="num">
-              {t.paymentLinks.payments}
-            </th>
-            <th scope="col" class="num">
-              {t.paymentLinks.collected}
-            </th>
-            <th scope="col">{t.paymentLinks.expires}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {view.list.items.map((tallied) => (
-            <tr key={tallied.link.token}>
-              <th scope="row">
-                <a href={`/dashboard/${tallied.link.mode}/payment-links/${tallied.link.token}`}>
-                  {tallied.link.description}
-                </a>
-              </th>
-              <td>
-                <LinkStatus page={page} status={paymentLinkStatus(tallied.link, tallied.tally, view.nowUs)} />
-              </td>
-              <td>{amountText(page, tallied)}</td>
-              <td class="num">{tallied.tally.paymentCount}</td>
-              <td class="num">
-                {formatMoney(tallied.tally.collectedMinor, tallied.link.currency, page.locale)}
-              </td>
-              <td>{when(page, tallied.link.expiresAtUs)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <ListPages
-        page={page}
-        path={`/dashboard/${page.mode}/payment-links`}
-        current={view.current}
-        total={view.list.total}
-        perPage={linksPerPage}
-      />
-    </section>
-  )
-}
 
 export interface LinkView {
   link: TalliedLink
@@ -231,6 +22,18 @@ export interface LinkView {
   nowUs: number
 }
 
+export function LinkStatus({ page, status }: { page: PageContext; status: PaymentLinkStatus }) {
+  return <span class={`status status-link-${status}`}>{page.t.paymentLinks.statuses[status]}</span>
+}
+
+/** The link's amount: fixed, or the range the customer types it in. */
+export function amountText(page: PageContext, { link }: TalliedLink): string {
+  const money = (minor: number) => showMoney(page, minor, link.currency)
+  if (link.amountMinor !== null) return money(link.amountMinor)
+  return link.range ? `${money(link.range.minMinor)} – ${money(link.range.maxMinor)}` : ''
+}
+
+/** A payment link's page: its QR code and record, closing it, and the payments made through it. */
 export function linkPage(
   page: PageContext,
   view: LinkView,
@@ -243,76 +46,39 @@ export function linkPage(
     page,
     t.paymentLinks.linkTitle(link.description),
     <>
-      {note.notice && (
-        <p class="notice" role="status">
-          {note.notice}
-        </p>
-      )}
-      {note.error && (
-        <p class="error" role="alert">
-          {note.error}
-        </p>
-      )}
-      <LinkRecord page={page} view={view} status={status} />
+      <Notification {...note} />
+      <Section id="link-record" title={t.paymentLinks.record}>
+        <img class="qr" src={view.qr} alt={t.paymentLinks.qrAlt(link.description)} width={192} height={192} />
+        <SummaryList
+          rows={[
+            [t.paymentLinks.url, <a href={view.url}>{view.url}</a>],
+            [t.common.status, <LinkStatus page={page} status={status} />],
+            [t.common.amount, amountText(page, view.link)],
+            [t.paymentLinks.channels, link.channels.join(', ')],
+            [t.paymentLinks.reusable, link.reusable ? t.common.yes : t.common.no],
+            [t.paymentLinks.payments, String(tally.paymentCount)],
+            [t.paymentLinks.collected, showMoney(page, tally.collectedMinor, link.currency)],
+            [t.paymentLinks.expires, showInstant(page, link.expiresAtUs)],
+            [t.paymentLinks.reference, link.merchantReference],
+            [t.paymentLinks.token, <code>{link.token}</code>],
+          ]}
+        />
+      </Section>
       {status === 'active' && allows(page, 'links') && (
-        <section aria-labelledby="close-link">
-          <h2 id="close-link">{t.paymentLinks.close}</h2>
-          <form
-            method="post"
+        <Section id="close-link" title={t.paymentLinks.close}>
+          <ConfirmForm
+            page={page}
             action={`/dashboard/${link.mode}/payment-links/${link.token}/close`}
-            class="inline"
-          >
-            <CsrfField page={page} />
-            <p id="close-intro">{t.paymentLinks.closeIntro}</p>
-            <button type="submit" class="danger" aria-describedby="close-intro">
-              {t.paymentLinks.close}
-            </button>
-          </form>
-        </section>
+            id="close-intro"
+            intro={t.paymentLinks.closeIntro}
+            button={t.paymentLinks.close}
+            tone="danger"
+          />
+        </Section>
       )}
-      <section aria-labelledby="link-payments">
-        <h2 id="link-payments">{t.paymentLinks.paymentsTitle}</h2>
+      <Section id="link-payments" title={t.paymentLinks.paymentsTitle}>
         <OperationsTable page={page} operations={view.payments.items} />
-      </section>
+      </Section>
     </>,
-  )
-}
-
-function LinkRecord({
-  page,
-  view,
-  status,
-}: {
-  page: PageContext
-  view: LinkView
-  status: PaymentLinkStatus
-}) {
-  const { t } = page
-  const { link, tally } = view.link
-  const row = (label: string, value: preact.ComponentChildren) => (
-    <tr>
-      <th scope="row">{label}</th>
-      <td>{value}</td>
-    </tr>
-  )
-  return (
-    <section aria-labelledby="link-record">
-      <h2 id="link-record">{t.paymentLinks.record}</h2>
-      <img class="qr" src={view.qr} alt={t.paymentLinks.qrAlt(link.description)} width={192} height={192} />
-      <table>
-        <tbody>
-          {row(t.paymentLinks.url, <a href={view.url}>{view.url}</a>)}
-          {row(t.common.status, <LinkStatus page={page} status={status} />)}
-          {row(t.common.amount, amountText(page, view.link))}
-          {row(t.paymentLinks.channels, link.channels.join(', '))}
-          {row(t.paymentLinks.reusable, link.reusable ? t.common.yes : t.common.no)}
-          {row(t.paymentLinks.payments, String(tally.paymentCount))}
-          {row(t.paymentLinks.collected, formatMoney(tally.collectedMinor, link.currency, page.locale))}
-          {row(t.paymentLinks.expires, when(page, link.expiresAtUs))}
-          {row(t.paymentLinks.reference, link.merchantReference)}
-          {row(t.paymentLinks.token, <code>{link.token}</code>)}
-        </tbody>
-      </table>
-    </section>
   )
 }

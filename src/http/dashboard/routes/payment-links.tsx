@@ -1,21 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
+import type { ChannelView } from '../../../app/catalogue.ts'
 import type { AppContext } from '../../../app/context.ts'
 import {
+  channelOutsideCountry,
   closeLinkFromDashboard,
   createLinkFromDashboard,
   type LinkForm,
   linkChannels,
+  linkCountryOf,
   linkInputOf,
   linksOf,
   linkViewOf,
 } from '../../../app/dashboard/payment-link-actions.ts'
 import { linkUrls } from '../../../app/payment-links/index.ts'
 import type { Mode } from '../../../domain/kinds.ts'
+import { countryName } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { redirect, sendPage } from '../respond.ts'
 import { modes } from './home.tsx'
-import { linkPage, linksPage } from './payment-link-page.tsx'
+import { linkPage } from './payment-link-page.tsx'
+import { linksPage } from './payment-links-page.tsx'
 import { batchMemberOf, principalOf } from './payout-batches.tsx'
 
 const tokenPattern = /^[a-z0-9_-]{4,64}$/i
@@ -39,8 +44,8 @@ export function paymentLinkRoutes(app: FastifyInstance, context: AppContext, gua
     app.get(base, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'read', mode)
       if (!signedIn) return reply
-      const { page } = request.query as { page?: string }
-      return showLinks(context, signedIn, reply, { mode, page: pageNumber(page), status: 200 })
+      const { page, country } = request.query as { page?: string; country?: string }
+      return showLinks(context, signedIn, reply, { mode, page: pageNumber(page), status: 200, country })
     })
     app.post(base, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'links', mode)
@@ -93,6 +98,13 @@ async function createAnswer(
     return showLinks(context, signedIn, reply, { ...shown, error })
   }
   const principal = principalOf(signedIn, mode)
+  const channels = await linkChannels(context, principal)
+  const outside = channelOutsideCountry(input, channels)
+  if (outside)
+    return showLinks(context, signedIn, reply, {
+      ...shown,
+      error: outsideText(signedIn, input.country, outside, channels),
+    })
   const outcome = await createLinkFromDashboard(context, batchMemberOf(signedIn, request), principal, input)
   if ('link' in outcome)
     return redirect(reply, `/dashboard/${mode}/payment-links/${outcome.link.link.token}?done=created`)
@@ -100,11 +112,24 @@ async function createAnswer(
   return showLinks(context, signedIn, reply, { ...shown, status: outcome.apiError.status, error })
 }
 
+/** A channel ticked that the link's country does not offer, named, with those it does. */
+function outsideText(
+  signedIn: SignedIn,
+  country: string,
+  outside: { channel: string; offered: ChannelView[] },
+  channels: ChannelView[],
+): string {
+  const { t, locale } = signedIn.page
+  const name = (code: string) => channels.find((row) => row.channel === code)?.name ?? code
+  const offered = outside.offered.map((row) => row.name).join(', ')
+  return t.paymentLinks.channelNotInCountry(name(outside.channel), countryName(country, locale), offered)
+}
+
 async function showLinks(
   context: AppContext,
   signedIn: SignedIn,
   reply: FastifyReply,
-  shown: { mode: Mode; page: number; status: number; error?: string; form?: LinkForm },
+  shown: { mode: Mode; page: number; status: number; error?: string; form?: LinkForm; country?: string },
 ): Promise<FastifyReply> {
   const principal = principalOf(signedIn, shown.mode)
   const [list, channels] = await Promise.all([
@@ -114,6 +139,7 @@ async function showLinks(
   const view = {
     list,
     channels,
+    country: linkCountryOf(channels, shown.form?.country ?? shown.country, list.items[0]?.link.country),
     nowUs: context.clock.nowUs(),
     error: shown.error,
     form: shown.form ?? {},

@@ -6,17 +6,24 @@ import {
 } from '../../../app/dashboard/payout-batch-view.ts'
 import type { Page } from '../../../domain/pages.ts'
 import type { PayoutBatchStatus } from '../../../domain/payout-batches.ts'
-import { formatInstant, formatMoney } from '../format.ts'
-import { allows, CsrfField, memberPage, type PageContext, StatusBadge } from '../layout.tsx'
+import {
+  type Column,
+  ConfirmForm,
+  Notification,
+  numberedPages,
+  Pagination,
+  Section,
+  SummaryList,
+  showInstant,
+  showMoney,
+  Table,
+} from '../../pages/kit/index.ts'
+import { allows, memberPage, type PageContext, StatusBadge } from '../layout.tsx'
 
 /** What a batch's page says above the record: what was just done, or why it was refused. */
 export interface BatchNote {
   notice?: string
   error?: string
-}
-
-function when(page: PageContext, atUs: number): string {
-  return formatInstant(atUs, page.locale, page.member?.timeZone ?? 'UTC')
 }
 
 function BatchStatus({ page, status }: { page: PageContext; status: PayoutBatchStatus }) {
@@ -32,25 +39,7 @@ function countsText(page: PageContext, counts: Record<string, number>): string {
     .join(' · ')
 }
 
-/** Links to the first and the next page of a list, when it has more than one. */
-export function ListPages(props: {
-  page: PageContext
-  path: string
-  current: number
-  total: number
-  perPage: number
-}) {
-  const { t } = props.page
-  const more = props.total > props.current * props.perPage
-  if (props.current <= 1 && !more) return null
-  return (
-    <nav aria-label={t.payoutBatches.pages}>
-      {props.current > 1 && <a href={props.path}>{t.common.first}</a>}{' '}
-      {more && <a href={`${props.path}?page=${props.current + 1}`}>{t.common.next}</a>}
-    </nav>
-  )
-}
-
+/** The batches, newest first, a page at a time. */
 export function BatchList({
   page,
   list,
@@ -61,116 +50,81 @@ export function BatchList({
   current: number
 }) {
   const { t } = page
+  const columns: Column<BatchSummary>[] = [
+    {
+      header: t.payoutBatches.merchantReference,
+      rowHeader: true,
+      cell: ({ batch }) => (
+        <a href={`/dashboard/${batch.mode}/payout-batches/${batch.token}`}>{batch.merchantReference}</a>
+      ),
+    },
+    { header: t.common.status, cell: ({ batch }) => <BatchStatus page={page} status={batch.status} /> },
+    { header: t.payoutBatches.itemCount, numeric: true, cell: ({ batch }) => batch.itemCount },
+    {
+      header: t.payoutBatches.total,
+      numeric: true,
+      cell: ({ batch }) => showMoney(page, batch.totalMinor, batch.currency),
+    },
+    { header: t.payoutBatches.counts, cell: ({ counts }) => countsText(page, counts) },
+    { header: t.payoutBatches.createdBy, cell: ({ batch }) => batch.createdBy ?? '' },
+    { header: t.payoutBatches.created, cell: ({ batch }) => showInstant(page, batch.initiatedAtUs) },
+  ]
+  const path = `/dashboard/${page.mode}/payout-batches`
   return (
-    <section aria-labelledby="batches">
-      <h2 id="batches">{t.payoutBatches.list}</h2>
-      {list.items.length === 0 ? (
-        <p class="muted">{t.payoutBatches.noBatches}</p>
-      ) : (
-        <table id="batches-table">
-          <thead>
-            <tr>
-              <th scope="col">{t.payoutBatches.merchantReference}</th>
-              <th scope="col">{t.common.status}</th>
-              <th scope="col" class="num">
-                {t.payoutBatches.itemCount}
-              </th>
-              <th scope="col" class="num">
-                {t.payoutBatches.total}
-              </th>
-              <th scope="col">{t.payoutBatches.counts}</th>
-              <th scope="col">{t.payoutBatches.createdBy}</th>
-              <th scope="col">{t.payoutBatches.created}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.items.map(({ batch, counts }) => (
-              <tr key={batch.token}>
-                <th scope="row">
-                  <a href={`/dashboard/${batch.mode}/payout-batches/${batch.token}`}>
-                    {batch.merchantReference}
-                  </a>
-                </th>
-                <td>
-                  <BatchStatus page={page} status={batch.status} />
-                </td>
-                <td class="num">{batch.itemCount}</td>
-                <td class="num">{formatMoney(batch.totalMinor, batch.currency, page.locale)}</td>
-                <td>{countsText(page, counts)}</td>
-                <td>{batch.createdBy ?? ''}</td>
-                <td>{when(page, batch.initiatedAtUs)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <ListPages
+    <Section id="batches" title={t.payoutBatches.list}>
+      <Table
         page={page}
-        path={`/dashboard/${page.mode}/payout-batches`}
-        current={current}
-        total={list.total}
-        perPage={batchesPerPage}
+        id="batches-table"
+        columns={columns}
+        rows={list.items}
+        rowKey={({ batch }) => batch.token}
+        empty={t.payoutBatches.noBatches}
       />
-    </section>
+      <Pagination
+        page={page}
+        label={t.payoutBatches.pages}
+        {...numberedPages(path, current, list.total, batchesPerPage)}
+      />
+    </Section>
   )
 }
 
 /** A batch's page: its record, what the member may do with it, its results file and its items. */
 export function batchPage(page: PageContext, view: BatchView, note: BatchNote, memberId: string): string {
   const { t } = page
+  const { batch } = view
   return memberPage(
     page,
-    t.payoutBatches.batchTitle(view.batch.merchantReference),
+    t.payoutBatches.batchTitle(batch.merchantReference),
     <>
-      {note.notice && (
-        <p class="notice" role="status">
-          {note.notice}
-        </p>
-      )}
-      {note.error && (
-        <p class="error" role="alert">
-          {note.error}
-        </p>
-      )}
-      <BatchRecord page={page} view={view} />
+      <Notification {...note} />
+      <Section id="batch-record" title={t.payoutBatches.record}>
+        <SummaryList
+          rows={[
+            [t.payoutBatches.token, <code>{batch.token}</code>],
+            [t.common.status, <BatchStatus page={page} status={batch.status} />],
+            [t.payoutBatches.itemCount, String(batch.itemCount)],
+            [t.payoutBatches.total, showMoney(page, batch.totalMinor, batch.currency)],
+            [t.payoutBatches.counts, countsText(page, view.counts)],
+            [t.payoutBatches.createdBy, batch.createdBy ?? ''],
+            batch.approvedBy && [t.payoutBatches.approvedBy, batch.approvedBy],
+            [t.payoutBatches.created, showInstant(page, batch.initiatedAtUs)],
+            batch.completedAtUs !== null && [
+              t.payoutBatches.completedAt,
+              showInstant(page, batch.completedAtUs),
+            ],
+          ]}
+        />
+      </Section>
       <ApprovalSection page={page} view={view} memberId={memberId} />
       <CancelSection page={page} view={view} />
       <p>
-        <a href={`/dashboard/${view.batch.mode}/payout-batches/${view.batch.token}/results.csv`}>
+        <a href={`/dashboard/${batch.mode}/payout-batches/${batch.token}/results.csv`}>
           {t.payoutBatches.results}
         </a>
       </p>
       <ItemsTable page={page} items={view.items} />
     </>,
-  )
-}
-
-function BatchRecord({ page, view }: { page: PageContext; view: BatchView }) {
-  const { t } = page
-  const { batch } = view
-  const row = (label: string, value: preact.ComponentChildren) => (
-    <tr>
-      <th scope="row">{label}</th>
-      <td>{value}</td>
-    </tr>
-  )
-  return (
-    <section aria-labelledby="batch-record">
-      <h2 id="batch-record">{t.payoutBatches.record}</h2>
-      <table>
-        <tbody>
-          {row(t.payoutBatches.token, <code>{batch.token}</code>)}
-          {row(t.common.status, <BatchStatus page={page} status={batch.status} />)}
-          {row(t.payoutBatches.itemCount, String(batch.itemCount))}
-          {row(t.payoutBatches.total, formatMoney(batch.totalMinor, batch.currency, page.locale))}
-          {row(t.payoutBatches.counts, countsText(page, view.counts))}
-          {row(t.payoutBatches.createdBy, batch.createdBy ?? '')}
-          {batch.approvedBy && row(t.payoutBatches.approvedBy, batch.approvedBy)}
-          {row(t.payoutBatches.created, when(page, batch.initiatedAtUs))}
-          {batch.completedAtUs !== null && row(t.payoutBatches.completedAt, when(page, batch.completedAtUs))}
-        </tbody>
-      </table>
-    </section>
   )
 }
 
@@ -181,16 +135,19 @@ function ApprovalSection({ page, view, memberId }: { page: PageContext; view: Ba
   if (batch.status !== 'awaiting_approval' || !allows(page, 'batches')) return null
   const action = `/dashboard/${batch.mode}/payout-batches/${batch.token}`
   return (
-    <section aria-labelledby="approval">
-      <h2 id="approval">{t.payoutBatches.approval}</h2>
+    <Section id="approval" title={t.payoutBatches.approval}>
       {batch.createdByMember === memberId ? (
         <p class="notice" id="own-batch">
           {t.payoutBatches.ownBatch}
         </p>
       ) : (
-        <form method="post" action={`${action}/approve`} class="inline">
-          <CsrfField page={page} />
-          <p id="approve-intro">{t.payoutBatches.approveIntro}</p>
+        <ConfirmForm
+          page={page}
+          action={`${action}/approve`}
+          id="approve-intro"
+          intro={t.payoutBatches.approveIntro}
+          button={t.payoutBatches.approve}
+        >
           <label>
             {t.payoutBatches.code}
             <input
@@ -202,17 +159,17 @@ function ApprovalSection({ page, view, memberId }: { page: PageContext; view: Ba
               aria-describedby="approve-intro"
             />
           </label>
-          <button type="submit">{t.payoutBatches.approve}</button>
-        </form>
+        </ConfirmForm>
       )}
-      <form method="post" action={`${action}/reject`} class="inline">
-        <CsrfField page={page} />
-        <p id="reject-intro">{t.payoutBatches.rejectIntro}</p>
-        <button type="submit" class="danger" aria-describedby="reject-intro">
-          {t.payoutBatches.reject}
-        </button>
-      </form>
-    </section>
+      <ConfirmForm
+        page={page}
+        action={`${action}/reject`}
+        id="reject-intro"
+        intro={t.payoutBatches.rejectIntro}
+        button={t.payoutBatches.reject}
+        tone="danger"
+      />
+    </Section>
   )
 }
 
@@ -221,58 +178,49 @@ function CancelSection({ page, view }: { page: PageContext; view: BatchView }) {
   const { batch } = view
   if (batch.status !== 'processing' || !allows(page, 'cancel')) return null
   return (
-    <section aria-labelledby="batch-cancel">
-      <h2 id="batch-cancel">{t.payoutBatches.cancel}</h2>
-      <form
-        method="post"
+    <Section id="batch-cancel" title={t.payoutBatches.cancel}>
+      <ConfirmForm
+        page={page}
         action={`/dashboard/${batch.mode}/payout-batches/${batch.token}/cancel`}
-        class="inline"
-      >
-        <CsrfField page={page} />
-        <p id="batch-cancel-intro">{t.payoutBatches.cancelIntro}</p>
-        <button type="submit" class="danger" aria-describedby="batch-cancel-intro">
-          {t.payoutBatches.cancel}
-        </button>
-      </form>
-    </section>
+        id="batch-cancel-intro"
+        intro={t.payoutBatches.cancelIntro}
+        button={t.payoutBatches.cancel}
+        tone="danger"
+      />
+    </Section>
   )
 }
 
 function ItemsTable({ page, items }: { page: PageContext; items: readonly BatchItemView[] }) {
   const { t } = page
+  const columns: Column<BatchItemView>[] = [
+    {
+      header: t.payoutBatches.operation,
+      rowHeader: true,
+      cell: (item) => <a href={`/dashboard/${page.mode}/operations/${item.token}`}>{item.token}</a>,
+    },
+    { header: t.payoutBatches.merchantReference, cell: (item) => item.merchantReference },
+    { header: t.payoutBatches.phone, cell: (item) => item.phoneNumber },
+    { header: t.payoutBatches.fullName, cell: (item) => <span class="customer-name">{item.fullName}</span> },
+    {
+      header: t.common.amount,
+      numeric: true,
+      cell: (item) => showMoney(page, item.amountMinor, item.currency),
+    },
+    { header: t.common.status, cell: (item) => <StatusBadge page={page} status={item.status} /> },
+    {
+      header: t.payoutBatches.reason,
+      cell: (item) => (item.failureCode ? `${item.failureCode}: ${item.failureMessage}` : ''),
+    },
+  ]
   return (
-    <table id="batch-items">
-      <caption>{t.payoutBatches.itemsTitle}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{t.payoutBatches.operation}</th>
-          <th scope="col">{t.payoutBatches.merchantReference}</th>
-          <th scope="col">{t.payoutBatches.phone}</th>
-          <th scope="col">{t.payoutBatches.fullName}</th>
-          <th scope="col" class="num">
-            {t.common.amount}
-          </th>
-          <th scope="col">{t.common.status}</th>
-          <th scope="col">{t.payoutBatches.reason}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((item) => (
-          <tr key={item.token}>
-            <th scope="row">
-              <a href={`/dashboard/${page.mode}/operations/${item.token}`}>{item.token}</a>
-            </th>
-            <td>{item.merchantReference}</td>
-            <td>{item.phoneNumber}</td>
-            <td class="customer-name">{item.fullName}</td>
-            <td class="num">{formatMoney(item.amountMinor, item.currency, page.locale)}</td>
-            <td>
-              <StatusBadge page={page} status={item.status} />
-            </td>
-            <td>{item.failureCode ? `${item.failureCode}: ${item.failureMessage}` : ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      page={page}
+      id="batch-items"
+      caption={t.payoutBatches.itemsTitle}
+      columns={columns}
+      rows={items}
+      rowKey={(item) => item.token}
+    />
   )
 }

@@ -1,40 +1,32 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import QRCode from 'qrcode'
 import type { AppContext } from '../../../app/context.ts'
 import { acceptInvitation, invitationPageOf } from '../../../app/dashboard/invitations.ts'
-import { minimumPasswordLength } from '../../../app/dashboard/passwords.ts'
-import { type DashboardRefusal, isRefusal, refusal } from '../../../app/dashboard/refusals.ts'
-import { endSession, resolveSession } from '../../../app/dashboard/sessions.ts'
+import { endSession, type LiveSession } from '../../../app/dashboard/sessions.ts'
 import {
   beginEnrolment,
   confirmEnrolment,
   signInWithCode,
   signInWithPassword,
 } from '../../../app/dashboard/sign-in.ts'
-import { readCookie } from '../../pages/cookies.ts'
+import { type SignInFlow, sendLockedOutOf, signInPages } from '../../pages/sign-in-routes.tsx'
 import type { Guard } from '../guard.tsx'
-import { type PageContext, plainPage } from '../layout.tsx'
-import { RefusalNote } from '../refusal-text.tsx'
-import { dashboardPath, redirect, sendPage } from '../respond.ts'
 
-type Form = Record<string, string | undefined>
-const field = (request: FastifyRequest, name: string) =>
-  String((request.body as Form | undefined)?.[name] ?? '')
-
-/** Where to go after signing in: only a dashboard path of this origin. */
-function nextPath(text: string | undefined): string {
-  return dashboardPath(text, '/dashboard/sandbox')
-}
-
-/**
- * The status of a refused secret: a wrong one is a 401; a lock, or an address that failed too
- * often, a 429; no place to check a password now, a 503 to send again in a moment.
- */
-function refusedStatus(reply: FastifyReply, refused: DashboardRefusal): number {
-  if (refused.refused === 'sign_in_failed' || refused.refused === 'code_wrong') return 401
-  if (refused.refused !== 'password_checks_busy') return 429
-  reply.header('retry-after', '1')
-  return 503
+/** The dashboard's sign-in: the shared pages of pages/sign-in-routes.tsx, on the merchants' members. */
+const dashboardFlow: SignInFlow<LiveSession> = {
+  base: '/dashboard',
+  home: '/dashboard/sandbox',
+  signInWithPassword,
+  signInWithCode,
+  beginEnrolment,
+  confirmEnrolment,
+  acceptInvitation,
+  async invitationIntro(context, page, token) {
+    const shown = await invitationPageOf(context, token)
+    if (!shown) return undefined
+    const { invitation, merchantName } = shown
+    return page.t.invitation.intro(merchantName, invitation.email, page.t.roles[invitation.role])
+  },
+  endSession,
 }
 
 /**
@@ -47,327 +39,10 @@ export function sendLockedOut(
   reply: FastifyReply,
   next = '/dashboard/sandbox',
 ): FastifyReply {
-  guard.clearSession(reply)
-  const page = guard.pageOf(request)
-  const locked = refusal('account_locked')
-  return sendPage(reply, 429, passwordPage(page, guard.anonymousForm(reply), next, { refusal: locked }))
+  return sendLockedOutOf(guard, request, reply, next, '/dashboard')
 }
 
 /** Signing in, out, accepting an invitation and enrolling the authenticator. */
 export function signInRoutes(app: FastifyInstance, context: AppContext, guard: Guard): void {
-  app.get('/dashboard/login', async (request, reply) => {
-    const query = request.query as Form
-    const page = guard.pageOf(request)
-    const notice =
-      query.ended !== undefined
-        ? page.t.signIn.sessionEnded
-        : query.out !== undefined
-          ? page.t.signIn.signedOut
-          : undefined
-    return sendPage(
-      reply,
-      200,
-      passwordPage(page, guard.anonymousForm(reply), nextPath(query.next), { notice }),
-    )
-  })
-
-  app.post('/dashboard/login', async (request, reply) => {
-    if (!guard.checkAnonymousForm(request, reply)) return reply
-    const page = guard.pageOf(request)
-    const next = nextPath(field(request, 'next'))
-    const outcome = await signInWithPassword(
-      context,
-      { email: field(request, 'email'), password: field(request, 'password') },
-      guard.clientOf(request),
-    )
-    if (isRefusal(outcome)) {
-      const status = refusedStatus(reply, outcome)
-      const form = guard.anonymousForm(reply)
-      return sendPage(
-        reply,
-        status,
-        passwordPage(page, form, next, { refusal: outcome, email: field(request, 'email') }),
-      )
-    }
-    guard.setSession(reply, outcome.token)
-    const step = outcome.session.stage === 'enrolment' ? '/dashboard/enrol' : '/dashboard/login/code'
-    return redirect(reply, `${step}?next=${encodeURIComponent(next)}`)
-  })
-
-  app.post('/dashboard/logout', async (request, reply) => {
-    const live = await resolveSession(context, readCookie(request.headers.cookie, 'sika_session') ?? '')
-    if (live) {
-      if (!guard.checkForm(request, reply, live.session.id)) return reply
-      await endSession(context, live.session.id, 'signed out')
-    }
-    guard.clearSession(reply)
-    return redirect(reply, '/dashboard/login?out')
-  })
-
-  codeRoutes(app, context, guard)
-  invitationRoutes(app, context, guard)
-  enrolmentRoutes(app, context, guard)
-}
-
-/** The second step: the authenticator's code or a recovery code. */
-function codeRoutes(app: FastifyInstance, context: AppContext, guard: Guard): void {
-  app.get('/dashboard/login/code', async (request, reply) => {
-    const live = await guard.partial(request, 'second-factor')
-    if (!live) return redirect(reply, '/dashboard/login')
-    const page = guard.pageOf(request, { csrf: guard.csrfOf(live.session.id) })
-    return sendPage(reply, 200, codePage(page, nextPath((request.query as Form).next)))
-  })
-
-  app.post('/dashboard/login/code', async (request, reply) => {
-    const live = await guard.partial(request, 'second-factor')
-    if (!live) return redirect(reply, '/dashboard/login?ended')
-    if (!guard.checkForm(request, reply, live.session.id)) return reply
-    const next = nextPath(field(request, 'next'))
-    const outcome = await signInWithCode(context, live, field(request, 'code'), guard.clientOf(request))
-    if (isRefusal(outcome)) {
-      if (outcome.refused === 'account_locked') return sendLockedOut(guard, request, reply, next)
-      const page = guard.pageOf(request, { csrf: guard.csrfOf(live.session.id) })
-      return sendPage(reply, refusedStatus(reply, outcome), codePage(page, next, outcome))
-    }
-    guard.setSession(reply, outcome.token)
-    return redirect(reply, next)
-  })
-}
-
-function invitationRoutes(app: FastifyInstance, context: AppContext, guard: Guard): void {
-  app.get('/dashboard/invitations/:token', async (request, reply) => {
-    const { token } = request.params as { token: string }
-    const page = guard.pageOf(request)
-    const shown = await invitationPageOf(context, token)
-    if (!shown)
-      return sendPage(
-        reply,
-        404,
-        plainPage(page, page.t.invitation.title, <p class="error">{page.t.invitation.unusable}</p>),
-      )
-    const { invitation, merchantName } = shown
-    const intro = page.t.invitation.intro(merchantName, invitation.email, page.t.roles[invitation.role])
-    return sendPage(reply, 200, invitationPage(page, guard.anonymousForm(reply), token, intro))
-  })
-
-  app.post('/dashboard/invitations/:token', async (request, reply) => {
-    if (!guard.checkAnonymousForm(request, reply)) return reply
-    const { token } = request.params as { token: string }
-    const outcome = await acceptInvitation(
-      context,
-      token,
-      { name: field(request, 'name'), password: field(request, 'password') },
-      guard.clientOf(request),
-    )
-    if (isRefusal(outcome)) {
-      const page = guard.pageOf(request)
-      const status =
-        outcome.refused === 'invitation_unusable'
-          ? 404
-          : outcome.refused === 'password_checks_busy'
-            ? refusedStatus(reply, outcome)
-            : 422
-      return sendPage(reply, status, invitationPage(page, guard.anonymousForm(reply), token, '', outcome))
-    }
-    guard.setSession(reply, outcome.token)
-    return redirect(reply, '/dashboard/enrol')
-  })
-}
-
-function enrolmentRoutes(app: FastifyInstance, context: AppContext, guard: Guard): void {
-  app.get('/dashboard/enrol', async (request, reply) => {
-    const live = await guard.partial(request, 'enrolment')
-    if (!live) return redirect(reply, '/dashboard/login')
-    const enrolment = await beginEnrolment(context, live)
-    const qr = await QRCode.toString(enrolment.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })
-    const page = guard.pageOf(request, { csrf: guard.csrfOf(live.session.id) })
-    const qrDataUri = `data:image/svg+xml;base64,${Buffer.from(qr).toString('base64')}`
-    const query = request.query as Form
-    // Only the refusals a confirmation answers are named in the link.
-    const refused = enrolmentRefusals.find((code) => code === query.refused)
-    const shown = refused && refusal(refused, refused === 'address_throttled' ? { minutes: 15 } : undefined)
-    return sendPage(reply, 200, enrolPage(page, enrolment.secret, qrDataUri, nextPath(query.next), shown))
-  })
-
-  app.post('/dashboard/enrol', async (request, reply) => {
-    const live = await guard.partial(request, 'enrolment')
-    if (!live) return redirect(reply, '/dashboard/login?ended')
-    if (!guard.checkForm(request, reply, live.session.id)) return reply
-    const outcome = await confirmEnrolment(context, live, field(request, 'code'), guard.clientOf(request))
-    const page = guard.pageOf(request, { csrf: guard.csrfOf(live.session.id) })
-    if (isRefusal(outcome))
-      return outcome.refused === 'account_locked'
-        ? sendLockedOut(guard, request, reply)
-        : redirect(reply, `/dashboard/enrol?refused=${outcome.refused}`)
-    guard.setSession(reply, outcome.opened.token)
-    const next = nextPath(field(request, 'next'))
-    return sendPage(reply, 200, recoveryCodesPage(page, outcome.recoveryCodes, next))
-  })
-}
-
-function Refused({ page, refusal }: { page: PageContext; refusal?: DashboardRefusal | undefined }) {
-  return refusal ? <RefusalNote page={page} refusal={refusal} /> : null
-}
-
-function passwordPage(
-  page: PageContext,
-  csrf: string,
-  next: string,
-  shown: { notice?: string | undefined; refusal?: DashboardRefusal; email?: string },
-): string {
-  const { t } = page
-  return plainPage(
-    page,
-    t.signIn.title,
-    <>
-      {shown.notice && <p class="notice">{shown.notice}</p>}
-      <Refused page={page} refusal={shown.refusal} />
-      <form class="stack" method="post" action="/dashboard/login">
-        <input type="hidden" name="csrf" value={csrf} />
-        <input type="hidden" name="next" value={next} />
-        <label>
-          {t.signIn.email}
-          <input type="email" name="email" autocomplete="username" required value={shown.email ?? ''} />
-        </label>
-        <label>
-          {t.signIn.password}
-          <input type="password" name="password" autocomplete="current-password" required />
-        </label>
-        <button type="submit">{t.signIn.submit}</button>
-      </form>
-    </>,
-  )
-}
-
-function codePage(page: PageContext, next: string, refusal?: DashboardRefusal): string {
-  const { t } = page
-  return plainPage(
-    page,
-    t.signIn.codeTitle,
-    <>
-      <Refused page={page} refusal={refusal} />
-      <p>{t.signIn.codeIntro}</p>
-      <form class="stack" method="post" action="/dashboard/login/code">
-        <input type="hidden" name="csrf" value={page.csrf ?? ''} />
-        <input type="hidden" name="next" value={next} />
-        <label>
-          {t.signIn.code}
-          <input
-            type="text"
-            name="code"
-            inputmode="text"
-            autocomplete="one-time-code"
-            required
-            maxLength={9}
-          />
-        </label>
-        <button type="submit">{t.signIn.codeSubmit}</button>
-      </form>
-    </>,
-  )
-}
-
-function invitationPage(
-  page: PageContext,
-  csrf: string,
-  token: string,
-  intro: string,
-  refusal?: DashboardRefusal,
-) {
-  const { t } = page
-  return plainPage(
-    page,
-    t.invitation.title,
-    <>
-      <Refused page={page} refusal={refusal} />
-      {intro && <p>{intro}</p>}
-      <form class="stack" method="post" action={`/dashboard/invitations/${token}`}>
-        <input type="hidden" name="csrf" value={csrf} />
-        <label>
-          {t.invitation.name}
-          <input type="text" name="name" autocomplete="name" required maxLength={100} />
-        </label>
-        <label>
-          {t.invitation.password}
-          <input
-            type="password"
-            name="password"
-            autocomplete="new-password"
-            required
-            minLength={minimumPasswordLength}
-            aria-describedby="password-hint"
-          />
-        </label>
-        <p id="password-hint" class="muted">
-          {t.invitation.passwordHint(minimumPasswordLength)}
-        </p>
-        <button type="submit">{t.invitation.submit}</button>
-      </form>
-    </>,
-  )
-}
-
-const enrolmentRefusals = ['code_wrong', 'address_throttled'] as const
-
-function enrolPage(
-  page: PageContext,
-  secret: string,
-  qrDataUri: string,
-  next: string,
-  refused: DashboardRefusal | undefined,
-): string {
-  const { t } = page
-  return plainPage(
-    page,
-    t.enrol.title,
-    <>
-      <Refused page={page} refusal={refused} />
-      <p>{t.enrol.intro}</p>
-      <img src={qrDataUri} alt={t.enrol.qrAlt} width={200} height={200} />
-      <p>
-        {t.enrol.setupKey}:{' '}
-        <code class="secret" data-setup-key>
-          {secret}
-        </code>
-      </p>
-      <form class="stack" method="post" action="/dashboard/enrol">
-        <input type="hidden" name="csrf" value={page.csrf ?? ''} />
-        <input type="hidden" name="next" value={next} />
-        <label>
-          {t.enrol.code}
-          <input
-            type="text"
-            name="code"
-            inputmode="numeric"
-            autocomplete="one-time-code"
-            required
-            pattern="[0-9]{6}"
-            maxLength={6}
-          />
-        </label>
-        <button type="submit">{t.enrol.submit}</button>
-      </form>
-    </>,
-  )
-}
-
-function recoveryCodesPage(page: PageContext, codes: string[], next: string): string {
-  const { t } = page
-  return plainPage(
-    page,
-    t.enrol.recoveryTitle,
-    <>
-      <p>{t.enrol.recoveryIntro}</p>
-      <ol class="codes" data-recovery-codes>
-        {codes.map((code) => (
-          <li key={code}>{code}</li>
-        ))}
-      </ol>
-      <p>
-        <a class="button" href={next}>
-          {t.enrol.continue}
-        </a>
-      </p>
-    </>,
-  )
+  signInPages(app, context, guard, dashboardFlow)
 }

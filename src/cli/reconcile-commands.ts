@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import type { AppContext } from '../app/context.ts'
+import { decideBreak, listBreaks } from '../app/reconciliation/breaks.ts'
+import { importExport } from '../app/reconciliation/imports.ts'
+import { breakReport, type RunReport, reconcileDay } from '../app/reconciliation/run.ts'
+import { workerIdentity } from '../app/workers.ts'
+import { isDay } from '../domain/reconciliation-days.ts'
+import { ApiError } from '../errors.ts'
+import type { BreakState } from '../store/repositories/reconciliation.ts'
+import { CommandError, oneOf, UsageError } from './usage.ts'
+
+type Print = (text: string) => void
+
+const breakStates = ['open', 'auto_resolved', 'resolved', 'ignored'] as const
+
+export type ReconcileArgs =
+  | { action: 'run'; connection: string; date: string; json: boolean }
+  | { action: 'breaks'; connection?: string; state?: BreakState; json: boolean }
+  | { action: 'import'; connection: string; file: string; columns?: string; json: boolean }
+  | { action: 'resolve' | 'ignore'; breakId: string; reason: string; by: string; json: boolean }
+
+/**
+ * `sika reconcile --connection C --date D [--json]`, `sika reconcile breaks`, `sika reconcile
+ * import`, `sika reconcile resolve|ignore BREAK_ID --reason R`: checked whole before the store opens.
+ */
+export function parseReconcile(action: string | undefined, rest: string[]): ReconcileArgs {
+  const sub =
+    action === 'breaks' || action === 'import' || action === 'resolve' || action === 'ignore' ? action : 'run'
+  const args = sub === 'run' ? (action === undefined ? rest : [action, ...rest]) : rest
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      connection: { type: 'string' },
+      date: { type: 'string' },
+      state: { type: 'string' },
+      file: { type: 'string' },
+      columns: { type: 'string' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    allowPositionals: sub === 'resolve' || sub === 'ignore',
+  })
+  const json = values.json
+  if (sub === 'breaks')
+    return {
+      action: 'breaks',
+      json,
+      ...(values.connection ? { connection: values.connection } : {}),
+      ...(values.state ? { state: oneOf('state', values.state, breakStates) } : {}),
+    }
+  if (sub === 'resolve' || sub === 'ignore') {
+    const [breakId] = positionals
+    if (!breakId) throw new UsageError('needs BREAK_ID')
+    if (!values.reason) throw new UsageError('needs --reason TEXT')
+    return { action: sub, breakId, reason: values.reason, by: values.by ?? 'cli', json }
+  }
+  if (!values.connection) throw new UsageError('needs --connection ID')
+  if (sub === 'import') {
+    if (!values.file) throw new UsageError('needs --file CSV')
+    return {
+      action: 'import',
+      connection: values.connection,
+      file: values.file,
+      json,
+      ...(values.columns ? { columns: values.columns } : {}),
+    }
+  }
+  if (!values.date || !isDay(values.date)) throw new UsageError('needs --date YYYY-MM-DD')
+  return { action: 'run', connection: values.connection, date: values.date, json }
+}
+
+export async function reconcileCommand(
+  context: AppContext,
+  args: ReconcileArgs,
+  print: Print,
+): Promise<void> {
+  try {
+    await perform(context, args, print)
+  } catch (error) {
+    if (error instanceof ApiError) throw new CommandError(error.message)
+    throw error
+  }
+}
+
+async function perform(context: AppContext, args: ReconcileArgs, print: Print): Promise<void> {
+  switch (args.action) {
+    case 'run': {
+      const report = await reconcileDay(context, args.connection, args.date, workerIdentity())
+      print(args.json ? JSON.stringify(report) : runText(report))
+      if (report.status === 'failed') throw new CommandError(report.reason ?? 'the run failed')
+      return
+    }
+    case 'breaks': {
+      const breaks = await listBreaks(context, {
+        ...(args.connection ? { connectionId: args.connection } : {}),
+        ...(args.state ? { state: args.state } : {}),
+      })
+      if (args.json)
+        print(
+          JSON.stringify(
+            breaks.map((each) => ({
+              ...breakReport(each),
+              connection: each.connectionId,
+              date: each.day,
+              detail: each.detail,
+            })),
+          ),
+        )
+      else
+        for (const each of breaks)
+          print(
+            `${each.id}  ${each.connectionId} ${each.day}  ${each.kind}  ${breakReport(each).amount} ${each.currency}  ${each.state}  ${each.detail}`,
+          )
+      return
+    }
+    case 'import': {
+      const imported = await importExport(context, args.connection, readFileSync(args.file), args.columns)
+      if (args.json) print(JSON.stringify(imported))
+      else {
+        for (const problem of imported.problems) print(problem)
+        print(
+          `imported ${imported.lines} lines for ${args.connection} on ${imported.days.join(', ') || 'no day'}: run sika reconcile --connection ${args.connection} --date <day> for each`,
+        )
+      }
+      return
+    }
+    case 'resolve':
+    case 'ignore': {
+      const decided = await decideBreak(
+        context,
+        args.breakId,
+        args.action === 'resolve' ? 'resolved' : 'ignored',
+        args.reason,
+        args.by,
+      )
+      print(
+        args.json
+          ? JSON.stringify(decided)
+          : decided.pendingApproval
+            ? `${args.breakId} waits for a second finance member's approval`
+            : `${args.breakId} is ${decided.state}`,
+      )
+    }
+  }
+}
+
+function runText(report: RunReport): string {
+  if (report.status === 'failed') return `${report.connection} ${report.date}: failed: ${report.reason}`
+  const lines = [
+    `${report.connection} ${report.date}: completed: ${report.matched} of ${report.lines} lines matched (${report.matchedAmount}), ${report.breaks.length} breaks`,
+  ]
+  for (const each of report.breaks)
+    lines.push(
+      `  ${each.id}  ${each.kind}  ${each.token ?? each.operatorReference ?? ''}  ${each.amount} ${each.currency}  ${each.state}`,
+    )
+  return lines.join('\n')
+}

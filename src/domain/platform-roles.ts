@@ -1,0 +1,49 @@
+/** A platform member's role in the console (CONTRACT.md, Platform console). */
+export const platformRoles = ['analyst', 'support', 'risk', 'finance', 'admin'] as const
+export type PlatformRole = (typeof platformRoles)[number]
+
+/**
+ * What a platform member may do; every console page and action names the one it needs.
+ * `recheck` is asking an operator for an operation's status again; `merchants` is suspending or
+ * activating a merchant; `payouts` pausing or resuming its payouts; `team` inviting, changing
+ * roles, removing members and ending their sessions.
+ */
+export type PlatformPermission =
+  | 'read'
+  | 'resend'
+  | 'recheck'
+  | 'merchants'
+  | 'payouts'
+  | 'limits'
+  | 'fees'
+  | 'reconciliation'
+  | 'export'
+  | 'team'
+
+/** The contract's table of roles: each row lists what the role may do, inherited rights included. */
+const permissionsOf: Record<PlatformRole, readonly PlatformPermission[]> = {
+  analyst: ['read'],
+  support: ['read', 'resend', 'recheck'],
+  risk: ['read', 'merchants', 'payouts', 'limits'],
+  finance: ['read', 'fees', 'reconciliation', 'export'],
+  admin: [
+    'read',
+    'resend',
+    'recheck',
+    'merchants',
+    'payouts',
+    'limits',
+    'fees',
+    'reconciliation',
+    'export',
+    'team',
+  ],
+}
+
+export function platformMay(role: PlatformRole, permission: PlatformPermission): boolean {
+  return permissionsOf[role].includes(permission)
+}
+
+export function isPlatformRole(value: unknown): value is PlatformRole {
+  return typeof value === 'string' && (platformRoles as readonly string[]).includes(value)
+}

@@ -1,0 +1,76 @@
+/**
+ * The console's own words in English; the words it shares with the dashboard (sign-in, the
+ * enrolment, refusals, errors) come from the dashboard's catalogue. `fr.ts` has the same shape.
+ */
+export const consoleEn = {
+  product: 'Sika console',
+  nav: {
+    label: 'Console',
+    overview: 'Overview',
+    merchants: 'Merchants',
+    operations: 'Operations',
+    operatorAccounts: 'Operator accounts',
+    reconciliation: 'Reconciliation',
+    team: 'Team',
+    audit: 'Audit log',
+  },
+  roles: {
+    analyst: 'Analyst',
+    support: 'Support',
+    risk: 'Risk',
+    finance: 'Finance',
+    admin: 'Admin',
+  },
+  overview: {
+    title: 'Overview',
+    intro: 'The platform at a glance: each area of the console is listed below.',
+  },
+  placeholder: 'This page is not ready yet.',
+  team: {
+    title: 'Team',
+    members: 'Members',
+    email: 'Email',
+    name: 'Name',
+    role: 'Role',
+    enrolled: 'Authenticator',
+    enrolledYes: 'Enrolled',
+    enrolledNo: 'Not enrolled',
+    invitations: 'Open invitations',
+    expires: 'Expires',
+    noInvitations: 'No open invitation.',
+    sessions: 'Signed-in sessions',
+    since: 'Since',
+    address: 'Address',
+    noSessions: 'No session.',
+    invite: 'Invite a member',
+    inviteSubmit: 'Invite',
+    invitationUrl: (email: string) =>
+      `Invitation for ${email}: give this address to them. It is shown only now, works once, for 72 hours.`,
+    changeRole: 'Change role',
+    roleOf: (email: string) => `Role of ${email}`,
+    remove: 'Remove',
+    removeLabel: (email: string) => `Remove ${email}`,
+    endSessions: 'End sessions',
+    endSessionsLabel: (email: string) => `End sessions of ${email}`,
+    roleChanged: (email: string) => `${email}'s role is changed; their sessions are ended.`,
+    removed: (email: string) => `${email} is removed; their sessions are ended.`,
+    sessionsEnded: (email: string, count: number) => `${count} session(s) of ${email} ended.`,
+  },
+  audit: {
+    title: 'Audit log',
+    caption: 'Changes made in the console and by the CLI, newest first',
+    when: 'When',
+    who: 'Who',
+    action: 'Action',
+    target: 'Target',
+    before: 'Before',
+    after: 'After',
+    address: 'Address',
+    none: 'Nothing recorded yet.',
+    next: 'Older entries',
+    first: 'Newest entries',
+    pages: 'Pages of the log',
+  },
+}
+
+export type ConsoleMessages = typeof consoleEn

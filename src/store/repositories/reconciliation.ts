@@ -1,0 +1,661 @@
+import { randomBytes } from 'node:crypto'
+import { type Insertable, type Selectable, sql } from 'kysely'
+import type { Operation } from '../../domain/operation.ts'
+import type { ReconciliationBreaksTable, ReconciliationRunsTable } from '../schema.ts'
+import type { Executor, RepositoryScope } from './executor.ts'
+import { toOperation } from './operations.ts'
+
+export type RunStatus = 'due' | 'running' | 'completed' | 'failed'
+export type BreakState = 'open' | 'auto_resolved' | 'resolved' | 'ignored'
+
+export interface ReconciliationRun {
+  id: number
+  connectionId: string
+  day: string
+  status: RunStatus
+  reason: string | null
+  lines: number
+  matched: number
+  matchedAmountMinor: number
+  dueAtUs: number
+  attempts: number
+  startedAtUs: number | null
+  completedAtUs: number | null
+}
+
+export interface StoredBreak {
+  id: string
+  connectionId: string
+  day: string
+  kind: string
+  reference: string
+  operationId: number | null
+  token: string | null
+  role: string | null
+  operatorReference: string | null
+  amountMinor: number
+  currency: string
+  detail: string
+  lines: string
+  state: BreakState
+  evidence: string | null
+  reason: string | null
+  pendingApproval: string | null
+  foundAtUs: number
+  lastSeenAtUs: number
+  closedAtUs: number | null
+}
+
+/** A break as a run found it, to be written under its identity. */
+export type FoundBreakRow = Pick<
+  StoredBreak,
+  | 'kind'
+  | 'reference'
+  | 'operationId'
+  | 'token'
+  | 'role'
+  | 'operatorReference'
+  | 'amountMinor'
+  | 'currency'
+  | 'detail'
+  | 'lines'
+>
+
+export interface BreakFilter {
+  connectionId?: string
+  day?: string
+  state?: BreakState
+  kind?: string
+  operationId?: number
+  limit?: number
+}
+
+export interface BreakHistoryEntry {
+  atUs: number
+  what: string
+  actor: string
+  detail: string | null
+}
+
+export interface StoredFile {
+  connectionId: string
+  day: string
+  source: 'statement' | 'balance' | 'import'
+  name: string
+  contentType: string
+  sha256: string
+  bytes: Uint8Array
+  mapping?: string
+}
+
+export interface ReconciliationRepository {
+  /** The run of a connection and day, made due at `dueAtUs` when there is none yet. */
+  ensureRun(connectionId: string, day: string, dueAtUs: number): Promise<void>
+  findRun(connectionId: string, day: string): Promise<ReconciliationRun | undefined>
+  /**
+   * Leases a run (SKIP LOCKED on PostgreSQL): the named one when it is not leased by another
+   * instance, or else up to `limit` runs due by `nowUs`. A run leased by nobody, or whose lease
+   * ran out (its instance died), can be taken.
+   */
+  claimRun(
+    connectionId: string,
+    day: string,
+    owner: string,
+    nowUs: number,
+    leaseMs: number,
+  ): Promise<ReconciliationRun | undefined>
+  claimDue(owner: string, nowUs: number, leaseMs: number, limit: number): Promise<ReconciliationRun[]>
+  /** Keeps the owner's lease alive a while longer; false when it is no longer the owner's. */
+  extendLease(id: number, owner: string, leaseUntilUs: number): Promise<boolean>
+  /** Ends the owner's lease with the run's outcome. */
+  finishRun(
+    id: number,
+    owner: string,
+    outcome: {
+      status: 'completed' | 'failed'
+      reason: string | null
+      lines: number
+      matched: number
+      matchedAmountMinor: number
+      nowUs: number
+      dueAgainAtUs?: number
+    },
+  ): Promise<void>
+  /** The last completed run of each connection. */
+  lastCompleted(): Promise<ReconciliationRun[]>
+  listRuns(filter: { connectionId?: string; limit?: number }): Promise<ReconciliationRun[]>
+  /**
+   * Writes the breaks found under their identity: a new one opens (with its history), one found
+   * again keeps its id, state and history, only its figures and when it was last seen change.
+   */
+  recordBreaks(
+    connectionId: string,
+    day: string,
+    found: readonly FoundBreakRow[],
+    nowUs: number,
+  ): Promise<StoredBreak[]>
+  /** The open breaks of the day a run no longer finds: closed as auto_resolved with `evidence`. */
+  closeNotFound(
+    connectionId: string,
+    day: string,
+    stillFound: readonly string[],
+    nowUs: number,
+    evidence: string,
+  ): Promise<number>
+  findBreak(id: string): Promise<StoredBreak | undefined>
+  listBreaks(filter: BreakFilter): Promise<StoredBreak[]>
+  /** Open breaks counted by connection and kind. */
+  openBreakCounts(): Promise<{ connectionId: string; kind: string; count: number }[]>
+  /** Sets a break's state (with its evidence, reason or pending approval) and notes it in its history. */
+  updateBreak(
+    id: string,
+    change: Partial<Pick<StoredBreak, 'state' | 'evidence' | 'reason' | 'pendingApproval' | 'closedAtUs'>>,
+    history: BreakHistoryEntry,
+  ): Promise<void>
+  history(breakId: string): Promise<BreakHistoryEntry[]>
+  /** Keeps a document once per (connection, day, source, hash). */
+  keepFile(file: StoredFile, nowUs: number): Promise<void>
+  files(connectionId: string, day: string, source?: StoredFile['source']): Promise<StoredFile[]>
+  /** Live operations of a channel (either side) begun in [fromUs, toUs), any merchant. */
+  liveOperationsOf(channel: string, fromUs: number, toUs: number): Promise<Operation[]>
+  /** The operations named by these operator references or tokens, any merchant and mode. */
+  operationsNamed(operatorReferences: readonly string[], tokens: readonly string[]): Promise<Operation[]>
+  /** The repairs of an operation: the connection and day of each break auto-resolved by a write to it. */
+  repairsOf(operationId: number): Promise<{ connectionId: string; day: string; closedAtUs: number }[]>
+}
+
+const toRun = (row: Selectable<ReconciliationRunsTable>): ReconciliationRun => ({
+  id: Number(row.id),
+  connectionId: row.connection_id,
+  day: row.day,
+  status: row.status as RunStatus,
+  reason: row.reason,
+  lines: row.lines,
+  matched: row.matched,
+  matchedAmountMinor: Number(row.matched_amount_minor),
+  dueAtUs: Number(row.due_at_us),
+  attempts: row.attempts,
+  startedAtUs: row.started_at_us === null ? null : Number(row.started_at_us),
+  completedAtUs: row.completed_at_us === null ? null : Number(row.completed_at_us),
+})
+
+const toBreak = (row: Selectable<ReconciliationBreaksTable>): StoredBreak => ({
+  id: row.id,
+  connectionId: row.connection_id,
+  day: row.day,
+  kind: row.kind,
+  reference: row.reference,
+  operationId: row.operation_id === null ? null : Number(row.operation_id),
+  token: row.token,
+  role: row.role,
+  operatorReference: row.operator_reference,
+  amountMinor: Number(row.amount_minor),
+  currency: row.currency,
+  detail: row.detail,
+  lines: row.lines,
+  state: row.state as BreakState,
+  evidence: row.evidence,
+  reason: row.reason,
+  pendingApproval: row.pending_approval,
+  foundAtUs: Number(row.found_at_us),
+  lastSeenAtUs: Number(row.last_seen_at_us),
+  closedAtUs: row.closed_at_us === null ? null : Number(row.closed_at_us),
+})
+
+/** A run that failed this often waits for a person (`sika reconcile` by hand). */
+const maxAttempts = 10
+
+const newBreakId = () => `brk_${randomBytes(12).toString('base64url')}`
+
+/** Rows a statement writes at most: 13 values each stay well under SQLite's bound on variables. */
+const chunkSize = 500
+
+export function reconciliationRepository(scope: RepositoryScope): ReconciliationRepository {
+  return {
+    ...runsPart(scope),
+    ...runOutcomesPart(scope.db),
+    ...breaksPart(scope.db),
+    ...breakReadsPart(scope.db),
+    ...filesPart(scope.db),
+    ...operationsPart(scope.db),
+  }
+}
+
+/** Leases the runs `where` picks that nobody holds (or whose holder's lease ran out), SKIP LOCKED on PostgreSQL. */
+async function claimRuns(
+  { db, dialect }: Pick<RepositoryScope, 'db' | 'dialect'>,
+  where: ReturnType<typeof sql>,
+  owner: string,
+  nowUs: number,
+  leaseMs: number,
+  limit: number,
+) {
+  const skipLocked = dialect.supportsRowLocks ? sql`for update skip locked` : sql``
+  const { rows } = await sql<Selectable<ReconciliationRunsTable>>`
+    update reconciliation_runs
+    set lease_owner = ${owner}, lease_until_us = ${nowUs + leaseMs * 1000}, attempts = attempts + 1,
+      status = 'running', started_at_us = ${nowUs}
+    where id in (
+      select id from reconciliation_runs
+      where ${where} and (lease_until_us is null or lease_until_us < ${nowUs})
+      order by due_at_us
+      ${dialect.limit(limit)}
+      ${skipLocked}
+    )
+    returning *`.execute(db)
+  return rows.map(toRun)
+}
+
+type RunsPart = Pick<
+  ReconciliationRepository,
+  'ensureRun' | 'findRun' | 'claimRun' | 'claimDue' | 'extendLease'
+>
+
+function runsPart({ db, dialect }: RepositoryScope): RunsPart {
+  return {
+    async ensureRun(connectionId, day, dueAtUs) {
+      await db
+        .insertInto('reconciliation_runs')
+        .values({
+          connection_id: connectionId,
+          day,
+          status: 'due',
+          due_at_us: dueAtUs,
+          lines: 0,
+          matched: 0,
+          matched_amount_minor: 0,
+          attempts: 0,
+        })
+        .onConflict((conflict) => conflict.columns(['connection_id', 'day']).doNothing())
+        .execute()
+    },
+    async findRun(connectionId, day) {
+      const row = await db
+        .selectFrom('reconciliation_runs')
+        .selectAll()
+        .where('connection_id', '=', connectionId)
+        .where('day', '=', day)
+        .executeTakeFirst()
+      return row && toRun(row)
+    },
+    async claimRun(connectionId, day, owner, nowUs, leaseMs) {
+      const [run] = await claimRuns(
+        { db, dialect },
+        sql`connection_id = ${connectionId} and day = ${day}`,
+        owner,
+        nowUs,
+        leaseMs,
+        1,
+      )
+      return run
+    },
+    claimDue: (owner, nowUs, leaseMs, limit) =>
+      claimRuns(
+        { db, dialect },
+        sql`status in ('due', 'running', 'failed') and due_at_us <= ${nowUs} and attempts < ${maxAttempts}`,
+        owner,
+        nowUs,
+        leaseMs,
+        limit,
+      ),
+    async extendLease(id, owner, leaseUntilUs) {
+      const result = await db
+        .updateTable('reconciliation_runs')
+        .set({ lease_until_us: leaseUntilUs })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) === 1
+    },
+  }
+}
+
+type BreaksPart = Pick<ReconciliationRepository, 'recordBreaks' | 'closeNotFound' | 'updateBreak'>
+
+function runOutcomesPart(
+  db: Executor,
+): Pick<ReconciliationRepository, 'finishRun' | 'lastCompleted' | 'listRuns'> {
+  return {
+    async finishRun(id, owner, outcome) {
+      await db
+        .updateTable('reconciliation_runs')
+        .set({
+          status: outcome.status,
+          reason: outcome.reason,
+          lines: outcome.lines,
+          matched: outcome.matched,
+          matched_amount_minor: outcome.matchedAmountMinor,
+          lease_owner: null,
+          lease_until_us: null,
+          ...(outcome.status === 'completed' ? { completed_at_us: outcome.nowUs } : {}),
+          ...(outcome.dueAgainAtUs === undefined ? {} : { due_at_us: outcome.dueAgainAtUs }),
+        })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .execute()
+    },
+    async lastCompleted() {
+      const rows = await db
+        .selectFrom('reconciliation_runs as run')
+        .selectAll('run')
+        .where('run.completed_at_us', 'is not', null)
+        .where(({ eb, selectFrom }) =>
+          eb(
+            'run.completed_at_us',
+            '=',
+            selectFrom('reconciliation_runs as other')
+              .select(({ fn }) => fn.max('other.completed_at_us').as('latest'))
+              .whereRef('other.connection_id', '=', 'run.connection_id'),
+          ),
+        )
+        .execute()
+      return rows.map(toRun)
+    },
+    async listRuns(filter) {
+      let query = db
+        .selectFrom('reconciliation_runs')
+        .selectAll()
+        .orderBy('day', 'desc')
+        .orderBy('connection_id')
+      if (filter.connectionId) query = query.where('connection_id', '=', filter.connectionId)
+      return (await query.limit(filter.limit ?? 100).execute()).map(toRun)
+    },
+  }
+}
+
+function breaksPart(db: Executor): BreaksPart {
+  return {
+    recordBreaks: (connectionId, day, found, nowUs) => recordBreaks(db, connectionId, day, found, nowUs),
+    async closeNotFound(connectionId, day, stillFound, nowUs, evidence) {
+      const open = await db
+        .selectFrom('reconciliation_breaks')
+        .select(['id', 'kind', 'reference'])
+        .where('connection_id', '=', connectionId)
+        .where('day', '=', day)
+        .where('state', '=', 'open')
+        .execute()
+      const kept = new Set(stillFound)
+      const gone = open.filter((row) => !kept.has(row.id)).map((row) => row.id)
+      for (let from = 0; from < gone.length; from += chunkSize) {
+        const ids = gone.slice(from, from + chunkSize)
+        await db
+          .updateTable('reconciliation_breaks')
+          .set({ state: 'auto_resolved', evidence, closed_at_us: nowUs })
+          .where('id', 'in', ids)
+          .execute()
+        await db
+          .insertInto('reconciliation_break_history')
+          .values(
+            ids.map((id) => ({
+              break_id: id,
+              at_us: nowUs,
+              what: 'auto_resolved',
+              actor: 'reconciliation',
+              detail: evidence,
+            })),
+          )
+          .execute()
+      }
+      return gone.length
+    },
+    async updateBreak(id, change, history) {
+      await db
+        .updateTable('reconciliation_breaks')
+        .set({
+          ...(change.state === undefined ? {} : { state: change.state }),
+          ...(change.evidence === undefined ? {} : { evidence: change.evidence }),
+          ...(change.reason === undefined ? {} : { reason: change.reason }),
+          ...(change.pendingApproval === undefined ? {} : { pending_approval: change.pendingApproval }),
+          ...(change.closedAtUs === undefined ? {} : { closed_at_us: change.closedAtUs }),
+        })
+        .where('id', '=', id)
+        .execute()
+      await db
+        .insertInto('reconciliation_break_history')
+        .values({
+          break_id: id,
+          at_us: history.atUs,
+          what: history.what,
+          actor: history.actor,
+          detail: history.detail,
+        })
+        .execute()
+    },
+  }
+}
+
+function breakReadsPart(
+  db: Executor,
+): Pick<ReconciliationRepository, 'findBreak' | 'listBreaks' | 'openBreakCounts' | 'history'> {
+  return {
+    async findBreak(id) {
+      const row = await db
+        .selectFrom('reconciliation_breaks')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirst()
+      return row && toBreak(row)
+    },
+    async listBreaks(filter) {
+      let query = db.selectFrom('reconciliation_breaks').selectAll()
+      if (filter.connectionId) query = query.where('connection_id', '=', filter.connectionId)
+      if (filter.day) query = query.where('day', '=', filter.day)
+      if (filter.state) query = query.where('state', '=', filter.state)
+      if (filter.kind) query = query.where('kind', '=', filter.kind)
+      if (filter.operationId !== undefined) query = query.where('operation_id', '=', filter.operationId)
+      const rows = await query
+        .orderBy('day', 'desc')
+        .orderBy('kind')
+        .orderBy('reference')
+        .limit(filter.limit ?? 1000)
+        .execute()
+      return rows.map(toBreak)
+    },
+    async openBreakCounts() {
+      const rows = await db
+        .selectFrom('reconciliation_breaks')
+        .select(({ fn }) => ['connection_id', 'kind', fn.countAll<number>().as('count')])
+        .where('state', '=', 'open')
+        .groupBy(['connection_id', 'kind'])
+        .execute()
+      return rows.map((row) => ({
+        connectionId: row.connection_id,
+        kind: row.kind,
+        count: Number(row.count),
+      }))
+    },
+    async history(breakId) {
+      const rows = await db
+        .selectFrom('reconciliation_break_history')
+        .selectAll()
+        .where('break_id', '=', breakId)
+        .orderBy('id')
+        .execute()
+      return rows.map((row) => ({
+        atUs: Number(row.at_us),
+        what: row.what,
+        actor: row.actor,
+        detail: row.detail,
+      }))
+    },
+  }
+}
+
+function filesPart(db: Executor): Pick<ReconciliationRepository, 'keepFile' | 'files'> {
+  return {
+    async keepFile(file, nowUs) {
+      await db
+        .insertInto('reconciliation_files')
+        .values({
+          connection_id: file.connectionId,
+          day: file.day,
+          source: file.source,
+          name: file.name,
+          content_type: file.contentType,
+          sha256: file.sha256,
+          content: Buffer.from(file.bytes).toString('base64'),
+          mapping: file.mapping ?? null,
+          created_at_us: nowUs,
+        })
+        .onConflict((conflict) => conflict.columns(['connection_id', 'day', 'source', 'sha256']).doNothing())
+        .execute()
+    },
+    async files(connectionId, day, source) {
+      let query = db
+        .selectFrom('reconciliation_files')
+        .selectAll()
+        .where('connection_id', '=', connectionId)
+        .where('day', '=', day)
+      if (source) query = query.where('source', '=', source)
+      const rows = await query.orderBy('id').execute()
+      return rows.map((row) => ({
+        connectionId: row.connection_id,
+        day: row.day,
+        source: row.source as StoredFile['source'],
+        name: row.name,
+        contentType: row.content_type,
+        sha256: row.sha256,
+        bytes: Buffer.from(row.content, 'base64'),
+        ...(row.mapping === null ? {} : { mapping: row.mapping }),
+      }))
+    },
+  }
+}
+
+function operationsPart(
+  db: Executor,
+): Pick<ReconciliationRepository, 'liveOperationsOf' | 'operationsNamed' | 'repairsOf'> {
+  return {
+    async liveOperationsOf(channel, fromUs, toUs) {
+      const rows = await db
+        .selectFrom('operations')
+        .selectAll()
+        .where('mode', '=', 'live')
+        .where((where) =>
+          where.or([
+            where.and([
+              where('channel', '=', channel),
+              where('initiated_at_us', '>=', fromUs),
+              where('initiated_at_us', '<', toUs),
+            ]),
+            where.and([
+              where('to_channel', '=', channel),
+              where('initiated_at_us', '>=', fromUs),
+              where('initiated_at_us', '<', toUs),
+            ]),
+          ]),
+        )
+        .execute()
+      return rows.map(toOperation)
+    },
+    operationsNamed: (operatorReferences, tokens) => operationsNamed(db, operatorReferences, tokens),
+    async repairsOf(operationId) {
+      const rows = await db
+        .selectFrom('reconciliation_breaks')
+        .select(['connection_id', 'day', 'closed_at_us'])
+        .where('operation_id', '=', operationId)
+        .where('state', '=', 'auto_resolved')
+        .where('evidence', 'like', '%"repaired":true%')
+        .execute()
+      return rows.map((row) => ({
+        connectionId: row.connection_id,
+        day: row.day,
+        closedAtUs: Number(row.closed_at_us),
+      }))
+    },
+  }
+}
+
+async function recordBreaks(
+  db: Executor,
+  connectionId: string,
+  day: string,
+  found: readonly FoundBreakRow[],
+  nowUs: number,
+): Promise<StoredBreak[]> {
+  const stored: StoredBreak[] = []
+  for (let from = 0; from < found.length; from += chunkSize) {
+    const rows: Insertable<ReconciliationBreaksTable>[] = found.slice(from, from + chunkSize).map((each) => ({
+      id: newBreakId(),
+      connection_id: connectionId,
+      day,
+      kind: each.kind,
+      reference: each.reference,
+      operation_id: each.operationId,
+      token: each.token,
+      role: each.role,
+      operator_reference: each.operatorReference,
+      amount_minor: each.amountMinor,
+      currency: each.currency,
+      detail: each.detail,
+      lines: each.lines,
+      state: 'open',
+      evidence: null,
+      reason: null,
+      pending_approval: null,
+      found_at_us: nowUs,
+      last_seen_at_us: nowUs,
+      closed_at_us: null,
+    }))
+    const written = await db
+      .insertInto('reconciliation_breaks')
+      .values(rows)
+      .onConflict((conflict) =>
+        conflict.columns(['connection_id', 'day', 'kind', 'reference']).doUpdateSet((update) => ({
+          amount_minor: update.ref('excluded.amount_minor'),
+          detail: update.ref('excluded.detail'),
+          lines: update.ref('excluded.lines'),
+          operation_id: update.ref('excluded.operation_id'),
+          token: update.ref('excluded.token'),
+          role: update.ref('excluded.role'),
+          operator_reference: update.ref('excluded.operator_reference'),
+          last_seen_at_us: update.ref('excluded.last_seen_at_us'),
+        })),
+      )
+      .returningAll()
+      .execute()
+    const breaks = written.map(toBreak)
+    const opened = breaks.filter((each) => each.foundAtUs === nowUs)
+    if (opened.length > 0)
+      await db
+        .insertInto('reconciliation_break_history')
+        .values(
+          opened.map((each) => ({
+            break_id: each.id,
+            at_us: nowUs,
+            what: 'found',
+            actor: 'reconciliation',
+            detail: each.detail,
+          })),
+        )
+        .execute()
+    stored.push(...breaks)
+  }
+  return stored
+}
+
+async function operationsNamed(
+  db: Executor,
+  operatorReferences: readonly string[],
+  tokens: readonly string[],
+): Promise<Operation[]> {
+  const found = new Map<number, Operation>()
+  for (let from = 0; from < operatorReferences.length; from += chunkSize) {
+    const rows = await db
+      .selectFrom('operator_references')
+      .innerJoin('operations', 'operations.id', 'operator_references.operation_id')
+      .selectAll('operations')
+      .where('operator_references.reference', 'in', operatorReferences.slice(from, from + chunkSize))
+      .execute()
+    for (const row of rows) found.set(Number(row.id), toOperation(row))
+  }
+  for (let from = 0; from < tokens.length; from += chunkSize) {
+    const rows = await db
+      .selectFrom('operations')
+      .selectAll()
+      .where('token', 'in', tokens.slice(from, from + chunkSize))
+      .execute()
+    for (const row of rows) found.set(Number(row.id), toOperation(row))
+  }
+  return [...found.values()]
+}

@@ -1,0 +1,66 @@
+import { invitePlatformMember } from '../../src/app/console/platform-team.ts'
+import { isRefusal } from '../../src/app/dashboard/refusals.ts'
+import type { PlatformRole } from '../../src/domain/platform-roles.ts'
+import type { TestApp } from './app.ts'
+import { csrfIn, DashboardBrowser, totpCode } from './dashboard.ts'
+
+export interface SignedInPlatformMember {
+  /** The same HTTP client as the dashboard's tests: a cookie jar, no redirect followed. */
+  browser: DashboardBrowser
+  id: string
+  email: string
+  password: string
+  totpSecret: string
+  recoveryCodes: string[]
+  /** A CSRF token of this session, read from a page. */
+  csrf: string
+}
+
+let members = 0
+
+/** Accepts an invitation to the console, enrols an authenticator and lands signed in, through the console's pages. */
+export async function acceptConsoleInvitation(
+  app: TestApp,
+  invitationUrl: string,
+  options: { password?: string; name?: string; from?: string } = {},
+): Promise<Omit<SignedInPlatformMember, 'id' | 'email'>> {
+  const password = options.password ?? 'correct horse battery staple'
+  const browser = new DashboardBrowser(app, options.from)
+  const path = new URL(invitationUrl).pathname
+  const form = await browser.get(path)
+  if (form.status !== 200) throw new Error(`the invitation answered ${form.status}: ${form.text}`)
+  const accepted = await browser.post(path, {
+    csrf: csrfIn(form.text),
+    name: options.name ?? 'Ama Owusu',
+    password,
+  })
+  if (accepted.status !== 303) throw new Error(`accepting answered ${accepted.status}: ${accepted.text}`)
+  const enrolment = await browser.get('/console/enrol')
+  const totpSecret = /data-setup-key[^>]*>([A-Z2-7]+)</.exec(enrolment.text)?.[1]
+  if (!totpSecret) throw new Error(`no setup key on the enrolment page: ${enrolment.status}`)
+  const confirmed = await browser.post('/console/enrol', {
+    csrf: csrfIn(enrolment.text),
+    code: await totpCode(totpSecret),
+  })
+  if (confirmed.status !== 200) throw new Error(`enrolment answered ${confirmed.status}: ${confirmed.text}`)
+  const recoveryCodes = [...confirmed.text.matchAll(/<li>([0-9a-z]{4}-[0-9a-z]{4})<\/li>/g)].map(
+    (match) => match[1] ?? '',
+  )
+  const home = await browser.get('/console')
+  if (home.status !== 200) throw new Error(`the console's home answered ${home.status}`)
+  return { browser, password, totpSecret, recoveryCodes, csrf: csrfIn(home.text) }
+}
+
+/** A platform member invited as the CLI invites, signed in to the console through its own pages. */
+export async function signedInPlatformMember(
+  app: TestApp,
+  options: { role: PlatformRole; email?: string; from?: string },
+): Promise<SignedInPlatformMember> {
+  members += 1
+  const email = options.email ?? `staff${members}.${process.pid}@platform.example`
+  const invitation = await invitePlatformMember(app.context, { kind: 'cli' }, { email, role: options.role })
+  if (isRefusal(invitation)) throw new Error(`invitation refused: ${invitation.refused}`)
+  const signedIn = await acceptConsoleInvitation(app, invitation.invitationUrl, options)
+  const member = await app.context.store.platformMembers.findActiveMemberByEmail(email)
+  return { ...signedIn, id: member?.id ?? '', email }
+}
