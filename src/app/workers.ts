@@ -12,6 +12,7 @@ import {
 import type { ClaimedEvent, EndedAttempt } from '../store/repositories/outbox.ts'
 import type { WriterTurns } from '../store/writer-turns.ts'
 import { watchOperatorBalances } from './console/operator-accounts.ts'
+import { watchOperatorHours } from './console/operator-hours-roll-up.ts'
 import type { AppContext } from './context.ts'
 import { startDeliveryThread } from './delivery-thread.ts'
 import { GroupedWrites, largestGroupOf } from './mechanisms/grouped-writes.ts'
@@ -118,6 +119,7 @@ export function createWorkers(
     context.providers.liveConnections().length > 0
       ? new ReconciliationScheduler(context, owner).start()
       : undefined
+  const operatorHours = watchOperatorHours(context)
   const callbacks = options.deliveryThread
     ? startDeliveryThread(context.config, context.logger, options.deliveryThread.turns, () =>
         startDeliveryPool(context, idleMs),
@@ -127,6 +129,7 @@ export function createWorkers(
     runDue,
     stop: async () => {
       balances.stop()
+      operatorHours.stop()
       await Promise.all([scheduled.stop(), batchWork.stop(), callbacks.stop(), reconciliation?.stop()])
     },
   }

@@ -29,6 +29,7 @@ export interface Database {
   audit_log: AuditLogTable
   address_attempts: AddressAttemptsTable
   secret_attempts: SecretAttemptsTable
+  operator_hours: OperatorHoursTable
   payout_batches: PayoutBatchesTable
   payout_batch_items: PayoutBatchItemsTable
   payment_links: PaymentLinksTable
@@ -527,4 +528,18 @@ export interface ReconciliationFilesTable {
   /** JSON: an import's column mapping. */
   mapping: string | null
   created_at_us: number
+}
+
+/** The console overview's roll-up: live operations per channel, country and hour (0018-console-data.ts). */
+export interface OperatorHoursTable {
+  channel: string
+  country: string
+  /** The hour's first microsecond. */
+  hour_us: number
+  operations: number
+  succeeded: number
+  /** Those no longer pending. */
+  ended: number
+  /** JSON array: of those ended, how many took each bucket of `durationBucketsMs`. */
+  ended_by_duration: string
 }

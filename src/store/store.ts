@@ -20,6 +20,7 @@ import * as secretAttempts from './migrations/0014-secret-attempts.ts'
 import * as merchantControls from './migrations/0015-merchant-controls.ts'
 import * as reconciliation from './migrations/0016-reconciliation.ts'
 import * as platformMembers from './migrations/0017-platform-members.ts'
+import * as consoleData from './migrations/0018-console-data.ts'
 import { type ApiKeysRepository, apiKeysRepository } from './repositories/api-keys.ts'
 import { type AuditLogRepository, auditLogRepository } from './repositories/audit-log.ts'
 import { type CatalogueRepository, catalogueRepository } from './repositories/catalogue.ts'
@@ -30,6 +31,10 @@ import {
 import type { RepositoryScope } from './repositories/executor.ts'
 import { type LedgerRepository, ledgerRepository } from './repositories/ledger.ts'
 import { type MembersRepository, membersRepository } from './repositories/members.ts'
+import {
+  type MerchantDirectoryRepository,
+  merchantDirectoryRepository,
+} from './repositories/merchant-directory.ts'
 import { type MerchantsRepository, merchantsRepository } from './repositories/merchants.ts'
 import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
 import { type OperationSearchRepository, operationSearchRepository } from './repositories/operation-search.ts'
@@ -38,6 +43,7 @@ import {
   type OperatorActivityRepository,
   operatorActivityRepository,
 } from './repositories/operator-activity.ts'
+import { type OperatorHoursRepository, operatorHoursRepository } from './repositories/operator-hours.ts'
 import { type OutboxRepository, outboxRepository } from './repositories/outbox.ts'
 import { type PaymentLinksRepository, paymentLinksRepository } from './repositories/payment-links.ts'
 import { type PayoutBatchesRepository, payoutBatchesRepository } from './repositories/payout-batches.ts'
@@ -89,6 +95,8 @@ export interface Repositories {
   readonly payoutBatches: PayoutBatchesRepository
   readonly operatorActivity: OperatorActivityRepository
   readonly platformSearch: PlatformSearchRepository
+  readonly operatorHours: OperatorHoursRepository
+  readonly merchantDirectory: MerchantDirectoryRepository
   readonly paymentLinks: PaymentLinksRepository
   /** The platform's own members (the console's staff), their sessions, and the platform's audit log. */
   readonly platformMembers: PlatformMembersRepository
@@ -151,6 +159,8 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     payoutBatches: payoutBatchesRepository(scope),
     operatorActivity: operatorActivityRepository(scope),
     platformSearch: platformSearchRepository(scope),
+    operatorHours: operatorHoursRepository(scope),
+    merchantDirectory: merchantDirectoryRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
     platformMembers: platformMembersRepository(scope),
     platformSessions: platformSessionsRepository(scope),
@@ -272,6 +282,7 @@ const migrations: Record<string, MigrationModule> = {
   '0015-merchant-controls': merchantControls,
   '0016-reconciliation': reconciliation,
   '0017-platform-members': platformMembers,
+  '0018-console-data': consoleData,
 }
 
 /**

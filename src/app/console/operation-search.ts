@@ -1,8 +1,10 @@
 import type { Mode } from '../../domain/kinds.ts'
 import type { Operation } from '../../domain/operation.ts'
+import { idDateSlackUs } from '../../store/repositories/platform-search.ts'
 import type { AppContext } from '../context.ts'
 import {
   keeps,
+  listFilter,
   type OperationCursor,
   type OperationQuery,
   pageSize,
@@ -33,12 +35,9 @@ export interface PlatformOperationPage {
 /**
  * Rows of the primary key a page across merchants reads at most: a filter that keeps few
  * operations gives a short page with a cursor to read on, rather than a read that grows with the
- * history. 5,000 rows are a few milliseconds on either store.
+ * history.
  */
-export const scanLimit = 5_000
-
-/** A date filter's bound is widened by this when it is turned into an id, as ids follow dates within it. */
-const idDateSlackUs = 60_000_000
+export const scanLimit = 20_000
 
 /**
  * One search across every merchant (or one): the search box takes a phone number in any written
@@ -86,12 +85,13 @@ async function listAcross(
     if (last === undefined) return { items: [], next: undefined }
     beforeId = last + 1
   }
+  const { after: _after, ...filter } = listFilter(query)
   const page = await search.scanNewest({
     beforeId,
+    mode,
+    filter,
     limit: Math.min(query.limit ?? pageSize, pageSize),
     scanLimit,
-    stopBeforeUs: query.fromUs === undefined ? undefined : query.fromUs - idDateSlackUs,
-    keep: (operation) => operation.mode === mode && keeps(operation, query),
   })
   return {
     items: page.items,

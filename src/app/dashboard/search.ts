@@ -137,7 +137,7 @@ async function* operationsForCsv(
   }
 }
 
-function listFilter(query: OperationQuery): Omit<OperationListFilter, 'limit'> {
+export function listFilter(query: OperationQuery): Omit<OperationListFilter, 'limit'> {
   const filter: Omit<OperationListFilter, 'limit'> = {}
   if (query.kind) filter.kinds = [query.kind]
   if (query.status) filter.statuses = [query.status]

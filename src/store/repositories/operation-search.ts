@@ -233,7 +233,8 @@ function newestRows(rows: Selectable<OperationsTable>[]): Selectable<OperationsT
   )
 }
 
-function applyListFilters<O>(
+/** The list's filters as conditions on the rows (the console's list across merchants applies them too). */
+export function applyListFilters<O>(
   query: SelectQueryBuilder<Database, 'operations', O>,
   filter: OperationListFilter,
 ): SelectQueryBuilder<Database, 'operations', O> {

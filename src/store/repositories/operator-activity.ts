@@ -14,11 +14,26 @@ import { toOperation } from './operations.ts'
 export interface OperatorActivityRepository {
   /** Every merchant's live operations of these kinds still pending, oldest first; at most `limit`. */
   pendingLive(kinds: readonly OperationKind[], limit: number): Promise<Operation[]>
+  /**
+   * Callbacks of live operations not delivered yet, per the operations' channels and countries
+   * (a transfer's two sides each): through events_due, the outbox's partial index of pending
+   * events, so the cost is the backlog's.
+   */
+  waitingCallbacks(): Promise<WaitingCallbacks[]>
+}
+
+export interface WaitingCallbacks {
+  channel: string
+  country: string
+  toChannel: string | null
+  toCountry: string | null
+  count: number
 }
 
 export function operatorActivityRepository({ db }: RepositoryScope): OperatorActivityRepository {
   return {
     pendingLive: (kinds, limit) => pendingLive(db, kinds, limit),
+    waitingCallbacks: () => waitingCallbacks(db),
   }
 }
 
@@ -35,4 +50,29 @@ async function pendingLive(db: Executor, kinds: readonly OperationKind[], limit:
     .limit(limit)
     .execute()
   return rows.map(toOperation)
+}
+
+async function waitingCallbacks(db: Executor): Promise<WaitingCallbacks[]> {
+  const rows = await db
+    .selectFrom('events')
+    .innerJoin('operations', 'operations.id', 'events.operation_id')
+    .select((eb) => [
+      'operations.channel',
+      'operations.country',
+      'operations.to_channel',
+      'operations.to_country',
+      eb.fn.countAll<number>().as('count'),
+    ])
+    // The literal lets SQLite prove that the partial index events_due applies.
+    .where('events.delivery_status', '=', sql.lit('pending'))
+    .where('operations.mode', '=', sql.lit('live'))
+    .groupBy(['operations.channel', 'operations.country', 'operations.to_channel', 'operations.to_country'])
+    .execute()
+  return rows.map((row) => ({
+    channel: row.channel,
+    country: row.country,
+    toChannel: row.to_channel,
+    toCountry: row.to_country,
+    count: Number(row.count),
+  }))
 }

@@ -1,8 +1,9 @@
-import type { Selectable } from 'kysely'
+import { type Selectable, sql } from 'kysely'
 import { type Mode, operationKindNames } from '../../domain/kinds.ts'
 import type { Operation } from '../../domain/operation.ts'
 import type { OperationsTable } from '../schema.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
+import { applyListFilters, type OperationListFilter } from './operation-search.ts'
 import { toOperation } from './operations.ts'
 
 /**
@@ -22,8 +23,8 @@ export interface PlatformSearchRepository {
   findByReference(mode: Mode, text: string, limit: number): Promise<Operation[]>
   /**
    * Operations of every merchant below `beforeId` (all when undefined), newest recorded first:
-   * at most `scanLimit` rows of the primary key, the filter checked on each here; stops early once
-   * `keep` has taken `limit` rows, or the rows are older than `olderThanUs`.
+   * one range of at most `scanLimit` ids of the primary key, the filters checked on each row by
+   * the database, at most `limit` rows given back.
    */
   scanNewest(request: NewestScan): Promise<NewestScanPage>
   /** The largest id of an operation initiated before `beforeUs` (operations' ids follow their dates). */
@@ -32,11 +33,12 @@ export interface PlatformSearchRepository {
 
 export interface NewestScan {
   beforeId: number | undefined
+  mode: Mode
+  /** The dashboard list's filters, checked on each row of the range. */
+  filter: Omit<OperationListFilter, 'limit' | 'after'>
   limit: number
+  /** How many ids below `beforeId` one page reads at most. */
   scanLimit: number
-  /** Stop once rows were initiated before this (their dates follow their ids within seconds). */
-  stopBeforeUs: number | undefined
-  keep(operation: Operation): boolean
 }
 
 export interface NewestScanPage {
@@ -97,34 +99,49 @@ async function findByReference(db: Executor, mode: Mode, text: string, limit: nu
   return newestFirst([...byReference, ...byToken, ...byOperatorReference], limit)
 }
 
-/** Reads are chunked so a page that keeps few rows still returns to the event loop between chunks. */
-const scanChunk = 500
-
 async function scanNewest(db: Executor, request: NewestScan): Promise<NewestScanPage> {
-  const items: Operation[] = []
-  let below = request.beforeId
-  let scanned = 0
-  while (scanned < request.scanLimit) {
-    let query = db.selectFrom('operations').selectAll()
-    if (below !== undefined) query = query.where('id', '<', below)
-    const rows = await query
-      .orderBy('id', 'desc')
-      .limit(Math.min(scanChunk, request.scanLimit - scanned))
-      .execute()
-    for (const row of rows) {
-      below = Number(row.id)
-      scanned++
-      if (request.stopBeforeUs !== undefined && Number(row.initiated_at_us) < request.stopBeforeUs)
-        return { items, nextBeforeId: undefined }
-      const operation = toOperation(row)
-      if (!request.keep(operation)) continue
-      items.push(operation)
-      if (items.length === request.limit) return { items, nextBeforeId: below }
-    }
-    if (rows.length < scanChunk) return { items, nextBeforeId: undefined }
-  }
-  return { items, nextBeforeId: below }
+  const top =
+    request.beforeId ??
+    Number(
+      (
+        await db
+          .selectFrom('operations')
+          .select((eb) => eb.fn.max('id').as('top'))
+          .executeTakeFirst()
+      )?.top ?? 0,
+    ) + 1
+  const floor = Math.max(0, top - request.scanLimit)
+  const { fromUs, toUs, ...columns } = request.filter
+  let range = db
+    .selectFrom('operations')
+    .selectAll()
+    .where('id', '<', top)
+    .where('id', '>=', floor)
+    .where('mode', '=', request.mode)
+  // The dates as an expression, not the column: SQLite's planner, with statistics, would otherwise
+  // read them through a skip scan of operations_by_merchant_date, a seek per merchant over half
+  // the history, instead of this range of the primary key.
+  if (fromUs !== undefined) range = range.where(sql<number>`initiated_at_us + 0`, '>=', fromUs)
+  if (toUs !== undefined) range = range.where(sql<number>`initiated_at_us + 0`, '<', toUs)
+  const rows = await applyListFilters(range, { ...columns, limit: request.limit })
+    .orderBy('id', 'desc')
+    .limit(request.limit)
+    .execute()
+  const items = rows.map(toOperation)
+  if (items.length === request.limit) return { items, nextBeforeId: items.at(-1)!.id }
+  const below = await db
+    .selectFrom('operations')
+    .select('initiated_at_us')
+    .where('id', '<', floor)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  const ended = !below || (fromUs !== undefined && Number(below.initiated_at_us) < fromUs - idDateSlackUs)
+  return { items, nextBeforeId: ended ? undefined : floor }
 }
+
+/** Operations' ids follow their dates within this: a date turned into an id is widened by it. */
+export const idDateSlackUs = 60_000_000
 
 /**
  * A binary search on the primary key: about 20 seeks for a million operations. Ids are given in
