@@ -148,6 +148,30 @@ describeEachStore('sika merchant pause-payouts, resume-payouts, limit and show',
     )
   })
 
+  test('suspend and activate are audited with the status before and after', async () => {
+    const merchant = await app.createMerchant('Suspended by the CLI')
+    assert.equal((await sika('merchant', 'suspend', merchant.id)).code, 0)
+    assert.equal((await sika('merchant', 'activate', merchant.id)).code, 0)
+    const audit = await app.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_kind', 'before_json', 'after_json'])
+      .where('merchant_id', '=', merchant.id)
+      .orderBy('at_us')
+      .execute()
+    assert.deepEqual(
+      audit.map((row) => [
+        row.action,
+        row.actor_kind,
+        JSON.parse(row.before_json!),
+        JSON.parse(row.after_json!),
+      ]),
+      [
+        ['merchant.suspended', 'cli', { status: 'active' }, { status: 'suspended' }],
+        ['merchant.activated', 'cli', { status: 'suspended' }, { status: 'active' }],
+      ],
+    )
+  })
+
   test('mistakes: the one thing wrong, with the command’s usage; an unknown merchant exits 1', async () => {
     const cases: [string[], RegExp][] = [
       [['merchant', 'pause-payouts', 'mer_x'], /^sika merchant pause-payouts: needs --reason TEXT/],

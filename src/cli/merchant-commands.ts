@@ -75,7 +75,8 @@ export async function merchantStatus(
   status: 'active' | 'suspended',
   print: Print,
 ) {
-  if (!(await setMerchantStatus(context, id, status))) throw new CommandError(`no merchant has id ${id}`)
+  if (!(await setMerchantStatus(context, id, status, { kind: 'cli' })))
+    throw new CommandError(`no merchant has id ${id}`)
   print(`${id} is now ${status}`)
 }
 
