@@ -96,6 +96,10 @@ describeEachStore('sika merchant pause-payouts, resume-payouts, limit and show',
     await untilStatus(() => client.post('/api/v1/disbursement', payout(6000)), 422)
     const listed = await sika('merchant', 'list')
     assert.match(listed.stdout, /limit sandbox XOF maxAmount 5000, dailyPayoutLimit 100000/)
+    const listedJson = JSON.parse((await sika('merchant', 'list', '--json')).stdout)
+    assert.deepEqual(listedJson.find((entry: { id: string }) => entry.id === merchant.id).limits, [
+      { mode: 'sandbox', currency: 'XOF', maxAmount: 5000, dailyPayoutLimit: 100000 },
+    ])
 
     const narrowed = await sika(
       'merchant',
