@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { render } from 'preact-render-to-string'
+import { reconciliationSummary } from '../../src/app/console/reconciliation-console.ts'
+import type { ConsolePage } from '../../src/http/console/layout.tsx'
+import { ReconciliationOverview } from '../../src/http/console/reconciliation-summary.tsx'
 import { startPawapaySimulator } from '../../src/simulators/pawapay/pawapay-simulator.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import type { ApiClient, TestApp } from '../support/app.ts'
@@ -294,5 +298,23 @@ describeEachStore('console: reconciliation pages', (store) => {
       `reconciliation.break_approved ${second.email}`,
       `reconciliation.break_ignored ${finance.email}`,
     ])
+  })
+  test('the overview’s section shows the open breaks by kind and each connection’s last completed run', async () => {
+    const summary = await reconciliationSummary(app.context)
+    assert.deepEqual(
+      summary.openBreaks.filter((row) => row.connectionId === connection).map((row) => [row.kind, row.count]),
+      [['missing_in_sika', 60]],
+    )
+    assert.deepEqual(
+      summary.lastCompleted.map((run) => [run.connectionId, run.day]),
+      [[connection, today()]],
+    )
+    const page = { locale: 'fr', path: '/console', t: {} } as unknown as ConsolePage
+    const html = render(ReconciliationOverview({ page, summary }))
+    assert.match(html, /Absent de Sika/)
+    assert.match(
+      html,
+      /href="\/console\/reconciliation\/breaks\?connection=moov-money-bj&amp;kind=missing_in_sika&amp;state=open">60</,
+    )
   })
 })

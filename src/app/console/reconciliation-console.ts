@@ -249,3 +249,18 @@ export async function approveFromConsole(
   })
   return state
 }
+
+/** What the console's overview shows of reconciliation: open breaks by connection and kind, each connection's last completed run. */
+export interface ReconciliationSummary {
+  openBreaks: { connectionId: string; kind: string; count: number }[]
+  lastCompleted: ReconciliationRun[]
+}
+
+export async function reconciliationSummary(context: AppContext): Promise<ReconciliationSummary> {
+  const { reconciliation } = context.store
+  const [openBreaks, lastCompleted] = await Promise.all([
+    reconciliation.openBreakCounts(),
+    reconciliation.lastCompleted(),
+  ])
+  return { openBreaks, lastCompleted }
+}

@@ -112,6 +112,10 @@ const en = {
     same_member: 'You asked for this decision: another finance member approves it.',
   } as Record<string, string>,
   notFound: 'No break has this id.',
+  openBreaks: 'Open breaks by connection and kind',
+  noOpenBreaks: 'No open break.',
+  lastCompletedRuns: 'Each connection’s last completed run',
+  completedAt: 'Completed',
 }
 
 export type ReconciliationWords = typeof en
@@ -221,6 +225,10 @@ const fr: ReconciliationWords = {
     same_member: 'Vous avez demandé cette décision : un autre membre des finances l’approuve.',
   },
   notFound: 'Aucun écart n’a cet identifiant.',
+  openBreaks: 'Écarts ouverts par connexion et par type',
+  noOpenBreaks: 'Aucun écart ouvert.',
+  lastCompletedRuns: 'La dernière exécution terminée de chaque connexion',
+  completedAt: 'Terminée',
 }
 
 const catalogues: Record<Locale, ReconciliationWords> = { en, fr }
