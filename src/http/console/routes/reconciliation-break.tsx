@@ -64,15 +64,28 @@ export function breakPage(
         />
       </Section>
       <Section id="evidence" title={words.evidence}>
-        {found.evidence ? <pre tabindex={0}>{pretty(found.evidence)}</pre> : <p>{words.noEvidence}</p>}
+        {found.evidence ? <RecordRows value={parsed(found.evidence)} /> : <p>{words.noEvidence}</p>}
       </Section>
     </>,
   )
 }
 
-function pretty(json: string): string {
+/** A JSON record as labelled rows, one per field; a value that is not text shown as compact JSON. */
+function RecordRows({ value }: { value: unknown }) {
+  if (value === null || typeof value !== 'object') return <p>{String(value)}</p>
+  return (
+    <SummaryList
+      rows={Object.entries(value as Record<string, unknown>).map(([key, field]) => [
+        key,
+        <code key={key}>{typeof field === 'string' ? field : JSON.stringify(field)}</code>,
+      ])}
+    />
+  )
+}
+
+function parsed(json: string): unknown {
   try {
-    return JSON.stringify(JSON.parse(json), null, 2)
+    return JSON.parse(json) as unknown
   } catch {
     return json
   }
@@ -108,20 +121,13 @@ function SikaSide({ view, page, words }: { view: BreakView; page: ConsolePage; w
 }
 
 function OperatorLines({ lines, words }: { lines: string; words: ReconciliationWords }) {
-  let parsed: unknown[] = []
-  try {
-    const value = JSON.parse(lines) as unknown
-    parsed = Array.isArray(value) ? value : [value]
-  } catch {
-    return <pre tabindex={0}>{lines}</pre>
-  }
-  if (parsed.length === 0) return <p>{words.noOperatorLine}</p>
+  const value = parsed(lines)
+  const received = Array.isArray(value) ? value : [value]
+  if (received.length === 0) return <p>{words.noOperatorLine}</p>
   return (
     <>
-      {parsed.map((line, index) => (
-        <pre key={index} tabindex={0}>
-          {JSON.stringify(line, null, 2)}
-        </pre>
+      {received.map((line) => (
+        <RecordRows key={JSON.stringify(line)} value={line} />
       ))}
     </>
   )
