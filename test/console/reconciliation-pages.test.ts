@@ -185,6 +185,31 @@ describeEachStore('console: reconciliation pages', (store) => {
     assert.equal(secondIds.length, 10)
     assert.equal(new Set([...breakIdsOf(old.text), ...secondIds]).size, 60, 'no break on both pages')
     assert.equal((await ids('?kind=missing_in_sika')).length, 50, 'the first page of 62')
+
+    // A cell a spreadsheet would read as a formula is written as text, as every export does.
+    await app.context.store.reconciliation.recordBreaks(
+      connection,
+      '2026-01-03',
+      [
+        {
+          kind: 'missing_in_sika',
+          reference: 'formula',
+          operationId: null,
+          token: null,
+          role: null,
+          operatorReference: '=HYPERLINK("http://evil.example","x")',
+          amountMinor: 1250,
+          currency: 'XOF',
+          detail: '@SUM(1+1)',
+          lines: '[]',
+        },
+      ],
+      fortyDaysAgoUs,
+    )
+    const csv = await analyst.browser.get(`/console/reconciliation/runs/${connection}/2026-01-03/breaks.csv`)
+    assert.equal(csv.status, 200)
+    const [, line] = csv.text.trim().split('\r\n')
+    assert.match(line ?? '', /,"'=HYPERLINK\(""http:\/\/evil\.example"",""x""\)",1250,XOF,'@SUM\(1\+1\),/)
   })
 
   test('a break shows both sides; an analyst sees no form, and a forged decision is a 403 that changes nothing', {
@@ -303,7 +328,7 @@ describeEachStore('console: reconciliation pages', (store) => {
     const summary = await reconciliationSummary(app.context)
     assert.deepEqual(
       summary.openBreaks.filter((row) => row.connectionId === connection).map((row) => [row.kind, row.count]),
-      [['missing_in_sika', 60]],
+      [['missing_in_sika', 61]],
     )
     assert.deepEqual(
       summary.lastCompleted.map((run) => [run.connectionId, run.day]),
@@ -314,7 +339,7 @@ describeEachStore('console: reconciliation pages', (store) => {
     assert.match(html, /Absent de Sika/)
     assert.match(
       html,
-      /href="\/console\/reconciliation\/breaks\?connection=moov-money-bj&amp;kind=missing_in_sika&amp;state=open">60</,
+      /href="\/console\/reconciliation\/breaks\?connection=moov-money-bj&amp;kind=missing_in_sika&amp;state=open">61</,
     )
   })
 })

@@ -13,10 +13,10 @@ import {
   runDayFromConsole,
 } from '../../../app/console/reconciliation-console.ts'
 import type { AppContext } from '../../../app/context.ts'
+import { isCurrency, toMajorUnits } from '../../../domain/money.ts'
 import { csvLine } from '../../csv.ts'
 import { refusalText } from '../../dashboard/refusal-text.tsx'
 import { sendPage } from '../../dashboard/respond.ts'
-import { formatMoney } from '../../pages/kit/index.ts'
 import type { ConsoleGuard, ConsoleSignedIn } from '../guard.ts'
 import type { ConsolePage } from '../layout.tsx'
 import { reconciliationWords } from '../messages/reconciliation.ts'
@@ -107,9 +107,7 @@ export function consoleReconciliationRoutes(
         found.state,
         found.token,
         found.operatorReference,
-        formatMoney(found.amountMinor, found.currency, 'en')
-          .replace(/^[A-Z]{3}\u00a0/, '')
-          .replaceAll(',', ''),
+        isCurrency(found.currency) ? toMajorUnits(found.amountMinor, found.currency) : found.amountMinor,
         found.currency,
         found.detail,
         new Date(Math.floor(found.foundAtUs / 1000)).toISOString(),
