@@ -3,8 +3,9 @@
  * a worktree of its own, with its own node_modules), or several (--other again: C, ...), on the
  * same machine in one run, their turns alternated (A B, then B A; with three, each order in turn)
  * so that a machine whose speed drifts weighs on each alike. Each round, store and checkout starts
- * on a fresh store: POST collect (50 clients, callbacks delivered as in `npm run bench`), then GET
- * details of tokens spread over what it wrote. Prints each round's figures (requests a second, and
+ * on a fresh store: POST collect (50 clients, callbacks delivered as in `npm run bench`), the same
+ * on an instance that delivers none (API only: the write path alone), then GET details of tokens
+ * spread over what it wrote. Prints each round's figures (requests a second, and
  * Sika's CPU time per request), each checkout's ratio to the last one named, and the medians.
  *
  *   --other PATH        another checkout (required; repeatable, the last is the reference)
@@ -12,6 +13,7 @@
  *                       machine's `node` on PATH, as an older checkout may need its own Node)
  *   --rounds N          default 4; --seconds N default 8; --warmup N default 3
  *   --stores sqlite,postgres (PostgreSQL at BENCH_POSTGRES_URL, as in `npm run bench`)
+ *   --scenarios collect,api-only,details (the default: all three)
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -23,6 +25,13 @@ import { type LoadResult, runWrk, writeRequests } from './lib/load.ts'
 import { collectBody } from './lib/scenarios.ts'
 import { api, type Checkout, callbacksDrained, type Sika, startSika, thisCheckout } from './lib/sika.ts'
 
+const scenarioNames = {
+  collect: 'POST collect',
+  'api-only': 'POST collect, API only',
+  details: 'GET details',
+}
+type Scenario = keyof typeof scenarioNames
+
 const { values } = parseArgs({
   options: {
     other: { type: 'string', multiple: true },
@@ -32,6 +41,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     stores: { type: 'string', default: 'sqlite,postgres' },
+    scenarios: { type: 'string', default: 'collect,api-only,details' },
   },
 })
 if (!values.other?.length) refuse('--other PATH names the checkout to compare this one with')
@@ -47,6 +57,8 @@ const seconds = Number(values.seconds)
 const warmup = Number(values.warmup)
 const connections = Number(values.connections)
 const stores = values.stores.split(',') as ('sqlite' | 'postgres')[]
+const scenarios = values.scenarios.split(',') as Scenario[]
+for (const scenario of scenarios) if (!(scenario in scenarioNames)) refuse(`no scenario ${scenario}`)
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 /** Round 1 in the order given, round 2 the reverse, then each rotation of it and its reverse. */
@@ -70,10 +82,7 @@ const nonce = () => `ab${process.pid}x${runs++}x${Date.now()}`
 /** A scenario's load, and the CPU time Sika's process spent on it, per request. */
 type Measured = LoadResult & { cpuUsPerRequest: number }
 
-interface Figures {
-  collect: Measured
-  details: Measured
-}
+type Figures = Partial<Record<Scenario, Measured>>
 
 const folder = mkdtempSync(join(tmpdir(), 'sika-ab-'))
 const callbacks = await receiver(false)
@@ -85,9 +94,10 @@ try {
         const checkout = checkouts[side]!
         log(`round ${round}, ${store}, ${side} (${checkout.root})`)
         const figures = await measureOne(checkout, store, `${round}${side}`)
-        log(
-          `  collect ${figures.collect.perSecond.toFixed(0)}/s ${figures.collect.cpuUsPerRequest.toFixed(0)} µs CPU, details ${figures.details.perSecond.toFixed(0)}/s ${figures.details.cpuUsPerRequest.toFixed(0)} µs CPU`,
-        )
+        for (const scenario of scenarios)
+          log(
+            `  ${scenario} ${figures[scenario]!.perSecond.toFixed(0)}/s, ${figures[scenario]!.cpuUsPerRequest.toFixed(0)} µs CPU a request`,
+          )
         results.push({ round, store, side, figures })
       }
   process.stdout.write(report())
@@ -96,7 +106,11 @@ try {
   rmSync(folder, { recursive: true, force: true })
 }
 
-/** One checkout on a fresh store: its collects, then its details. */
+/**
+ * One checkout on a fresh store: its collects with their callbacks delivered, then on an instance
+ * that delivers none (`WORKERS=off`, as the bench's API only: the write path alone), then its
+ * details; each scenario asked, after its warm-up.
+ */
 async function measureOne(checkout: Checkout, store: 'sqlite' | 'postgres', tag: string): Promise<Figures> {
   const database = `sika_ab_${process.pid}_${tag.toLowerCase()}`
   const databaseUrl =
@@ -104,41 +118,70 @@ async function measureOne(checkout: Checkout, store: 'sqlite' | 'postgres', tag:
   if (store === 'postgres') psql(adminUrl, `create database ${database}`)
   // As in `npm run bench`: PostgreSQL here runs without autovacuum, so it is vacuumed before each measurement.
   const tidy = store === 'postgres' ? () => psql(databaseUrl, 'vacuum (analyze)') : () => {}
+  const figures: Figures = {}
   let sika: Sika | undefined
   try {
     sika = await startSika(databaseUrl, {}, undefined, checkout)
-    const started = sika
+    const keys = { keys: sika.keys, merchantId: sika.merchantId }
     const collectFile = writeRequests(folder, `collect-${tag}`, [
       { method: 'POST', path: '/api/v1/collect', body: collectBody('123', callbacks.url) },
     ])
-    const load = (requestsFile: string, forSeconds: number) =>
+    const load = (on: Sika, requestsFile: string, forSeconds: number) =>
       runWrk({
-        baseUrl: started.service.url,
+        baseUrl: on.service.url,
         requestsFile,
         seconds: forSeconds,
         connections,
-        keys: started.keys,
+        keys: on.keys,
         nonce: nonce(),
       })
-    if (warmup > 0) await load(collectFile, warmup)
-    const collect = await measured(sika, tidy, () => load(collectFile, seconds))
-    const tokens = await sampleTokens(sika)
-    const detailsFile = writeRequests(
-      folder,
-      `details-${tag}`,
-      tokens.map((token) => ({ method: 'GET' as const, path: `/api/v1/collect/${token}` })),
-    )
-    if (warmup > 0) await load(detailsFile, warmup)
-    const details = await measured(sika, tidy, () => load(detailsFile, seconds))
-    return { collect, details }
+    const warm = async (on: Sika, requestsFile: string) => {
+      if (warmup > 0) await load(on, requestsFile, warmup)
+    }
+    const running = sika
+    await warm(running, collectFile)
+    if (scenarios.includes('collect'))
+      figures.collect = await measured(running, tidy, () => load(running, collectFile, seconds))
+    if (scenarios.includes('api-only')) {
+      await callbacksDrained(running)
+      await running.stop()
+      sika = undefined
+      const apiOnly = await startSika(databaseUrl, { WORKERS: 'off' }, keys, checkout)
+      sika = apiOnly
+      await warm(apiOnly, collectFile)
+      figures['api-only'] = await measured(apiOnly, tidy, () => load(apiOnly, collectFile, seconds), false)
+      await apiOnly.stop()
+      sika = undefined
+      if (scenarios.includes('details')) sika = await startSika(databaseUrl, {}, keys, checkout)
+    }
+    if (scenarios.includes('details') && sika) {
+      const reading = sika
+      const detailsFile = writeRequests(
+        folder,
+        `details-${tag}`,
+        (await sampleTokens(reading)).map((token) => ({
+          method: 'GET' as const,
+          path: `/api/v1/collect/${token}`,
+        })),
+      )
+      await warm(reading, detailsFile)
+      figures.details = await measured(reading, tidy, () => load(reading, detailsFile, seconds))
+    }
+    return figures
   } finally {
     await sika?.stop()
     if (store === 'postgres') psql(adminUrl, `drop database if exists ${database}`)
   }
 }
 
-async function measured(sika: Sika, tidy: () => void, run: () => Promise<LoadResult>): Promise<Measured> {
-  const left = await callbacksDrained(sika)
+async function measured(
+  sika: Sika,
+  tidy: () => void,
+  run: () => Promise<LoadResult>,
+  delivering = true,
+): Promise<Measured> {
+  // The callbacks of the writes before are delivered first, by an instance that delivers.
+  const left = delivering ? await callbacksDrained(sika) : 0
   if (left > 0) log(`${left} callbacks still due after 2 minutes; measuring beside them`)
   tidy()
   const pid = sika.service.child.pid!
@@ -202,12 +245,12 @@ function report(): string {
   ]
   lines.push(`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < 3 ? '---' : '---:')).join('|')}|`)
   for (const store of stores)
-    for (const scenario of ['collect', 'details'] as const) {
+    for (const scenario of scenarios) {
       const of = (side: string) =>
         results
           .filter((result) => result.store === store && result.side === side)
-          .map((result) => result.figures[scenario])
-      const name = scenario === 'collect' ? 'POST collect' : 'GET details'
+          .map((result) => result.figures[scenario]!)
+      const name = scenarioNames[scenario]
       const rate = (side: string) => of(side).map((m) => m.perSecond)
       const cpu = (side: string) => of(side).map((m) => m.cpuUsPerRequest)
       const ratio = (values: (side: string) => number[], side: string) =>

@@ -14,6 +14,8 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { closeContext, createContext } from '../src/app/bootstrap.ts'
 import { type PlatformOperationQuery, searchAllOperations } from '../src/app/console/operation-search.ts'
+import { rollUpOperatorHours } from '../src/app/console/operator-hours-roll-up.ts'
+import { readOperatorOverview } from '../src/app/console/operator-overview.ts'
 import type { AppContext } from '../src/app/context.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/logger.ts'
@@ -115,6 +117,18 @@ const plans = (store: 'sqlite' | 'postgres') => {
   }
 }
 
+/** The overview's roll-up at its first run (30 days counted), again (only the hours that can still change), and a read. */
+async function measureOverview(context: AppContext, store: string) {
+  const timed = async (name: string, work: () => Promise<unknown>) => {
+    const started = performance.now()
+    await work()
+    console.log(`[${store}] ${name.padEnd(48)} ${(performance.now() - started).toFixed(1).padStart(8)} ms`)
+  }
+  await timed('overview roll-up, first run (30 days)', () => rollUpOperatorHours(context))
+  await timed('overview roll-up, next run', () => rollUpOperatorHours(context))
+  for (let run = 0; run < 3; run++) await timed('overview read', () => readOperatorOverview(context))
+}
+
 async function measure(store: 'sqlite' | 'postgres') {
   const { databaseUrl, cleanup } = await createTarget(store)
   const config = loadConfig({
@@ -136,6 +150,7 @@ async function measure(store: 'sqlite' | 'postgres') {
         `[${store}] ${name.padEnd(48)} median ${medianMs.toFixed(2).padStart(8)} ms  max ${maxMs.toFixed(2).padStart(8)} ms  found ${found}`,
       )
     }
+    await measureOverview(context, store)
     const db = rawDatabase(context.store)
     for (const [name, text] of Object.entries(plans(store))) {
       const rows = (await sql.raw(text).execute(db)).rows as Record<string, unknown>[]

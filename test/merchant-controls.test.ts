@@ -4,6 +4,7 @@ import { setFeeRow } from '../src/app/catalogue.ts'
 import { pausePayouts, resumePayouts, setLimits } from '../src/app/merchant-controls.ts'
 import type { IssuedMerchant } from '../src/app/merchants.ts'
 import { type ApiResponse, startApp, type TestApp } from './support/app.ts'
+import { csrfIn, signedInMember } from './support/dashboard.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
@@ -141,7 +142,34 @@ describeEachStore('merchant controls: payouts paused, limits and fees, on two in
     )
   })
 
-  test('past maxAmount, any operation is a 422 limit_exceeded and nothing is made; other modes and currencies are free', async () => {
+  test('paused, a batch uploaded in the dashboard is refused with the reason, and nothing is made', async () => {
+    const finance = await signedInMember(second, { role: 'finance' })
+    assert.equal(await pausePayouts(first.context, finance.merchantId, 'awaiting documents', cli), true)
+    const made = await operationsOf(first, finance.merchantId)
+    const page = await finance.browser.get('/dashboard/sandbox/payout-batches')
+    const csv = [
+      'amount,channel,country,phoneNumber,fullName,merchantReference',
+      '1000,orange-money,CI,+2250700000123,Awa,paused-row-1',
+    ].join('\n')
+    const preview = await finance.browser.postMultipart(
+      '/dashboard/sandbox/payout-batches/preview',
+      { csrf: csrfIn(page.text, '/dashboard/sandbox/payout-batches/preview'), reference: 'paused-batch' },
+      { file: { name: 'batch.csv', text: csv } },
+    )
+    assert.equal(preview.status, 200, preview.text)
+    // The instance that shows the dashboard has read nothing of this merchant's controls yet.
+    const submitted = await finance.browser.postMultipart('/dashboard/sandbox/payout-batches', {
+      csrf: csrfIn(preview.text, '/dashboard/sandbox/payout-batches'),
+      csv: /name="csv" value="([^"]*)"/.exec(preview.text)?.[1] ?? '',
+      reference: 'paused-batch',
+    })
+    assert.notEqual(submitted.status, 303, 'no batch was made')
+    assert.match(submitted.text, /paused/)
+    assert.match(submitted.text, /awaiting documents/)
+    assert.equal(await operationsOf(first, finance.merchantId), made, 'nothing was made')
+  })
+
+  test('past maxAmount, a collect, a payout or a batch item is a 422 limit_exceeded and nothing is made; removed, it no longer applies', async () => {
     const merchant = await first.createMerchant('Capped')
     const limits = { merchantId: merchant.id, mode: 'sandbox', currency: 'XOF' } as const
     await setLimits(first.context, { ...limits, maxAmountMinor: 5000, dailyPayoutLimitMinor: null }, cli)

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { operationView } from '../src/app/dashboard/operation-view.ts'
 import { reconcileDay } from '../src/app/reconciliation/run.ts'
 import { ReconciliationScheduler } from '../src/app/reconciliation/scheduler.ts'
 import { startPawapaySimulator } from '../src/simulators/pawapay/pawapay-simulator.ts'
@@ -155,6 +156,19 @@ describeEachStore('reconciliation through the pawaPay simulator', (store) => {
     assert.ok(silentEntries.length > 0)
     assert.notEqual(await availableXof(), balanceBefore)
 
+    // The operation's timeline says who corrected it.
+    const owner = await app.db
+      .selectFrom('operations')
+      .select('merchant_id')
+      .where('token', '=', silent.token)
+      .executeTakeFirstOrThrow()
+    const view = await operationView(app.context, owner.merchant_id, 'live', silent.token)
+    assert.deepEqual(
+      view!.timeline
+        .filter((entry) => entry.what === 'corrected')
+        .map((entry) => [entry.connection, entry.day]),
+      [[connection, today()]],
+    )
     const balanceAfterRepair = await availableXof()
 
     const again = await reconcile()
@@ -178,6 +192,28 @@ describeEachStore('reconciliation through the pawaPay simulator', (store) => {
       ['collect.succeeded'],
     )
     await assertStoreConsistent(app)
+  })
+
+  test('/metrics: open breaks by connection and kind, the last completed run, the share matched', async () => {
+    const text = await (await fetch(app.metricsUrl)).text()
+    const value = (name: string) =>
+      Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1])
+    assert.equal(
+      value(`sika_reconciliation_open_breaks{connection="${connection}",kind="amount_mismatch"}`),
+      1,
+    )
+    assert.equal(
+      value(`sika_reconciliation_open_breaks{connection="${connection}",kind="missing_in_sika"}`),
+      1,
+    )
+    assert.ok(
+      Math.abs(
+        value(`sika_reconciliation_last_completed_run_timestamp_seconds{connection="${connection}"}`) -
+          Date.now() / 1000,
+      ) < 120,
+    )
+    const ratio = value(`sika_reconciliation_lines_matched_ratio{connection="${connection}"}`)
+    assert.ok(ratio > 0 && ratio < 1, String(ratio))
   })
 
   test('a due run starts by itself, on one of two instances', async () => {

@@ -17,6 +17,14 @@ import {
   parseMerchantCreate,
   parseMerchantSet,
 } from './merchant-commands.ts'
+import {
+  merchantLimit,
+  merchantPausePayouts,
+  merchantResumePayouts,
+  merchantShow,
+  parseMerchantLimit,
+  parsePausePayouts,
+} from './merchant-control-commands.ts'
 import { parsePlatformMemberCommand, platformMemberCommand } from './platform-member-commands.ts'
 import { parseReconcile, reconcileCommand } from './reconcile-commands.ts'
 import { serve } from './serve.ts'
@@ -196,6 +204,30 @@ function merchantCommand(action: string | undefined, rest: string[]): Run {
     case 'set': {
       const parsed = parseMerchantSet(rest)
       return (context) => merchantSet(context, parsed, print)
+    }
+    default:
+      return merchantControlCommand(action, rest)
+  }
+}
+
+/** What the platform controls of a merchant: its payouts paused or not, its limits. */
+function merchantControlCommand(action: string | undefined, rest: string[]): Run {
+  switch (action) {
+    case 'show': {
+      const { json, positionals } = parseJsonFlag(rest, ['ID'])
+      return (context) => merchantShow(context, positionals[0]!, json, print)
+    }
+    case 'pause-payouts': {
+      const parsed = parsePausePayouts(rest)
+      return (context) => merchantPausePayouts(context, parsed, print)
+    }
+    case 'resume-payouts': {
+      const { positionals } = parseJsonFlag(rest, ['ID'])
+      return (context) => merchantResumePayouts(context, positionals[0]!, print)
+    }
+    case 'limit': {
+      const parsed = parseMerchantLimit(rest)
+      return (context) => merchantLimit(context, parsed, print)
     }
     default:
       throw unknownAction(action)

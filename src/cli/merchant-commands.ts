@@ -10,6 +10,7 @@ import {
 import { setRequireBatchApproval } from '../app/payout-batches/settings.ts'
 import { formatTimestamp } from '../domain/clock.ts'
 import { modes } from '../domain/kinds.ts'
+import { describeLimits } from './merchant-control-commands.ts'
 import { CommandError, oneOf, positionalsNamed, UsageError } from './usage.ts'
 
 type Print = (text: string) => void
@@ -59,9 +60,12 @@ export async function merchantList(context: AppContext, json: boolean, print: Pr
   if (merchants.length === 0) return print('No merchants yet: sika merchant create --name NAME')
   for (const merchant of merchants) {
     const keys = merchant.activeKeys.map((key) => `${key.mode} ${key.apiKey}`).join(', ') || 'no active keys'
+    const paused = merchant.payoutsPaused ? '  payouts paused' : ''
     print(
-      `${merchant.id}  ${merchant.status.padEnd(9)}  ${formatTimestamp(merchant.createdAtUs)}  ${merchant.name}  [${keys}]`,
+      `${merchant.id}  ${merchant.status.padEnd(9)}  ${formatTimestamp(merchant.createdAtUs)}  ${merchant.name}  [${keys}]${paused}`,
     )
+    const limits = describeLimits(merchant.limits)
+    if (limits) print(limits.replace(/^/gm, '    limit '))
   }
 }
 

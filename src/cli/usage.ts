@@ -95,6 +95,44 @@ The secret keys and webhook secrets are shown only now: they are stored as hashe
     summary: ['lift a suspension'],
   },
   {
+    words: ['merchant', 'show'],
+    synopsis: ['merchant show ID [--json]'],
+    summary: ['whether its payouts are paused, and its limits'],
+    details: `  --json   print one JSON object: id, payoutsPaused, payoutsPausedReason, and limits (each
+           mode, currency, maxAmount, dailyPayoutLimit; null: none), amounts in major units`,
+  },
+  {
+    words: ['merchant', 'pause-payouts'],
+    synopsis: ['merchant pause-payouts ID --reason TEXT'],
+    summary: [
+      "refuse the merchant's disbursements, withdraws, transfers and",
+      'payout batches (403 payouts_paused); collects go on',
+    ],
+    details: `  --reason TEXT   why (up to 500 characters): the refusals' message gives it to the merchant
+Every instance refuses them within a second. Audited in the merchant's audit log.`,
+  },
+  {
+    words: ['merchant', 'resume-payouts'],
+    synopsis: ['merchant resume-payouts ID'],
+    summary: ['let the merchant pay out again'],
+  },
+  {
+    words: ['merchant', 'limit'],
+    synopsis: [
+      'merchant limit ID --mode sandbox|live --currency CODE',
+      '         [--max-amount N] [--daily-payout-limit N]',
+    ],
+    summary: ["set the merchant's limits in a mode and currency", '(a limit left out is removed)'],
+    details: `  --mode sandbox|live        the mode the limits hold in
+  --currency CODE            the limits' currency: XOF, XAF, GHS, KES or UGX
+  --max-amount N             the largest amount of one operation, collects included
+  --daily-payout-limit N     what its payouts (disbursements, withdraws, transfers' to sides,
+                             payout batches' items) may take from its balance in a day (UTC),
+                             fees it bears included
+Past either, an initiation is 422 limit_exceeded and nothing is made. Every instance applies a
+change within a second. Audited in the merchant's audit log.`,
+  },
+  {
     words: ['merchant', 'set'],
     synopsis: ['merchant set ID --require-batch-approval on|off'],
     summary: [

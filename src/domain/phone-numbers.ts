@@ -84,8 +84,14 @@ function wrongCountryMessage(digits: string, country: CountryCode): string {
   return `+${foreign.countryCallingCode}${where} is not ${name}'s calling code (+${callingCode}). ${fix}${otherwise}.`
 }
 
+const examples = new Map<string, string | undefined>()
+
 /** A mobile number of the country in its national form (`70 123 45 67` in SN), to show what to type. */
 export function exampleMobileNumber(country: string): string | undefined {
-  if (!isSupportedCountry(country)) return undefined
-  return getExampleNumber(country, mobileExamples)?.formatNational()
+  if (!examples.has(country))
+    examples.set(
+      country,
+      isSupportedCountry(country) ? getExampleNumber(country, mobileExamples)?.formatNational() : undefined,
+    )
+  return examples.get(country)
 }

@@ -21,7 +21,7 @@ import { connectRedis, type RedisLink } from './redis-link.ts'
  * - failed authentications, per (api-key, address): AUTH_FAILURE_LIMIT in 10 s, and per address:
  *   five times that, after which that pair or that address is refused before its credentials are
  *   even looked up. The merchant presenting the right secret from any other address is served;
- * - the checkout pages, the dashboard, the payment links' pages, operators' notifications (/providers/*), /docs and /openapi.json, per
+ * - the checkout pages, the dashboard, the console, the payment links' pages, operators' notifications (/providers/*), /docs and /openapi.json, per
  *   address, one count for all of them: a generous ten times the API limit (anyone may call them;
  *   an operator calls from a few addresses);
  * - payments started on a payment link's page (POST /pay/{token}), per address: PAYMENTS_PER_MINUTE
@@ -84,7 +84,7 @@ const counterCacheSize = 10_000
 const redisNamespace = 'sika-rate-limit:'
 /** Payments a payment link's page starts from one address in a minute. */
 export const paymentsPerMinute = 20
-const pagePaths = /^\/(checkout|dashboard|docs|pay|providers)(\/|$)|^\/openapi\.json$/
+const pagePaths = /^\/(checkout|console|dashboard|docs|pay|providers)(\/|$)|^\/openapi\.json$/
 
 /** Registers the limits on the root instance, before any route they cover is declared. */
 export async function registerRateLimits(app: FastifyInstance, context: AppContext): Promise<void> {

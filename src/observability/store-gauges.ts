@@ -61,6 +61,42 @@ function backlogGauges(registry: Registry) {
   }
 }
 
+/**
+ * The reconciliation's gauges (CONTRACT.md, Reconciliation): open breaks by connection and kind,
+ * and of each connection's last completed run its time and the share of its lines matched.
+ */
+function reconciliationGauges(registry: Registry, store: Store): () => Promise<void> {
+  const gauge = (name: string, help: string, labelNames: string[]) =>
+    new Gauge({ name, help, labelNames, registers: [registry] })
+  const open = gauge(
+    'sika_reconciliation_open_breaks',
+    'Reconciliation breaks still open, by connection and kind.',
+    ['connection', 'kind'],
+  )
+  const last = gauge(
+    'sika_reconciliation_last_completed_run_timestamp_seconds',
+    'When each connection last completed a reconciliation run (Unix time).',
+    ['connection'],
+  )
+  const matched = gauge(
+    'sika_reconciliation_lines_matched_ratio',
+    "The share of the operator's lines matched in each connection's last completed run (1 when it had none).",
+    ['connection'],
+  )
+  return async () => {
+    const [counts, runs] = await Promise.all([
+      store.reconciliation.openBreakCounts(),
+      store.reconciliation.lastCompleted(),
+    ])
+    open.reset()
+    for (const count of counts) open.set({ connection: count.connectionId, kind: count.kind }, count.count)
+    for (const run of runs) {
+      last.set({ connection: run.connectionId }, (run.completedAtUs ?? 0) / 1e6)
+      matched.set({ connection: run.connectionId }, run.lines === 0 ? 1 : run.matched / run.lines)
+    }
+  }
+}
+
 /** The store's backlog is read at most this often, whatever the number of scrapers. */
 export const storeReadIntervalMs = 5000
 
@@ -86,6 +122,7 @@ export function storeGauges(
   }).set({ store: store.name }, 1)
   const readConnections = connectionGauges(registry, store)
   const gauges = backlogGauges(registry)
+  const readReconciliation = reconciliationGauges(registry, store)
   const reads = new Counter({
     name: 'sika_metrics_store_reads_total',
     help: 'Reads of the store by /metrics for its backlog gauges: at most one every 5 s, however many scrape.',
@@ -105,6 +142,7 @@ export function storeGauges(
         gauges.workDue.set({ kind }, found?.due ?? 0)
       }
       gauges.workLate.set(secondsSince(nowUs, backlog.oldestScheduledDueAtUs))
+      await readReconciliation()
       gauges.up.set(1)
     } catch (error) {
       gauges.up.set(0)

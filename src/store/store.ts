@@ -31,6 +31,10 @@ import {
 import type { RepositoryScope } from './repositories/executor.ts'
 import { type LedgerRepository, ledgerRepository } from './repositories/ledger.ts'
 import { type MembersRepository, membersRepository } from './repositories/members.ts'
+import {
+  type MerchantDirectoryRepository,
+  merchantDirectoryRepository,
+} from './repositories/merchant-directory.ts'
 import { type MerchantsRepository, merchantsRepository } from './repositories/merchants.ts'
 import { type MonitoringRepository, monitoringRepository } from './repositories/monitoring.ts'
 import { type OperationSearchRepository, operationSearchRepository } from './repositories/operation-search.ts'
@@ -92,6 +96,7 @@ export interface Repositories {
   readonly operatorActivity: OperatorActivityRepository
   readonly platformSearch: PlatformSearchRepository
   readonly operatorHours: OperatorHoursRepository
+  readonly merchantDirectory: MerchantDirectoryRepository
   readonly paymentLinks: PaymentLinksRepository
   /** The platform's own members (the console's staff), their sessions, and the platform's audit log. */
   readonly platformMembers: PlatformMembersRepository
@@ -155,6 +160,7 @@ function repositoriesOn(scope: RepositoryScope, inTransaction = false): Reposito
     operatorActivity: operatorActivityRepository(scope),
     platformSearch: platformSearchRepository(scope),
     operatorHours: operatorHoursRepository(scope),
+    merchantDirectory: merchantDirectoryRepository(scope),
     paymentLinks: paymentLinksRepository(scope),
     platformMembers: platformMembersRepository(scope),
     platformSessions: platformSessionsRepository(scope),

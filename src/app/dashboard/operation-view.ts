@@ -30,6 +30,8 @@ export type TimelineEntry =
       providerReference?: string
     }
   | { what: 'status'; atUs: number; status: Status; reason?: string }
+  /** A reconciliation's repair wrote the operator's answer: "corrected by the reconciliation of <connection> for <day>". */
+  | { what: 'corrected'; atUs: number; connection: string; day: string }
 
 export interface CallbackView {
   event: EventView
@@ -63,12 +65,13 @@ export async function operationView(
   const operation = await context.store.operations.findByToken(merchantId, mode, token)
   if (!operation) return undefined
   const principal: Principal = { merchantId, merchantName: '', mode }
-  const [events, movements, refunds] = await Promise.all([
+  const [events, movements, refunds, repairs] = await Promise.all([
     listEvents(context, principal, { token }, { page: 1, perPage: eventsRead }),
     movementsOf(context, operation),
     refundKindFor(operation.kind) !== undefined
       ? context.store.operationSearch.refundsOf(merchantId, mode, operation.id, refundsShown)
       : Promise.resolve([]),
+    mode === 'live' ? context.store.reconciliation.repairsOf(operation.id) : Promise.resolve([]),
   ])
   const ordered = [...events.items].sort((a, b) => a.position - b.position)
   const callbacks = await Promise.all(
@@ -76,7 +79,17 @@ export async function operationView(
   )
   return {
     operation,
-    timeline: timelineOf(operation, ordered),
+    timeline: [
+      ...timelineOf(operation, ordered),
+      ...repairs.map(
+        (repair): TimelineEntry => ({
+          what: 'corrected',
+          atUs: repair.closedAtUs,
+          connection: repair.connectionId,
+          day: repair.day,
+        }),
+      ),
+    ].sort((a, b) => a.atUs - b.atUs),
     movements,
     callbacks,
     leftToRefundMinor: refundable(operation) ? leftToRefundMinor(operation) : undefined,

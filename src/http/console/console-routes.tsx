@@ -7,6 +7,7 @@ import { bodyIsSmall } from '../pages/session-guard.tsx'
 import { type ConsoleGuard, createConsoleGuard } from './guard.ts'
 import { consoleAuditRoutes } from './routes/audit.tsx'
 import { consoleHomeRoutes } from './routes/home.tsx'
+import { consoleOperatorAccountsRoutes } from './routes/operator-accounts.tsx'
 import { consoleReconciliationRoutes } from './routes/reconciliation.tsx'
 import { consoleSignInRoutes } from './routes/sign-in.tsx'
 import { consoleTeamRoutes } from './routes/team.tsx'
@@ -17,6 +18,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: ConsoleGuard) =
   consoleHomeRoutes,
   consoleTeamRoutes,
   consoleAuditRoutes,
+  consoleOperatorAccountsRoutes,
   consoleReconciliationRoutes,
 ]
 

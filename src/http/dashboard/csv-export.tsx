@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify'
 import type { LongExport } from '../../app/mechanisms/long-exports.ts'
 import { ApiError } from '../../errors.ts'
 import { csvLine } from '../csv.ts'
+import { Notification } from '../pages/kit/index.ts'
 import { type PageContext, plainPage } from './layout.tsx'
 import { sendPage } from './respond.ts'
 
@@ -33,7 +34,7 @@ export function sendCsvExport<Row>(
     return sendPage(
       reply,
       429,
-      plainPage(page, page.t.errors.busyTitle, <p class="error">{page.t.errors.busy}</p>),
+      plainPage(page, page.t.errors.busyTitle, <Notification error={page.t.errors.busy} />),
     )
   }
   reply.raw.once('close', exported.close)

@@ -184,6 +184,8 @@ export const en = {
     event: 'What happened',
     details: 'Details',
     initiated: 'Initiated',
+    corrected: (connection: string, day: string) =>
+      `Corrected by the reconciliation of ${connection} for ${day}`,
     submitted: (role: string) => `Sent to the operator (${role} side)`,
     sideFailed: (role: string) => `The ${role} side stopped`,
     statusEvent: (status: string) => `Status: ${status}`,

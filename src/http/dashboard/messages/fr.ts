@@ -181,6 +181,7 @@ export const fr: Messages = {
     event: "Ce qui s'est passé",
     details: 'Détails',
     initiated: 'Initiée',
+    corrected: (connection: string, day: string) => `Corrigé par le rapprochement de ${connection} du ${day}`,
     submitted: (role: string) => `Transmise à l'opérateur (côté ${role})`,
     sideFailed: (role: string) => `Le côté ${role} s'est arrêté`,
     statusEvent: (status: string) => `Statut : ${status}`,

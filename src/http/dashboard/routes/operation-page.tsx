@@ -149,6 +149,7 @@ function timelineWords(page: PageContext, entry: TimelineEntry): [string, string
     const references = [entry.operatorReference, entry.providerReference].filter(Boolean).join(' · ')
     return [t.operations.submitted(t.sideRoles[entry.role]), references]
   }
+  if (entry.what === 'corrected') return [t.operations.corrected(entry.connection, entry.day), '']
   return [t.operations.statusEvent(t.statuses[entry.status] ?? entry.status), entry.reason ?? '']
 }
 

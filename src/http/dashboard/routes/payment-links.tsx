@@ -15,6 +15,7 @@ import {
 } from '../../../app/dashboard/payment-link-actions.ts'
 import { linkUrls } from '../../../app/payment-links/index.ts'
 import type { Mode } from '../../../domain/kinds.ts'
+import { pageNumberOf } from '../../pages/kit/index.ts'
 import { countryName } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { redirect, sendPage } from '../respond.ts'
@@ -29,11 +30,6 @@ function notFound(): Error {
   return Object.assign(new Error('No such payment link'), { statusCode: 404 })
 }
 
-function pageNumber(text: unknown): number {
-  const page = Number(text)
-  return Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1
-}
-
 /**
  * The payment link pages of each place: the list and the create form (permission 'read' to see,
  * 'links' to create or close), a link's page with its QR code and its payments.
@@ -45,7 +41,7 @@ export function paymentLinkRoutes(app: FastifyInstance, context: AppContext, gua
       const signedIn = await guard.member(request, reply, 'read', mode)
       if (!signedIn) return reply
       const { page, country } = request.query as { page?: string; country?: string }
-      return showLinks(context, signedIn, reply, { mode, page: pageNumber(page), status: 200, country })
+      return showLinks(context, signedIn, reply, { mode, page: pageNumberOf(page), status: 200, country })
     })
     app.post(base, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'links', mode)

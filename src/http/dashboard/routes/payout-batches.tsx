@@ -9,36 +9,29 @@ import {
   rejectFromDashboard,
   submitUploadedBatch,
 } from '../../../app/dashboard/payout-batch-actions.ts'
+import { previewPayoutBatch, readPayoutCsv } from '../../../app/dashboard/payout-batch-upload.ts'
 import {
-  type BatchPreview,
-  batchColumns,
-  largestUpload,
-  type PreviewRow,
-  previewPayoutBatch,
-  readPayoutCsv,
-} from '../../../app/dashboard/payout-batch-upload.ts'
-import {
-  type BatchSummary,
   batchesOf,
   batchResultColumns,
   batchResultsExport,
   batchViewOf,
 } from '../../../app/dashboard/payout-batch-view.ts'
-import { type DashboardRefusal, isRefusal, refusal } from '../../../app/dashboard/refusals.ts'
+import { type DashboardRefusal, isRefusal } from '../../../app/dashboard/refusals.ts'
 import type { Principal } from '../../../app/principal.ts'
 import type { Mode } from '../../../domain/kinds.ts'
 import { type Currency, toMajorUnits } from '../../../domain/money.ts'
-import type { Page } from '../../../domain/pages.ts'
 import type { ApiError } from '../../../errors.ts'
+import { pageNumberOf } from '../../pages/kit/index.ts'
 import { sendCsvExport } from '../csv-export.tsx'
-import { formatMoney } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
-import { allows, CsrfField, memberPage, type PageContext } from '../layout.tsx'
-import { RefusalNote, refusalText } from '../refusal-text.tsx'
+import type { PageContext } from '../layout.tsx'
+import { refusalText } from '../refusal-text.tsx'
 import { redirect, sendPage } from '../respond.ts'
 import { acceptUploads, uploadGate } from '../uploads.ts'
 import { modes } from './home.tsx'
-import { BatchList, type BatchNote, batchPage } from './payout-batch-page.tsx'
+import { type BatchNote, batchPage } from './payout-batch-page.tsx'
+import { previewPage } from './payout-batch-preview-page.tsx'
+import { batchesPage } from './payout-batches-page.tsx'
 import { sendLockedOut } from './sign-in.tsx'
 
 type Form = Record<string, string | undefined>
@@ -64,8 +57,8 @@ export function payoutBatchRoutes(app: FastifyInstance, context: AppContext, gua
       const signedIn = await guard.member(request, reply, 'read', mode)
       if (!signedIn) return reply
       const { page } = request.query as { page?: string }
-      const list = await batchesOf(context, signedIn.live.member.merchantId, mode, pageNumber(page))
-      return sendPage(reply, 200, batchesPage(signedIn.page, list, { current: pageNumber(page) }))
+      const list = await batchesOf(context, signedIn.live.member.merchantId, mode, pageNumberOf(page))
+      return sendPage(reply, 200, batchesPage(signedIn.page, list, { current: pageNumberOf(page) }))
     })
     batchRoutes(app, context, guard, mode)
     batchActionRoutes(app, context, guard, mode)
@@ -251,199 +244,4 @@ async function previewAnswer(
   const faulty = preview.faulty > 0 || preview.mixedCurrencies
   const shown = { preview, reference, csv: Buffer.from(text, 'utf8').toString('base64') }
   return sendPage(reply, faulty ? 422 : 200, previewPage(signedIn.page, shown))
-}
-
-interface ListNote {
-  refusal?: DashboardRefusal
-  error?: string
-  /** The list's page number. */
-  current: number
-}
-
-/** A positive page number from the query; the first page otherwise. */
-function pageNumber(text: unknown): number {
-  const page = Number(text)
-  return Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1
-}
-
-function batchesPage(page: PageContext, list: Page<BatchSummary>, note: ListNote): string {
-  const { t } = page
-  return memberPage(
-    page,
-    t.payoutBatches.title,
-    <>
-      {note.refusal && <RefusalNote page={page} refusal={note.refusal} />}
-      {note.error && (
-        <p class="error" role="alert">
-          {note.error}
-        </p>
-      )}
-      <p>{t.payoutBatches.intro}</p>
-      {allows(page, 'batches') && <UploadForm page={page} />}
-      <BatchList page={page} list={list} current={note.current} />
-    </>,
-  )
-}
-
-function UploadForm({ page }: { page: PageContext }) {
-  const { t } = page
-  return (
-    <section aria-labelledby="upload">
-      <h2 id="upload">{t.payoutBatches.upload}</h2>
-      <form
-        method="post"
-        action={`/dashboard/${page.mode}/payout-batches/preview`}
-        enctype="multipart/form-data"
-        class="stack card"
-      >
-        <CsrfField page={page} />
-        <label>
-          {t.payoutBatches.file}
-          <input name="file" type="file" accept=".csv,text/csv" required aria-describedby="upload-hint" />
-        </label>
-        <p id="upload-hint" class="muted">
-          {t.payoutBatches.uploadHint(batchColumns.join(','), largestUpload)}
-        </p>
-        <label>
-          {t.payoutBatches.reference}
-          <input name="reference" type="text" maxLength={64} aria-describedby="reference-hint" />
-        </label>
-        <p id="reference-hint" class="muted">
-          {t.payoutBatches.referenceHint}
-        </p>
-        <p>
-          <button type="submit">{t.payoutBatches.previewSubmit}</button>
-        </p>
-      </form>
-    </section>
-  )
-}
-
-interface ShownPreview {
-  preview: BatchPreview
-  reference: string
-  /** The file as uploaded, base64: the submit form sends it again, and it is checked again. */
-  csv: string
-}
-
-function previewPage(page: PageContext, shown: ShownPreview): string {
-  const { t } = page
-  const { preview } = shown
-  const good = preview.faulty === 0 && !preview.mixedCurrencies
-  return memberPage(
-    page,
-    t.payoutBatches.previewTitle,
-    <>
-      {preview.mixedCurrencies && <RefusalNote page={page} refusal={refusal('batch_mixed_currencies')} />}
-      <p class={good ? 'notice' : 'error'} role={good ? 'status' : 'alert'}>
-        {t.payoutBatches.previewIntro(preview.rows.length, preview.faulty)}
-      </p>
-      <TotalsTable page={page} preview={preview} />
-      {good ? (
-        <form
-          method="post"
-          action={`/dashboard/${page.mode}/payout-batches`}
-          enctype="multipart/form-data"
-          class="inline"
-        >
-          <CsrfField page={page} />
-          <input type="hidden" name="csv" value={shown.csv} />
-          <input type="hidden" name="reference" value={shown.reference} />
-          <button type="submit">{t.payoutBatches.submit}</button>
-        </form>
-      ) : (
-        <p>
-          <a href={`/dashboard/${page.mode}/payout-batches`}>{t.payoutBatches.uploadAgain}</a>
-        </p>
-      )}
-      <RowsTable page={page} rows={preview.rows} />
-    </>,
-  )
-}
-
-function TotalsTable({ page, preview }: { page: PageContext; preview: BatchPreview }) {
-  const { t } = page
-  const money = (minor: number, currency: string) => formatMoney(minor, currency, page.locale)
-  return (
-    <table id="batch-totals">
-      <caption>{t.payoutBatches.totals}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{t.payoutBatches.currency}</th>
-          <th scope="col" class="num">
-            {t.payoutBatches.items}
-          </th>
-          <th scope="col" class="num">
-            {t.common.amount}
-          </th>
-          <th scope="col" class="num">
-            {t.payoutBatches.fees}
-          </th>
-          <th scope="col" class="num">
-            {t.payoutBatches.held}
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {preview.totals.map((total) => (
-          <tr key={total.currency}>
-            <th scope="row">{total.currency}</th>
-            <td class="num">{total.count}</td>
-            <td class="num">{money(total.amountMinor, total.currency)}</td>
-            <td class="num">{money(total.feesMinor, total.currency)}</td>
-            <td class="num">{money(total.cashAmountMinor, total.currency)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  )
-}
-
-function RowsTable({ page, rows }: { page: PageContext; rows: readonly PreviewRow[] }) {
-  const { t } = page
-  return (
-    <table id="batch-rows">
-      <caption>{t.payoutBatches.itemsTitle}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{t.payoutBatches.line}</th>
-          <th scope="col" class="num">
-            {t.common.amount}
-          </th>
-          <th scope="col">{t.payoutBatches.channel}</th>
-          <th scope="col">{t.payoutBatches.country}</th>
-          <th scope="col">{t.payoutBatches.phone}</th>
-          <th scope="col">{t.payoutBatches.fullName}</th>
-          <th scope="col">{t.payoutBatches.merchantReference}</th>
-          <th scope="col">{t.payoutBatches.errors}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(({ row, errors }) => (
-          <tr key={String(row.line)} class={errors.length > 0 ? 'faulty' : undefined}>
-            <th scope="row">{row.line}</th>
-            <td class="num">{row.amount}</td>
-            <td>{row.channel}</td>
-            <td>{row.country}</td>
-            <td>{row.phoneNumber}</td>
-            <td class="customer-name">{row.fullName}</td>
-            <td>{row.merchantReference}</td>
-            <td>
-              {errors.length === 0 ? (
-                t.payoutBatches.ok
-              ) : (
-                <ul class="row-errors">
-                  {errors.map((error) => (
-                    <li key={`${error.field}-${error.code}`}>
-                      {`${error.field}: ${error.message ?? t.payoutBatches.rowErrors[error.code]}`}
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  )
 }

@@ -15,7 +15,7 @@ export {
 } from './format.ts'
 export { Notification } from './notification.tsx'
 export { type KitLocale, type KitPage, kitWords } from './page.ts'
-export { numberedPages, Pagination } from './pagination.tsx'
+export { numberedPages, Pagination, pageNumberOf } from './pagination.tsx'
 export { Section } from './section.tsx'
 export { SummaryList, type SummaryRow } from './summary-list.tsx'
 export { type Column, Table } from './table.tsx'

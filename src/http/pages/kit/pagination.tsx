@@ -35,3 +35,9 @@ export function numberedPages(path: string, current: number, total: number, perP
     next: total > current * perPage ? `${path}?page=${current + 1}` : undefined,
   }
 }
+
+/** A page number from a query string: a positive whole number (at most a million), else the first. */
+export function pageNumberOf(text: unknown): number {
+  const page = Number(text)
+  return Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1
+}

@@ -20,6 +20,8 @@ export function Table<Row>(props: {
   id?: string
   caption?: string
   empty?: string
+  /** A class for a row that stands out, such as one at fault. */
+  rowClass?: (row: Row) => string | undefined
 }) {
   const { columns, rows } = props
   if (rows.length === 0) return <p class="muted">{props.empty ?? kitWords(props.page).none}</p>
@@ -37,7 +39,7 @@ export function Table<Row>(props: {
       </thead>
       <tbody>
         {rows.map((row) => (
-          <tr key={props.rowKey(row)}>
+          <tr key={props.rowKey(row)} class={props.rowClass?.(row)}>
             {columns.map((column) =>
               column.rowHeader ? (
                 <th key={column.header} scope="row">
