@@ -67,7 +67,11 @@ export interface BreakFilter {
   state?: BreakState
   kind?: string
   operationId?: number
+  /** Only breaks found before this instant (the queue's age filter). */
+  foundBeforeUs?: number
   limit?: number
+  /** Rows skipped first, in the list's order (a page of the queue). */
+  offset?: number
 }
 
 export interface BreakHistoryEntry {
@@ -144,6 +148,12 @@ export interface ReconciliationRepository {
   ): Promise<number>
   findBreak(id: string): Promise<StoredBreak | undefined>
   listBreaks(filter: BreakFilter): Promise<StoredBreak[]>
+  /** How many breaks the filter selects (its limit and offset aside). */
+  countBreaks(filter: BreakFilter): Promise<number>
+  /** Breaks counted by kind for each of these connections' days, whatever their state. */
+  breakCountsOfDays(
+    days: readonly { connectionId: string; day: string }[],
+  ): Promise<{ connectionId: string; day: string; kind: string; count: number }[]>
   /** Open breaks counted by connection and kind. */
   openBreakCounts(): Promise<{ connectionId: string; kind: string; count: number }[]>
   /** Sets a break's state (with its evidence, reason or pending approval) and notes it in its history. */
@@ -216,6 +226,7 @@ export function reconciliationRepository(scope: RepositoryScope): Reconciliation
     ...runOutcomesPart(scope.db),
     ...breaksPart(scope.db),
     ...breakReadsPart(scope.db),
+    ...breakCountsPart(scope.db),
     ...filesPart(scope.db),
     ...operationsPart(scope.db),
   }
@@ -437,17 +448,14 @@ function breakReadsPart(
       return row && toBreak(row)
     },
     async listBreaks(filter) {
-      let query = db.selectFrom('reconciliation_breaks').selectAll()
-      if (filter.connectionId) query = query.where('connection_id', '=', filter.connectionId)
-      if (filter.day) query = query.where('day', '=', filter.day)
-      if (filter.state) query = query.where('state', '=', filter.state)
-      if (filter.kind) query = query.where('kind', '=', filter.kind)
-      if (filter.operationId !== undefined) query = query.where('operation_id', '=', filter.operationId)
-      const rows = await query
+      const rows = await filteredBreaks(db, filter)
+        .selectAll()
         .orderBy('day', 'desc')
         .orderBy('kind')
         .orderBy('reference')
+        .orderBy('id')
         .limit(filter.limit ?? 1000)
+        .offset(filter.offset ?? 0)
         .execute()
       return rows.map(toBreak)
     },
@@ -479,6 +487,48 @@ function breakReadsPart(
       }))
     },
   }
+}
+
+function breakCountsPart(db: Executor): Pick<ReconciliationRepository, 'countBreaks' | 'breakCountsOfDays'> {
+  return {
+    async countBreaks(filter) {
+      const row = await filteredBreaks(db, filter)
+        .select(({ fn }) => fn.countAll<number>().as('count'))
+        .executeTakeFirst()
+      return Number(row?.count ?? 0)
+    },
+    async breakCountsOfDays(days) {
+      if (days.length === 0) return []
+      const wanted = new Set(days.map(({ connectionId, day }) => `${connectionId}\n${day}`))
+      const rows = await db
+        .selectFrom('reconciliation_breaks')
+        .select(({ fn }) => ['connection_id', 'day', 'kind', fn.countAll<number>().as('count')])
+        .where('connection_id', 'in', [...new Set(days.map((each) => each.connectionId))])
+        .where('day', 'in', [...new Set(days.map((each) => each.day))])
+        .groupBy(['connection_id', 'day', 'kind'])
+        .execute()
+      return rows
+        .filter((row) => wanted.has(`${row.connection_id}\n${row.day}`))
+        .map((row) => ({
+          connectionId: row.connection_id,
+          day: row.day,
+          kind: row.kind,
+          count: Number(row.count),
+        }))
+    },
+  }
+}
+
+/** The breaks a filter selects, before any ordering or page. */
+function filteredBreaks(db: Executor, filter: BreakFilter) {
+  let query = db.selectFrom('reconciliation_breaks')
+  if (filter.connectionId) query = query.where('connection_id', '=', filter.connectionId)
+  if (filter.day) query = query.where('day', '=', filter.day)
+  if (filter.state) query = query.where('state', '=', filter.state)
+  if (filter.kind) query = query.where('kind', '=', filter.kind)
+  if (filter.operationId !== undefined) query = query.where('operation_id', '=', filter.operationId)
+  if (filter.foundBeforeUs !== undefined) query = query.where('found_at_us', '<', filter.foundBeforeUs)
+  return query
 }
 
 function filesPart(db: Executor): Pick<ReconciliationRepository, 'keepFile' | 'files'> {
