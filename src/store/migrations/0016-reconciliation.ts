@@ -96,7 +96,7 @@ export async function up(db: Kysely<any>, dialect: StoreDialect): Promise<void> 
     .addColumn('name', 'text', (column) => column.notNull())
     .addColumn('content_type', 'text', (column) => column.notNull())
     .addColumn('sha256', 'text', (column) => column.notNull())
-    // The bytes, base64: one column type on both stores.
+    // The bytes, gzipped then base64: one column type on both stores, a busy day's CSV a tenth of its size.
     .addColumn('content', 'text', (column) => column.notNull())
     // JSON: an import's column mapping.
     .addColumn('mapping', 'text')
