@@ -538,6 +538,8 @@ function operationsPart(
             .where('mode', '=', 'live')
             .where(column, '=', channel)
             .where('initiated_at_us', '<', toUs)
+            // Sargable bound first (the index's range), then the exact place after the last row read.
+            .where('initiated_at_us', '>=', after.atUs)
             .where(
               sql<boolean>`(initiated_at_us > ${after.atUs} or (initiated_at_us = ${after.atUs} and id > ${after.id}))`,
             )
