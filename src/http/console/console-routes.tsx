@@ -7,6 +7,7 @@ import { bodyIsSmall } from '../pages/session-guard.tsx'
 import { type ConsoleGuard, createConsoleGuard } from './guard.ts'
 import { consoleAuditRoutes } from './routes/audit.tsx'
 import { consoleHomeRoutes } from './routes/home.tsx'
+import { consoleMerchantsRoutes } from './routes/merchants.tsx'
 import { consoleSignInRoutes } from './routes/sign-in.tsx'
 import { consoleTeamRoutes } from './routes/team.tsx'
 
@@ -14,6 +15,7 @@ import { consoleTeamRoutes } from './routes/team.tsx'
 const areas: ((app: FastifyInstance, context: AppContext, guard: ConsoleGuard) => void)[] = [
   consoleSignInRoutes,
   consoleHomeRoutes,
+  consoleMerchantsRoutes,
   consoleTeamRoutes,
   consoleAuditRoutes,
 ]
