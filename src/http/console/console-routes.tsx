@@ -8,6 +8,7 @@ import { type ConsoleGuard, createConsoleGuard } from './guard.ts'
 import { consoleAuditRoutes } from './routes/audit.tsx'
 import { consoleHomeRoutes } from './routes/home.tsx'
 import { consoleMerchantsRoutes } from './routes/merchants.tsx'
+import { consoleOperationsRoutes } from './routes/operations.tsx'
 import { consoleSignInRoutes } from './routes/sign-in.tsx'
 import { consoleTeamRoutes } from './routes/team.tsx'
 
@@ -16,6 +17,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: ConsoleGuard) =
   consoleSignInRoutes,
   consoleHomeRoutes,
   consoleMerchantsRoutes,
+  consoleOperationsRoutes,
   consoleTeamRoutes,
   consoleAuditRoutes,
 ]
