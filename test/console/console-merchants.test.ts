@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { setFeeRow } from '../../src/app/catalogue.ts'
 import { type ApiResponse, startApp, type TestApp } from '../support/app.ts'
 import { signedInPlatformMember } from '../support/console.ts'
 import { csrfIn, signedInMember } from '../support/dashboard.ts'
@@ -195,8 +196,19 @@ describeEachStore('console: merchants, and risk pausing payouts', (target) => {
     assert.match(pausedOnly.text, /Zebulon Unique Shop/)
     const suspendedOnly = await analyst.browser.get('/console/merchants?status=suspended&q=zebulon')
     assert.doesNotMatch(suspendedOnly.text, /Zebulon Unique Shop/)
+    const row = {
+      merchantId: owner.merchantId,
+      kind: 'collect',
+      channel: 'wave',
+      country: 'SN',
+      percentageMilli: 1_750,
+      additionalFeeMinor: 25,
+      supportedByAccount: true,
+    }
+    assert.equal(await setFeeRow(first.context, row, { kind: 'cli' }), true)
     const member = await analyst.browser.get(`/console/merchants/${owner.merchantId}`)
     assert.ok(member.text.includes(owner.email), 'its members are listed')
+    assert.match(member.text, /1\.75 %/, 'its fees are listed')
     assert.equal((await analyst.browser.get('/console/merchants/mer_nobody')).status, 404)
   })
 })

@@ -3,6 +3,7 @@ import type { LimitRow, PayoutsPause } from '../../domain/merchant-controls.ts'
 import { isCurrency, toMinorUnits } from '../../domain/money.ts'
 import type { AuditEntry } from '../../store/repositories/audit-log.ts'
 import type { MerchantStatus } from '../../store/repositories/merchants.ts'
+import { type FeeRow, listFeeRows } from '../catalogue.ts'
 import type { AppContext } from '../context.ts'
 import { audit } from '../dashboard/audit.ts'
 import { auditPageOf } from '../dashboard/audit-view.ts'
@@ -31,6 +32,8 @@ const done: MerchantActionOutcome = { done: true }
 export interface MerchantFile extends MerchantSummary {
   payoutsPaused: PayoutsPause | null
   limits: LimitRow[]
+  /** Its own fee rows (the defaults, `*`, priced where it has none). */
+  fees: FeeRow[]
   audit: AuditEntry[]
 }
 
@@ -38,13 +41,14 @@ export async function merchantFileOf(
   context: AppContext,
   merchantId: string,
 ): Promise<MerchantFile | undefined> {
-  const [summary, controls, audit] = await Promise.all([
+  const [summary, controls, fees, audit] = await Promise.all([
     merchantSummary(context, merchantId),
     merchantControlsOf(context, merchantId),
+    listFeeRows(context, merchantId),
     auditPageOf(context, merchantId, {}),
   ])
   if (!summary || !controls) return undefined
-  return { ...summary, ...controls, audit: audit.entries }
+  return { ...summary, ...controls, fees, audit: audit.entries }
 }
 
 /** Risk pauses a merchant's payouts with a reason: in the merchant's audit and the platform's. */

@@ -1,8 +1,10 @@
 import type { MerchantFile, MerchantMemberSummary } from '../../../app/console/merchant-actions.ts'
 import { modes } from '../../../domain/kinds.ts'
 import type { LimitRow } from '../../../domain/merchant-controls.ts'
-import { currencies } from '../../../domain/money.ts'
+import { countries, currencies } from '../../../domain/money.ts'
+import { milliToPercentage } from '../../../domain/pricing.ts'
 import type { AuditEntry } from '../../../store/repositories/audit-log.ts'
+import type { FeeRow } from '../../../store/repositories/catalogue.ts'
 import type { BalanceView } from '../../../store/repositories/ledger.ts'
 import {
   type Column,
@@ -188,6 +190,37 @@ export function MerchantAudit({ page, file }: Props) {
   return (
     <Section id="audit" title={words.audit}>
       <Table page={page} columns={columns} rows={file.audit} rowKey={(entry) => entry.id} />
+    </Section>
+  )
+}
+
+/** Its own fee rows, as the CLI's `fees list` gives them. */
+export function MerchantFees({ page, file }: Props) {
+  const words = merchantWordsOf(page.locale)
+  const fixed = (row: FeeRow) => {
+    const currency = countries[row.country as keyof typeof countries]
+    return currency ? showMoney(page, row.additionalFeeMinor, currency) : String(row.additionalFeeMinor)
+  }
+  const columns: Column<FeeRow>[] = [
+    { header: words.kind, rowHeader: true, cell: (row) => row.kind },
+    { header: words.channel, cell: (row) => row.channel },
+    { header: words.country, cell: (row) => row.country },
+    { header: words.percentage, numeric: true, cell: (row) => `${milliToPercentage(row.percentageMilli)} %` },
+    { header: words.fixedFee, numeric: true, cell: fixed },
+    {
+      header: words.borneBy,
+      cell: (row) => (row.supportedByAccount ? words.borneByMerchant : words.borneByCustomer),
+    },
+  ]
+  return (
+    <Section id="fees" title={words.fees}>
+      <Table
+        page={page}
+        columns={columns}
+        rows={file.fees.filter((row) => row.merchantId === file.merchant.id)}
+        rowKey={(row) => `${row.kind}-${row.channel}-${row.country}`}
+        empty={words.feesNone}
+      />
     </Section>
   )
 }

@@ -23,6 +23,7 @@ import {
   MerchantActions,
   MerchantAudit,
   MerchantBalances,
+  MerchantFees,
   MerchantLimits,
   MerchantMembers,
 } from './merchant-parts.tsx'
@@ -125,6 +126,7 @@ function merchantPage(page: ConsolePage, file: MerchantFile, outcome: Outcome): 
       />
       <MerchantActions page={page} file={file} />
       <MerchantLimits page={page} file={file} />
+      <MerchantFees page={page} file={file} />
       <MerchantBalances page={page} file={file} />
       {modes.map((mode) => (
         <Section key={mode} id={`latest-${mode}`} title={words.latest(words.modes[mode])}>
