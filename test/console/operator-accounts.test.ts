@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { readOperatorAccounts } from '../../src/app/console/operator-accounts.ts'
 import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
@@ -9,6 +12,7 @@ import {
 } from '../../src/simulators/pawapay/pawapay-simulator.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts'
+import { startApp } from '../support/app.ts'
 import { type LiveApp, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { waitFor } from '../support/wait.ts'
@@ -169,5 +173,29 @@ describeEachStore('console: operator accounts', (store) => {
     for (const other of accounts.connections.filter((connection) => connection.id !== 'moov-money-bj'))
       assert.deepEqual(other.waiting, [], other.id)
     pawapay.holdPayouts(false)
+  })
+})
+
+describeEachStore('console: operator balances watched by the workers', (store) => {
+  test('the low-balance gauge is raised without anyone opening the console', async () => {
+    const mtn = await startMtnMomoSimulator({ currencies: ['XOF'], availableBalance: '500000' })
+    const directory = mkdtempSync(join(tmpdir(), 'sika-operators-'))
+    const file = join(directory, 'operators.json')
+    writeFileSync(
+      file,
+      JSON.stringify({ connections: [{ ...mtn.connection('mtn-momo', ['CI']), lowBalanceAlert: 600_000 }] }),
+    )
+    const app = await startApp(store(), { workers: 'background', environment: { OPERATORS_FILE: file } })
+    try {
+      await waitFor('the gauge raised by the workers’ reading', async () =>
+        /sika_operator_balance_low\{connection="mtn-momo-ci",currency="XOF"\} 1/.test(
+          await (await fetch(app.metricsUrl)).text(),
+        ),
+      )
+    } finally {
+      await app.close()
+      await mtn.close()
+      rmSync(directory, { recursive: true, force: true })
+    }
   })
 })

@@ -3,9 +3,9 @@ import type { PlatformInvitationRow, PlatformMemberRow } from '../../store/repos
 import type { PlatformSessionRow } from '../../store/repositories/platform-sessions.ts'
 import type { AppContext } from '../context.ts'
 import { type DashboardRefusal, refusal } from '../dashboard/refusals.ts'
-import { newBearerToken, newId } from '../dashboard/tokens.ts'
 import { invitationLifetimeUs, normalEmail } from '../sign-in/invitations.ts'
 import { sessionIdleUs } from '../sign-in/sessions.ts'
+import { newBearerToken, newId } from '../sign-in/tokens.ts'
 import { type PlatformActor, recordPlatformChange } from './platform-audit.ts'
 
 export interface IssuedPlatformInvitation {

@@ -1,10 +1,10 @@
 import type { SessionRow } from '../../store/repositories/dashboard-sessions.ts'
 import type { AppContext } from '../context.ts'
+import { hashPassword, minimumPasswordLength } from '../sign-in/passwords.ts'
+import { newRecoveryCodes, recoveryCodeHash } from '../sign-in/second-factor.ts'
 import { type Actor, audit } from './audit.ts'
 import { confirmCode, confirmPassword, type SecretHolder } from './member-secrets.ts'
-import { hashPassword, minimumPasswordLength } from './passwords.ts'
 import { type DashboardRefusal, refusal } from './refusals.ts'
-import { newRecoveryCodes, recoveryCodeHash } from './second-factor.ts'
 import type { LiveSession } from './sessions.ts'
 import { liveSessionsOf } from './team.ts'
 

@@ -7,11 +7,11 @@ import {
   normalEmail,
   openInvitationOf,
 } from '../sign-in/invitations.ts'
+import { newBearerToken, newId } from '../sign-in/tokens.ts'
 import { dashboardAccounts } from './accounts.ts'
 import { type Actor, audit } from './audit.ts'
 import { type DashboardRefusal, refusal } from './refusals.ts'
 import type { OpenedSession, SessionClient } from './sessions.ts'
-import { newBearerToken, newId } from './tokens.ts'
 
 export interface IssuedInvitation {
   id: string

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts'
-import { minuteUs } from '../dashboard/tokens.ts'
+import { minuteUs } from '../sign-in/tokens.ts'
 
 /** Five failed attempts at one subject's secrets lock it for 15 minutes. */
 export const attemptsBeforeLock = 5

@@ -1,7 +1,5 @@
 import type { AppContext } from '../context.ts'
-import { hashPassword, minimumPasswordLength } from '../dashboard/passwords.ts'
 import { type DashboardRefusal, refusal } from '../dashboard/refusals.ts'
-import { hourUs, newId, tokenHashOf } from '../dashboard/tokens.ts'
 import {
   type AccountBook,
   type AccountInvitationRow,
@@ -9,7 +7,9 @@ import {
   type AccountSessionRow,
   actorOf,
 } from './account-book.ts'
+import { hashPassword, minimumPasswordLength } from './passwords.ts'
 import { type OpenedSessionOf, openAccountSession, type SessionClient } from './sessions.ts'
+import { hourUs, newId, tokenHashOf } from './tokens.ts'
 
 /** An invitation is used once, within 72 hours. */
 export const invitationLifetimeUs = 72 * hourUs

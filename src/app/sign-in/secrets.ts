@@ -1,9 +1,9 @@
 import type { AppContext } from '../context.ts'
-import { passwordMatches } from '../dashboard/passwords.ts'
 import { type DashboardRefusal, type DashboardRefusalCode, refusal } from '../dashboard/refusals.ts'
-import { totpStepOf } from '../dashboard/second-factor.ts'
 import { type AttemptOutcome, attemptSecret, lockMinutes } from '../mechanisms/secret-attempts.ts'
 import type { AccountBook, AccountInvitationRow, AccountRow, AccountSessionRow } from './account-book.ts'
+import { passwordMatches } from './passwords.ts'
+import { totpStepOf } from './second-factor.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: a book of any kind of account; each function names its own.
 export type AnyAccountBook = AccountBook<any, any, any>

@@ -1,5 +1,4 @@
 import type { AppContext } from '../context.ts'
-import { hourUs, minuteUs, newBearerToken, newId, tokenHashOf } from '../dashboard/tokens.ts'
 import type {
   AccountBook,
   AccountInvitationRow,
@@ -7,6 +6,7 @@ import type {
   AccountSessionRow,
   LiveSessionOf,
 } from './account-book.ts'
+import { hourUs, minuteUs, newBearerToken, newId, tokenHashOf } from './tokens.ts'
 
 /** A session ends after 30 minutes without a request, and 12 hours after it began in any case. */
 export const sessionIdleUs = 30 * minuteUs

@@ -1,14 +1,5 @@
 import type { AppContext } from '../context.ts'
-import { passwordMatches } from '../dashboard/passwords.ts'
 import { type DashboardRefusal, refusal } from '../dashboard/refusals.ts'
-import {
-  looksLikeRecoveryCode,
-  newRecoveryCodes,
-  newTotpSecret,
-  recoveryCodeHash,
-  totpUri,
-} from '../dashboard/second-factor.ts'
-import { tokenHashOf } from '../dashboard/tokens.ts'
 import { attemptSecret, startCountAgain } from '../mechanisms/secret-attempts.ts'
 import {
   type AccountBook,
@@ -18,8 +9,17 @@ import {
   actorOf,
   type LiveSessionOf,
 } from './account-book.ts'
+import { passwordMatches } from './passwords.ts'
+import {
+  looksLikeRecoveryCode,
+  newRecoveryCodes,
+  newTotpSecret,
+  recoveryCodeHash,
+  totpUri,
+} from './second-factor.ts'
 import { claimTotpCodeOf, confirmCodeOf, refusalOfAttempt } from './secrets.ts'
 import { type OpenedSessionOf, openAccountSession, type SessionClient } from './sessions.ts'
+import { tokenHashOf } from './tokens.ts'
 
 /**
  * The password step. An unknown email and a wrong password get the same refusal, after the same

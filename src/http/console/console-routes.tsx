@@ -9,6 +9,8 @@ import { consoleAuditRoutes } from './routes/audit.tsx'
 import { consoleHomeRoutes } from './routes/home.tsx'
 import { consoleMerchantsRoutes } from './routes/merchants.tsx'
 import { consoleOperationsRoutes } from './routes/operations.tsx'
+import { consoleOperatorAccountsRoutes } from './routes/operator-accounts.tsx'
+import { consoleReconciliationRoutes } from './routes/reconciliation.tsx'
 import { consoleSignInRoutes } from './routes/sign-in.tsx'
 import { consoleTeamRoutes } from './routes/team.tsx'
 
@@ -20,6 +22,8 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: ConsoleGuard) =
   consoleOperationsRoutes,
   consoleTeamRoutes,
   consoleAuditRoutes,
+  consoleOperatorAccountsRoutes,
+  consoleReconciliationRoutes,
 ]
 
 /**

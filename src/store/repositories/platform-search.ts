@@ -149,13 +149,14 @@ export const idDateSlackUs = 60_000_000
  * found is the last written before the instant, give or take the operations of those milliseconds.
  */
 async function lastIdBefore(db: Executor, beforeUs: number): Promise<number | undefined> {
-  const bounds = await db
-    .selectFrom('operations')
-    .select((eb) => [eb.fn.min('id').as('low'), eb.fn.max('id').as('high')])
-    .executeTakeFirst()
-  if (!bounds || bounds.low === null || bounds.high === null) return undefined
-  let low = Number(bounds.low)
-  let high = Number(bounds.high)
+  // Two reads, not min() and max() in one: SQLite answers a lone min() or max() from the index's
+  // end, but scans the whole table for both together.
+  const edge = (direction: 'asc' | 'desc') =>
+    db.selectFrom('operations').select('id').orderBy('id', direction).limit(1).executeTakeFirst()
+  const [lowest, highest] = [await edge('asc'), await edge('desc')]
+  if (!lowest || !highest) return undefined
+  let low = Number(lowest.id)
+  let high = Number(highest.id)
   const dateAtOrAbove = async (id: number) =>
     db
       .selectFrom('operations')

@@ -71,6 +71,32 @@ export const consoleEn = {
     first: 'Newest entries',
     pages: 'Pages of the log',
   },
+  operatorAccounts: {
+    title: 'Operator accounts',
+    intro:
+      'Each live connection of OPERATORS_FILE: its balance as the operator gives it (read at most once a minute) and the payouts waiting for it.',
+    none: 'No live connection is configured (OPERATORS_FILE).',
+    connection: (id: string, channel: string, countries: string) => `${id} (${channel}, ${countries})`,
+    balances: (id: string) => `Balances of ${id}`,
+    account: 'Account',
+    balance: 'Balance',
+    alertBelow: 'Alert below',
+    state: 'State',
+    low: 'Below the alert',
+    fine: 'Above the alert',
+    noAlert: 'No alert set',
+    lowAlert: (id: string) => `The balance of ${id} is below its alert: payouts may fail.`,
+    notOffered: 'Not offered by this operator.',
+    unavailable: (reason: string) => `Unavailable: ${reason}`,
+    readAt: (when: string) => `Read ${when}.`,
+    waiting: (id: string) => `Payouts waiting for ${id}`,
+    currency: 'Currency',
+    pending: 'Pending at the operator',
+    queued: 'Queued in a batch',
+    noWaiting: 'No payout is waiting.',
+    countAndAmount: (count: number, amount: string) => `${count} (${amount})`,
+    waitingIncomplete: 'More payouts are pending than were counted: the figures are a lower bound.',
+  },
 }
 
 export type ConsoleMessages = typeof consoleEn

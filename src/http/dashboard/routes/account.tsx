@@ -10,8 +10,8 @@ import {
   setTimeZone,
   timeZones,
 } from '../../../app/dashboard/account.ts'
-import { minimumPasswordLength } from '../../../app/dashboard/passwords.ts'
 import { type DashboardRefusal, isRefusal } from '../../../app/dashboard/refusals.ts'
+import { minimumPasswordLength } from '../../../app/sign-in/passwords.ts'
 import { formatInstant } from '../format.ts'
 import type { Guard, SignedIn } from '../guard.tsx'
 import { CsrfField, memberPage, type PageContext } from '../layout.tsx'
