@@ -14,6 +14,8 @@ export const latestOperationsShown = 10
 export interface MerchantQuery {
   q?: string
   status?: MerchantStatus
+  /** Only the merchants whose payouts the platform paused. */
+  payoutsPaused?: boolean
   /** Where the page starts: after this merchant in name order. */
   after?: { name: string; id: string }
 }
@@ -28,6 +30,7 @@ export async function searchMerchants(context: AppContext, query: MerchantQuery)
   const found = await context.store.merchantDirectory.search({
     text: query.q ?? '',
     ...(query.status ? { status: query.status } : {}),
+    ...(query.payoutsPaused ? { payoutsPaused: true } : {}),
     ...(query.after ? { after: query.after } : {}),
     limit: merchantPageSize + 1,
   })

@@ -7,6 +7,8 @@ import { bodyIsSmall } from '../pages/session-guard.tsx'
 import { type ConsoleGuard, createConsoleGuard } from './guard.ts'
 import { consoleAuditRoutes } from './routes/audit.tsx'
 import { consoleHomeRoutes } from './routes/home.tsx'
+import { consoleMerchantsRoutes } from './routes/merchants.tsx'
+import { consoleOperationsRoutes } from './routes/operations.tsx'
 import { consoleOperatorAccountsRoutes } from './routes/operator-accounts.tsx'
 import { consoleReconciliationRoutes } from './routes/reconciliation.tsx'
 import { consoleSignInRoutes } from './routes/sign-in.tsx'
@@ -16,6 +18,8 @@ import { consoleTeamRoutes } from './routes/team.tsx'
 const areas: ((app: FastifyInstance, context: AppContext, guard: ConsoleGuard) => void)[] = [
   consoleSignInRoutes,
   consoleHomeRoutes,
+  consoleMerchantsRoutes,
+  consoleOperationsRoutes,
   consoleTeamRoutes,
   consoleAuditRoutes,
   consoleOperatorAccountsRoutes,

@@ -167,7 +167,7 @@ function switchedPath(path: string, mode: Mode): string {
   return keeps && path.split('/').length === 4 ? `/dashboard/${other}/${section}` : `/dashboard/${other}`
 }
 
-export function StatusBadge({ page, status }: { page: PageContext; status: string }) {
+export function StatusBadge({ page, status }: { page: PageContext<string>; status: string }) {
   const words = page.t.statuses as Record<string, string>
   return <span class={`status status-${status}`}>{words[status] ?? status}</span>
 }

@@ -2,7 +2,7 @@ import { type MovementLine, movementMeaning } from '../../domain/movement-meanin
 import type { PageContext } from './layout.tsx'
 
 /** A ledger line in words, with its exact type beneath, as the statement names it. */
-export function MovementText({ page, entry }: { page: PageContext; entry: MovementLine }) {
+export function MovementText({ page, entry }: { page: PageContext<string>; entry: MovementLine }) {
   const { t } = page
   return (
     <>

@@ -5,24 +5,23 @@ import { type PageContext, StatusBadge } from './layout.tsx'
 
 /**
  * Operations as rows: when, kind, status, amount, customer's phone, reference; each links to its
- * page. The sandbox's opening balances say so, with no made-up number.
+ * page (the dashboard's, or `hrefOf`'s: the console's). The sandbox's opening balances say so,
+ * with no made-up number.
  */
 export function OperationsTable({
   page,
   operations,
+  hrefOf = (operation) => `/dashboard/${operation.mode}/operations/${operation.token}`,
 }: {
-  page: PageContext
+  page: PageContext<string>
   operations: readonly Operation[]
+  hrefOf?: (operation: Operation) => string
 }) {
   const { t } = page
   const columns: Column<Operation>[] = [
     {
       header: t.common.when,
-      cell: (operation) => (
-        <a href={`/dashboard/${operation.mode}/operations/${operation.token}`}>
-          {showInstant(page, operation.initiatedAtUs)}
-        </a>
-      ),
+      cell: (operation) => <a href={hrefOf(operation)}>{showInstant(page, operation.initiatedAtUs)}</a>,
     },
     {
       header: t.home.kind,

@@ -17,6 +17,8 @@ export interface MerchantSearch {
   /** A part of the name (any case), the whole id, or a member's whole email; empty: every merchant. */
   text: string
   status?: MerchantStatus
+  /** Only the merchants whose payouts the platform paused. */
+  payoutsPaused?: boolean
   /** The page after this (name, id), in name order. */
   after?: { name: string; id: string }
   limit: number
@@ -27,6 +29,8 @@ export interface MerchantEntry {
   name: string
   status: MerchantStatus
   createdAtUs: number
+  /** When the platform paused its payouts; null while they are not paused. */
+  payoutsPausedAtUs: number | null
 }
 
 export function merchantDirectoryRepository({ db }: RepositoryScope): MerchantDirectoryRepository {
@@ -41,7 +45,7 @@ export function merchantDirectoryRepository({ db }: RepositoryScope): MerchantDi
 
 async function search(
   db: Executor,
-  { text, status, after, limit }: MerchantSearch,
+  { text, status, payoutsPaused, after, limit }: MerchantSearch,
 ): Promise<MerchantEntry[]> {
   let query = db.selectFrom('merchants').selectAll()
   const trimmed = text.trim()
@@ -64,6 +68,7 @@ async function search(
     )
   }
   if (status) query = query.where('status', '=', status)
+  if (payoutsPaused) query = query.where('payouts_paused_at_us', 'is not', null)
   if (after) query = query.where((eb) => eb(eb.refTuple('name', 'id'), '>', eb.tuple(after.name, after.id)))
   const rows = await query.orderBy('name').orderBy('id').limit(limit).execute()
   return rows.map(toEntry)
@@ -74,6 +79,13 @@ function toEntry(row: {
   name: string
   status: MerchantStatus
   created_at_us: number
+  payouts_paused_at_us: number | null
 }): MerchantEntry {
-  return { id: row.id, name: row.name, status: row.status, createdAtUs: Number(row.created_at_us) }
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    createdAtUs: Number(row.created_at_us),
+    payoutsPausedAtUs: row.payouts_paused_at_us === null ? null : Number(row.payouts_paused_at_us),
+  }
 }

@@ -568,7 +568,8 @@ export const fr: Messages = {
     member_exists: 'Un membre de votre équipe a déjà cet e-mail.',
     member_unknown: "Ce membre n'existe pas.",
     last_owner: "Le marchand garde au moins un propriétaire : nommez d'abord un autre membre propriétaire.",
-    last_admin: "La plateforme garde au moins un administrateur : nommez d'abord un autre membre administrateur.",
+    last_admin:
+      "La plateforme garde au moins un administrateur : nommez d'abord un autre membre administrateur.",
     not_allowed: 'Votre rôle ne le permet pas.',
     csv_unreadable: (line) =>
       `Sika ne peut pas lire ce fichier CSV : vérifiez la ligne ${line} (guillemets, nombre de colonnes), puis téléversez-le de nouveau.`,

@@ -1,9 +1,20 @@
 import type { CallbackView, OperationView } from '../../../app/dashboard/operation-view.ts'
 import { CsrfInput, showInstant } from '../../pages/kit/index.ts'
-import { allows, type PageContext } from '../layout.tsx'
+import type { PageContext } from '../layout.tsx'
 
-/** Each callback sent for the operation, with every delivery attempt, and resending one. */
-export function CallbacksSection({ page, view }: { page: PageContext; view: OperationView }) {
+/**
+ * Each callback sent for the operation, with every delivery attempt, and resending one where
+ * `resendAction` gives the form's address (the dashboard's, for a role that may).
+ */
+export function CallbacksSection({
+  page,
+  view,
+  resendAction,
+}: {
+  page: PageContext<string>
+  view: OperationView
+  resendAction?: ((eventId: string) => string) | undefined
+}) {
   const { t } = page
   return (
     <section aria-labelledby="callbacks">
@@ -12,7 +23,12 @@ export function CallbacksSection({ page, view }: { page: PageContext; view: Oper
         <p class="muted">{t.operations.noCallbacks}</p>
       ) : (
         view.callbacks.map((callback) => (
-          <CallbackBlock key={callback.event.id} page={page} view={view} callback={callback} />
+          <CallbackBlock
+            key={callback.event.id}
+            page={page}
+            callback={callback}
+            resendAction={resendAction}
+          />
         ))
       )}
     </section>
@@ -21,12 +37,12 @@ export function CallbacksSection({ page, view }: { page: PageContext; view: Oper
 
 function CallbackBlock({
   page,
-  view,
   callback,
+  resendAction,
 }: {
-  page: PageContext
-  view: OperationView
+  page: PageContext<string>
   callback: CallbackView
+  resendAction: ((eventId: string) => string) | undefined
 }) {
   const { t } = page
   const { event, attempts } = callback
@@ -72,11 +88,8 @@ function CallbackBlock({
           </tbody>
         </table>
       )}
-      {allows(page, 'resend') && event.callbackUrl && (
-        <form
-          method="post"
-          action={`/dashboard/${view.operation.mode}/operations/${view.operation.token}/events/${event.id}/resend`}
-        >
+      {resendAction && event.callbackUrl && (
+        <form method="post" action={resendAction(event.id)}>
           <CsrfInput page={page} />
           <button type="submit" name="resend" value={event.id}>
             {t.operations.resend}
@@ -88,7 +101,7 @@ function CallbackBlock({
 }
 
 /** A delivery's status or an attempt's outcome in the member's words. */
-function deliveryWords(page: PageContext, status: string): string {
+function deliveryWords(page: PageContext<string>, status: string): string {
   const words: Record<string, string> = {
     ...page.t.developers.deliveryStatuses,
     retry: page.t.operations.retrying,

@@ -41,8 +41,44 @@ export function operationPage(page: PageContext, view: OperationView, note: Page
     t.operations.recordTitle(t.kinds[operation.kind], operation.token),
     <>
       <Notification {...note} />
+      <OperationSections
+        page={page}
+        view={view}
+        resendAction={
+          allows(page, 'resend')
+            ? (eventId) =>
+                `/dashboard/${operation.mode}/operations/${operation.token}/events/${eventId}/resend`
+            : undefined
+        }
+      />
+      <RefundForm page={page} view={view} />
+      <CancelStep page={page} view={view} />
+    </>,
+  )
+}
+
+/**
+ * What every reader of an operation sees, read-only: its record, sides, metadata, timeline, ledger
+ * movements, callbacks (with `resendAction`'s form where the reader may resend) and refunds; the
+ * dashboard's page and the console's are made of it, each linking to its own operation pages.
+ */
+export function OperationSections({
+  page,
+  view,
+  hrefOf = (operation) => `/dashboard/${operation.mode}/operations/${operation.token}`,
+  resendAction,
+}: {
+  page: PageContext<string>
+  view: OperationView
+  hrefOf?: (operation: { mode: string; token: string }) => string
+  resendAction?: ((eventId: string) => string) | undefined
+}) {
+  const { t } = page
+  const { operation } = view
+  return (
+    <>
       <Section id="record" title={t.operations.record}>
-        <RecordList page={page} view={view} />
+        <RecordList page={page} view={view} hrefOf={hrefOf} />
       </Section>
       <Section id="sides" title={t.operations.sides}>
         <SidesTable page={page} sides={operation.sides} />
@@ -65,19 +101,25 @@ export function operationPage(page: PageContext, view: OperationView, note: Page
       <Section id="movements" title={t.operations.movements}>
         <MovementsTable page={page} movements={view.movements} />
       </Section>
-      <CallbacksSection page={page} view={view} />
+      <CallbacksSection page={page} view={view} resendAction={resendAction} />
       {view.refunds.length > 0 && (
         <Section id="refunds" title={t.operations.refundsTitle(view.refunds.length)}>
-          <OperationsTable page={page} operations={view.refunds} />
+          <OperationsTable page={page} operations={view.refunds} hrefOf={hrefOf} />
         </Section>
       )}
-      <RefundForm page={page} view={view} />
-      <CancelStep page={page} view={view} />
-    </>,
+    </>
   )
 }
 
-function RecordList({ page, view }: { page: PageContext; view: OperationView }) {
+function RecordList({
+  page,
+  view,
+  hrefOf,
+}: {
+  page: PageContext<string>
+  view: OperationView
+  hrefOf: (operation: { mode: string; token: string }) => string
+}) {
   const { t } = page
   const { operation } = view
   const money = (minor: number) => showMoney(page, minor, operation.currency)
@@ -108,7 +150,7 @@ function RecordList({ page, view }: { page: PageContext; view: OperationView }) 
         view.leftToRefundMinor !== undefined && [t.operations.leftToRefund, money(view.leftToRefundMinor)],
         refundOf && [
           t.operations.refundOf,
-          <a href={`/dashboard/${operation.mode}/operations/${refundOf.token}`}>{refundOf.token}</a>,
+          <a href={hrefOf({ mode: operation.mode, token: refundOf.token })}>{refundOf.token}</a>,
         ],
         failure && [t.operations.failure, `${failure.code}: ${failure.message}`],
       ]}
@@ -116,7 +158,7 @@ function RecordList({ page, view }: { page: PageContext; view: OperationView }) 
   )
 }
 
-function SidesTable({ page, sides }: { page: PageContext; sides: readonly Side[] }) {
+function SidesTable({ page, sides }: { page: PageContext<string>; sides: readonly Side[] }) {
   const { t } = page
   const columns: Column<Side>[] = [
     { header: t.operations.side, rowHeader: true, cell: (side) => t.sideRoles[side.role] },
@@ -142,7 +184,7 @@ function SidesTable({ page, sides }: { page: PageContext; sides: readonly Side[]
   return <Table page={page} columns={columns} rows={sides} rowKey={(side) => side.role} />
 }
 
-function timelineWords(page: PageContext, entry: TimelineEntry): [string, string] {
+function timelineWords(page: PageContext<string>, entry: TimelineEntry): [string, string] {
   const { t } = page
   if (entry.what === 'initiated') return [t.operations.initiated, '']
   if (entry.what === 'submitted') {
@@ -153,7 +195,13 @@ function timelineWords(page: PageContext, entry: TimelineEntry): [string, string
   return [t.operations.statusEvent(t.statuses[entry.status] ?? entry.status), entry.reason ?? '']
 }
 
-function TimelineTable({ page, timeline }: { page: PageContext; timeline: readonly TimelineEntry[] }) {
+function TimelineTable({
+  page,
+  timeline,
+}: {
+  page: PageContext<string>
+  timeline: readonly TimelineEntry[]
+}) {
   const { t } = page
   const rows = timeline.map((entry, index) => ({
     index,
@@ -175,7 +223,13 @@ function TimelineTable({ page, timeline }: { page: PageContext; timeline: readon
 }
 
 /** The operation's ledger lines, oldest first, in the order its money took effect. */
-function MovementsTable({ page, movements }: { page: PageContext; movements: readonly LedgerEntry[] }) {
+function MovementsTable({
+  page,
+  movements,
+}: {
+  page: PageContext<string>
+  movements: readonly LedgerEntry[]
+}) {
   const { t } = page
   const columns: Column<LedgerEntry>[] = [
     { header: t.common.when, cell: (entry) => showInstant(page, entry.createdAtUs) },

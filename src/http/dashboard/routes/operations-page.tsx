@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { csvRowLimit, cursorText, type OperationListPage } from '../../../app/dashboard/search.ts'
 import { type Mode, operationKindNames } from '../../../domain/kinds.ts'
 import { countries } from '../../../domain/money.ts'
@@ -32,7 +33,7 @@ export function listPage(
     page,
     t.operations.title,
     <>
-      <SearchForm page={page} mode={mode} parameters={parameters} />
+      <OperationSearchForm page={page} action={`/dashboard/${mode}/operations`} parameters={parameters} />
       <Section id="results" title={t.nav.operations}>
         {searched && <p role="status">{t.operations.found(found.items.length)}</p>}
         <OperationsTable page={page} operations={found.items} />
@@ -59,14 +60,17 @@ export function listPage(
   )
 }
 
-function SearchForm({
+/** The search box and the filters, sent to `action`; `children` are filters of the page's own (the console's merchant). */
+export function OperationSearchForm({
   page,
-  mode,
+  action,
   parameters,
+  children,
 }: {
-  page: PageContext
-  mode: Mode
+  page: PageContext<string>
+  action: string
   parameters: ListParameters
+  children?: ComponentChildren
 }) {
   const { t } = page
   const option = (value: string, text: string, selected: string | undefined) => (
@@ -78,7 +82,7 @@ function SearchForm({
     .map((code) => ({ code, name: countryName(code, page.locale) }))
     .sort((a, b) => a.name.localeCompare(b.name, page.locale))
   return (
-    <form method="get" action={`/dashboard/${mode}/operations`} class="search">
+    <form method="get" action={action} class="search">
       <p>
         <label for="q">{t.operations.searchLabel}</label>
         <input id="q" name="q" type="search" value={parameters.q ?? ''} aria-describedby="q-hint" />
@@ -109,6 +113,7 @@ function SearchForm({
         <input id="from" name="from" type="date" value={parameters.from ?? ''} />
         <label for="to">{t.common.to}</label>
         <input id="to" name="to" type="date" value={parameters.to ?? ''} />
+        {children}
       </fieldset>
       <button type="submit">{t.common.search}</button>
     </form>

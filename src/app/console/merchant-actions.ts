@@ -1,0 +1,147 @@
+import { type Mode, modes } from '../../domain/kinds.ts'
+import type { LimitRow, PayoutsPause } from '../../domain/merchant-controls.ts'
+import { isCurrency, toMinorUnits } from '../../domain/money.ts'
+import type { AuditEntry } from '../../store/repositories/audit-log.ts'
+import type { MerchantStatus } from '../../store/repositories/merchants.ts'
+import { type FeeRow, listFeeRows } from '../catalogue.ts'
+import type { AppContext } from '../context.ts'
+import { audit } from '../dashboard/audit.ts'
+import { auditPageOf } from '../dashboard/audit-view.ts'
+import { merchantControlsOf, pausePayouts, resumePayouts, setLimits } from '../merchant-controls.ts'
+import { setMerchantStatus } from '../merchants.ts'
+import { type MerchantMemberSummary, type MerchantSummary, merchantSummary } from './merchant-directory.ts'
+
+export type { MerchantMemberSummary }
+
+import { type PlatformActor, recordPlatformChange } from './platform-audit.ts'
+
+/** A platform member acting in the console: the merchant's audit names them as the platform audit does. */
+export type ConsoleActor = Extract<PlatformActor, { kind: 'member' }>
+
+/** Why the console refuses a change to a merchant, each said in the page's language. */
+export type MerchantActionRefusal = {
+  refused: 'merchant_unknown' | 'reason_missing' | 'mode_invalid' | 'currency_invalid' | 'amount_invalid'
+}
+
+export type MerchantActionOutcome = { done: true } | MerchantActionRefusal
+
+const refused = (code: MerchantActionRefusal['refused']): MerchantActionRefusal => ({ refused: code })
+const done: MerchantActionOutcome = { done: true }
+
+/** Everything a merchant's page in the console shows; undefined when no merchant has this id. */
+export interface MerchantFile extends MerchantSummary {
+  payoutsPaused: PayoutsPause | null
+  limits: LimitRow[]
+  /** Its own fee rows (the defaults, `*`, priced where it has none). */
+  fees: FeeRow[]
+  audit: AuditEntry[]
+}
+
+export async function merchantFileOf(
+  context: AppContext,
+  merchantId: string,
+): Promise<MerchantFile | undefined> {
+  const [summary, controls, fees, audit] = await Promise.all([
+    merchantSummary(context, merchantId),
+    merchantControlsOf(context, merchantId),
+    listFeeRows(context, merchantId),
+    auditPageOf(context, merchantId, {}),
+  ])
+  if (!summary || !controls) return undefined
+  return { ...summary, ...controls, fees, audit: audit.entries }
+}
+
+/** Risk pauses a merchant's payouts with a reason: in the merchant's audit and the platform's. */
+export async function pauseMerchantPayouts(
+  context: AppContext,
+  actor: ConsoleActor,
+  merchantId: string,
+  reasonText: string,
+): Promise<MerchantActionOutcome> {
+  const reason = reasonText.trim().slice(0, 500)
+  if (reason === '') return refused('reason_missing')
+  if (!(await pausePayouts(context, merchantId, reason, actor))) return refused('merchant_unknown')
+  await recordPlatformChange(context, actor, {
+    action: 'merchant.payouts_paused',
+    target: merchantId,
+    before: { payoutsPaused: false },
+    after: { payoutsPaused: true, reason },
+  })
+  return done
+}
+
+export async function resumeMerchantPayouts(
+  context: AppContext,
+  actor: ConsoleActor,
+  merchantId: string,
+): Promise<MerchantActionOutcome> {
+  if (!(await resumePayouts(context, merchantId, actor))) return refused('merchant_unknown')
+  await recordPlatformChange(context, actor, {
+    action: 'merchant.payouts_resumed',
+    target: merchantId,
+    before: { payoutsPaused: true },
+    after: { payoutsPaused: false },
+  })
+  return done
+}
+
+/** The limit form as typed: amounts in major units, a blank one removes that limit. */
+export interface LimitsForm {
+  mode: string
+  currency: string
+  maxAmount: string
+  dailyPayoutLimit: string
+}
+
+export async function setMerchantLimits(
+  context: AppContext,
+  actor: ConsoleActor,
+  merchantId: string,
+  form: LimitsForm,
+): Promise<MerchantActionOutcome> {
+  const mode = modes.find((known) => known === form.mode) as Mode | undefined
+  if (!mode) return refused('mode_invalid')
+  const currency = form.currency
+  if (!isCurrency(currency)) return refused('currency_invalid')
+  const amount = (text: string): number | null | undefined => {
+    const trimmed = text.trim()
+    if (trimmed === '') return null
+    if (!/^[0-9]{1,15}(\.[0-9]{1,6})?$/.test(trimmed)) return undefined
+    const minor = toMinorUnits(Number(trimmed), currency)
+    return minor !== undefined && minor > 0 ? minor : undefined
+  }
+  const maxAmountMinor = amount(form.maxAmount)
+  const dailyPayoutLimitMinor = amount(form.dailyPayoutLimit)
+  if (maxAmountMinor === undefined || dailyPayoutLimitMinor === undefined) return refused('amount_invalid')
+  const change = { merchantId, mode, currency, maxAmountMinor, dailyPayoutLimitMinor }
+  if (!(await setLimits(context, change, actor))) return refused('merchant_unknown')
+  await recordPlatformChange(context, actor, {
+    action: 'merchant.limits_set',
+    target: `${merchantId} ${mode} ${currency}`,
+    after: {
+      maxAmount: form.maxAmount.trim() || null,
+      dailyPayoutLimit: form.dailyPayoutLimit.trim() || null,
+    },
+  })
+  return done
+}
+
+/** Risk suspends or activates a merchant: its keys stop (or start) answering on every instance. */
+export async function changeMerchantStatus(
+  context: AppContext,
+  actor: ConsoleActor,
+  merchantId: string,
+  status: MerchantStatus,
+): Promise<MerchantActionOutcome> {
+  const before = await context.store.merchantDirectory.find(merchantId)
+  if (!before || !(await setMerchantStatus(context, merchantId, status))) return refused('merchant_unknown')
+  const change = {
+    action: status === 'suspended' ? 'merchant.suspended' : 'merchant.activated',
+    target: merchantId,
+    before: { status: before.status },
+    after: { status },
+  }
+  await audit(context, actor, { merchantId, ...change })
+  await recordPlatformChange(context, actor, change)
+  return done
+}
