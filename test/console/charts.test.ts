@@ -31,6 +31,7 @@ test('the bars grow with the volume and the line follows the rate', () => {
 test('a day without a rate breaks the line', () => {
   const { linePath } = chartGeometry([day('1', 1, 1), day('2', 0, null), day('3', 2, 0.5)])
   assert.match(linePath, /^M[\d.]+,[\d.]+ M[\d.]+,[\d.]+$/)
+  assert.equal(chartGeometry([day('1', 1, 1), day('2', 0, null), day('3', 2, 0.5)]).dots.length, 2)
 })
 
 test('empty and single-day data draw without NaN or Infinity', () => {

@@ -26,6 +26,8 @@ export interface ChartGeometry {
   bars: { x: number; y: number; width: number; height: number }[]
   /** The success-rate line: `M`/`L` commands, a new `M` after each day without a rate. */
   linePath: string
+  /** A dot on each day that has a rate, so a lone day is seen too. */
+  dots: { x: number; y: number }[]
   maxVolume: number
 }
 
@@ -53,6 +55,7 @@ export function chartGeometry(points: readonly ChartPoint[]): ChartGeometry {
   })
   let linePath = ''
   let drawing = false
+  const dots: ChartGeometry['dots'] = []
   points.forEach((point, index) => {
     if (point.rate === null || !Number.isFinite(point.rate)) {
       drawing = false
@@ -62,9 +65,10 @@ export function chartGeometry(points: readonly ChartPoint[]): ChartGeometry {
     const x = round(left + index * slot + slot / 2)
     const y = round(top + plotHeight - rate * plotHeight)
     linePath += `${linePath ? ' ' : ''}${drawing ? 'L' : 'M'}${x},${y}`
+    dots.push({ x, y })
     drawing = true
   })
-  return { bars, linePath, maxVolume }
+  return { bars, linePath, dots, maxVolume }
 }
 
 /** Colours with a contrast of at least 4.5:1 against white. */
@@ -84,7 +88,7 @@ export function VolumeRateChart(props: {
   rateLabel: string
   points: readonly ChartPoint[]
 }) {
-  const { bars, linePath, maxVolume } = chartGeometry(props.points)
+  const { bars, linePath, dots, maxVolume } = chartGeometry(props.points)
   const first = props.points[0]?.label ?? ''
   const last = props.points[props.points.length - 1]?.label ?? ''
   return (
@@ -112,6 +116,17 @@ export function VolumeRateChart(props: {
         />
       ))}
       {linePath && <path d={linePath} fill="none" stroke={lineColour} stroke-width={2} />}
+      {dots.map((dot) => (
+        <circle
+          key={`${dot.x},${dot.y}`}
+          cx={dot.x}
+          cy={dot.y}
+          r={4}
+          fill={lineColour}
+          stroke="#ffffff"
+          stroke-width={1.5}
+        />
+      ))}
       <g fill={textColour} font-size={11}>
         <text x={left - 4} y={top + 4} text-anchor="end">
           {maxVolume}
