@@ -105,8 +105,9 @@ async function measure(storeName: 'sqlite' | 'postgres', count: number, clean: b
     const startedAt = performance.now()
     const report = await reconcileDay(running.app.context, 'moov-money-bj', yesterday(), 'bench')
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1)
+    const phases = running.app.logs.filter((line) => line.includes('reconciliation run phases')).at(-1)
     console.log(
-      `${storeName} ${count} lines, ${clean ? 'a clean day' : 'every line missing in Sika'}: ${seconds} s (${report.status}${report.reason ? `: ${report.reason}` : ''}, matched ${report.matched}/${report.lines}, ${report.breaks.length} breaks)`,
+      `${phases === undefined ? '' : `${JSON.stringify(JSON.parse(phases).phasesMs)} `}${storeName} ${count} lines, ${clean ? 'a clean day' : 'every line missing in Sika'}: ${seconds} s (${report.status}${report.reason ? `: ${report.reason}` : ''}, matched ${report.matched}/${report.lines}, ${report.breaks.length} breaks)`,
     )
   } finally {
     await running.close()

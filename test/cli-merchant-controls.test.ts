@@ -96,6 +96,10 @@ describeEachStore('sika merchant pause-payouts, resume-payouts, limit and show',
     await untilStatus(() => client.post('/api/v1/disbursement', payout(6000)), 422)
     const listed = await sika('merchant', 'list')
     assert.match(listed.stdout, /limit sandbox XOF maxAmount 5000, dailyPayoutLimit 100000/)
+    const listedJson = JSON.parse((await sika('merchant', 'list', '--json')).stdout)
+    assert.deepEqual(listedJson.find((entry: { id: string }) => entry.id === merchant.id).limits, [
+      { mode: 'sandbox', currency: 'XOF', maxAmount: 5000, dailyPayoutLimit: 100000 },
+    ])
 
     const narrowed = await sika(
       'merchant',
@@ -144,6 +148,30 @@ describeEachStore('sika merchant pause-payouts, resume-payouts, limit and show',
           { maxAmount: 5000, dailyPayoutLimit: 100000 },
           { maxAmount: null, dailyPayoutLimit: 50000 },
         ],
+      ],
+    )
+  })
+
+  test('suspend and activate are audited with the status before and after', async () => {
+    const merchant = await app.createMerchant('Suspended by the CLI')
+    assert.equal((await sika('merchant', 'suspend', merchant.id)).code, 0)
+    assert.equal((await sika('merchant', 'activate', merchant.id)).code, 0)
+    const audit = await app.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_kind', 'before_json', 'after_json'])
+      .where('merchant_id', '=', merchant.id)
+      .orderBy('at_us')
+      .execute()
+    assert.deepEqual(
+      audit.map((row) => [
+        row.action,
+        row.actor_kind,
+        JSON.parse(row.before_json!),
+        JSON.parse(row.after_json!),
+      ]),
+      [
+        ['merchant.suspended', 'cli', { status: 'active' }, { status: 'suspended' }],
+        ['merchant.activated', 'cli', { status: 'suspended' }, { status: 'active' }],
       ],
     )
   })

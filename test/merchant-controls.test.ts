@@ -213,11 +213,12 @@ describeEachStore('merchant controls: payouts paused, limits and fees, on two in
 
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, index) => {
-        const app = index % 2 === 0 ? first : second
-        // Some succeed at once, some stay pending: both are counted.
+        // Disbursements on one instance, withdraws on the other: they share no list counter, only
+        // the balance. Some succeed at once, some stay pending: both are counted.
+        const [app, path] = index % 2 === 0 ? [first, 'disbursement'] : [second, 'withdraw']
         return app
           .client(merchant.sandbox)
-          .post('/api/v1/disbursement', disbursement(1000, index % 3 ? '123' : '900'))
+          .post(`/api/v1/${path}`, disbursement(1000, index % 3 ? '123' : '900'))
       }),
     )
     const passed = answers.filter((answer) => answer.status === 200)
@@ -228,7 +229,7 @@ describeEachStore('merchant controls: payouts paused, limits and fees, on two in
       assert.equal(answer.body.limit, 'dailyPayoutLimit')
     }
     const paidOut = passed
-      .map((answer) => answer.body.data.disbursement)
+      .map((answer) => answer.body.data.disbursement ?? answer.body.data.withdraw)
       .filter((record) => record.status === 'succeeded' || record.status === 'pending')
       .reduce((total, record) => total + record.cashAmount, 0)
     assert.ok(paidOut <= limitMinor, `${paidOut} XOF paid out against a limit of ${limitMinor}`)

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { reconcileDay } from '../src/app/reconciliation/run.ts'
 import { startMtnMomoSimulator } from '../src/simulators/mtn-momo/mtn-momo-simulator.ts'
 import type { RunningSimulator } from '../src/simulators/simulator.ts'
 import { startWaveSimulator } from '../src/simulators/wave/wave-simulator.ts'
-import type { ApiClient, TestApp } from './support/app.ts'
+import { type ApiClient, type TestApp, testSecretsKey } from './support/app.ts'
+import { runSikaIn } from './support/cli.ts'
 import {
   controlSimulator,
   type LiveApp,
@@ -124,5 +128,90 @@ describeEachStore('reconciliation through the Wave and MTN MoMo simulators', (st
       .execute()
     assert.equal(events.filter((event) => event.type === 'collect.succeeded').length, 1)
     await assertStoreConsistent(app)
+  })
+
+  test('sika reconcile: --json, an imported portal export, the breaks; exit 1 when the run cannot be made', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'sika-reconcile-'))
+    try {
+      const operatorsFile = join(folder, 'operators.json')
+      writeFileSync(
+        operatorsFile,
+        JSON.stringify({
+          connections: [wave.connection('wave', ['SN']), mtn.connection('mtn-momo', ['CI'])],
+        }),
+      )
+      const settings = {
+        DATABASE_URL: store().databaseUrl,
+        SECRETS_KEY: testSecretsKey,
+        OPERATORS_FILE: operatorsFile,
+      }
+      const exported = join(folder, 'export.csv')
+      writeFileSync(
+        exported,
+        `Ref,Montant,Quand,Statut\nunknown-ref-1,1 500,${today()}T00:00:01Z,SUCCESSFUL\n`,
+      )
+      const imported = await runSikaIn(
+        undefined,
+        [
+          'reconcile',
+          'import',
+          '--connection',
+          'mtn-momo-ci',
+          '--file',
+          exported,
+          '--columns',
+          'reference=Ref,amount=Montant,date=Quand,status=Statut',
+          '--json',
+        ],
+        settings,
+      )
+      assert.equal(imported.code, 0, imported.stderr)
+      assert.deepEqual(JSON.parse(imported.stdout), { days: [today()], lines: 1, problems: [] })
+      const ran = await runSikaIn(
+        undefined,
+        ['reconcile', '--connection', 'mtn-momo-ci', '--date', today(), '--json'],
+        settings,
+      )
+      assert.equal(ran.code, 0, ran.stderr)
+      const report = JSON.parse(ran.stdout)
+      assert.deepEqual(Object.keys(report), [
+        'connection',
+        'date',
+        'status',
+        'lines',
+        'matched',
+        'matchedAmount',
+        'breaks',
+      ])
+      const stranger = report.breaks.find((each: any) => each.kind === 'missing_in_sika')
+      assert.deepEqual(
+        { ...stranger, id: typeof stranger.id },
+        {
+          id: 'string',
+          kind: 'missing_in_sika',
+          token: null,
+          operatorReference: 'unknown-ref-1',
+          amount: 1500,
+          currency: 'XOF',
+          state: 'open',
+        },
+      )
+      const listed = await runSikaIn(
+        undefined,
+        ['reconcile', 'breaks', '--state', 'open', '--json'],
+        settings,
+      )
+      assert.equal(listed.code, 0, listed.stderr)
+      assert.ok(JSON.parse(listed.stdout).some((each: any) => each.id === stranger.id))
+      const unknown = await runSikaIn(
+        undefined,
+        ['reconcile', '--connection', 'nope', '--date', today()],
+        settings,
+      )
+      assert.equal(unknown.code, 1)
+      assert.match(unknown.stderr, /No live connection has id nope/)
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
   })
 })

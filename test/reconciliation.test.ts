@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { operationView } from '../src/app/dashboard/operation-view.ts'
+import { approveBreak, decideBreak } from '../src/app/reconciliation/breaks.ts'
 import { reconcileDay } from '../src/app/reconciliation/run.ts'
 import { ReconciliationScheduler } from '../src/app/reconciliation/scheduler.ts'
 import { startPawapaySimulator } from '../src/simulators/pawapay/pawapay-simulator.ts'
@@ -245,5 +246,38 @@ describeEachStore('reconciliation through the pawaPay simulator', (store) => {
     assert.deepEqual(statuses, ['completed', 'failed'])
     const refused = first.status === 'failed' ? first : second
     assert.match(refused.reason ?? '', /Another instance/)
+  })
+
+  test('a finance member resolves or ignores with a reason; above the review amount a second one approves', async () => {
+    await control('books/breaks', { kind: 'unknown-line', amount: '150000', provider: 'MOOV_BEN' })
+    const report = await reconcile()
+    const small = report.breaks.find((each) => each.kind === 'amount_mismatch')!
+    const large = report.breaks.find((each) => each.kind === 'missing_in_sika' && each.amount === 150_000)!
+    await assert.rejects(decideBreak(app.context, small.id, 'resolved', '  ', 'awa'), /reason is required/)
+    assert.deepEqual(
+      await decideBreak(app.context, small.id, 'resolved', 'Operator corrected the amount', 'awa'),
+      {
+        state: 'resolved',
+        pendingApproval: false,
+      },
+    )
+    assert.deepEqual(await decideBreak(app.context, large.id, 'ignored', 'Treasury top-up', 'awa'), {
+      state: 'open',
+      pendingApproval: true,
+    })
+    await assert.rejects(approveBreak(app.context, large.id, 'awa'), /second finance member/)
+    assert.equal(await approveBreak(app.context, large.id, 'kofi'), 'ignored')
+    const history = await app.context.store.reconciliation.history(large.id)
+    assert.deepEqual(
+      history.map((entry) => [entry.what, entry.actor]),
+      [
+        ['approval_asked', 'awa'],
+        ['ignored', 'kofi'],
+      ],
+    )
+    // Found again, a decided break keeps its state.
+    const again = await reconcile()
+    assert.equal(again.breaks.find((each) => each.id === small.id)?.state, 'resolved')
+    assert.equal(again.breaks.find((each) => each.id === large.id)?.state, 'ignored')
   })
 })

@@ -76,14 +76,29 @@ export function merchantExists(context: AppContext, merchantId: string): Promise
   return context.store.merchants.exists(merchantId)
 }
 
-/** Returns false when no merchant has this id. */
+/**
+ * Suspends or activates a merchant; false when no merchant has this id. With an actor (the CLI, the
+ * platform's console), audited in the same transaction as `merchant.suspended` or
+ * `merchant.activated`, with the status before and after.
+ */
 export async function setMerchantStatus(
   context: AppContext,
   merchantId: string,
   status: MerchantStatus,
+  actor?: Actor,
 ): Promise<boolean> {
-  const changed = await context.store.merchants.setStatus(merchantId, status)
+  const changed = await context.store.transaction(async (tx) => {
+    const before = actor ? await tx.merchants.statusOf(merchantId) : undefined
+    if (!(await tx.merchants.setStatus(merchantId, status))) return false
+    if (actor) {
+      const action = status === 'suspended' ? 'merchant.suspended' : 'merchant.activated'
+      const change = { merchantId, action, target: merchantId, before: { status: before }, after: { status } }
+      await audit(context, actor, change, tx)
+    }
+    return true
+  })
   context.credentials.forgetAll()
+  context.merchantControls.forgetAll()
   return changed
 }
 

@@ -10,7 +10,7 @@ import {
 import { setRequireBatchApproval } from '../app/payout-batches/settings.ts'
 import { formatTimestamp } from '../domain/clock.ts'
 import { modes } from '../domain/kinds.ts'
-import { describeLimits } from './merchant-control-commands.ts'
+import { describeLimits, limitsView } from './merchant-control-commands.ts'
 import { CommandError, oneOf, positionalsNamed, UsageError } from './usage.ts'
 
 type Print = (text: string) => void
@@ -56,7 +56,17 @@ export function parseJsonFlag(args: string[], names: readonly string[]) {
 
 export async function merchantList(context: AppContext, json: boolean, print: Print) {
   const merchants = await listMerchants(context)
-  if (json) return print(JSON.stringify(merchants))
+  if (json)
+    return print(
+      JSON.stringify(
+        merchants.map(({ payoutsPaused, limits, ...merchant }) => ({
+          ...merchant,
+          payoutsPaused: payoutsPaused !== null,
+          payoutsPausedReason: payoutsPaused?.reason ?? null,
+          limits: limitsView(limits),
+        })),
+      ),
+    )
   if (merchants.length === 0) return print('No merchants yet: sika merchant create --name NAME')
   for (const merchant of merchants) {
     const keys = merchant.activeKeys.map((key) => `${key.mode} ${key.apiKey}`).join(', ') || 'no active keys'
@@ -75,7 +85,8 @@ export async function merchantStatus(
   status: 'active' | 'suspended',
   print: Print,
 ) {
-  if (!(await setMerchantStatus(context, id, status))) throw new CommandError(`no merchant has id ${id}`)
+  if (!(await setMerchantStatus(context, id, status, { kind: 'cli' })))
+    throw new CommandError(`no merchant has id ${id}`)
   print(`${id} is now ${status}`)
 }
 

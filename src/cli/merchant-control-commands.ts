@@ -98,12 +98,7 @@ export async function merchantLimit(
 export async function merchantShow(context: AppContext, merchantId: string, json: boolean, print: Print) {
   const controls = await merchantControlsOf(context, merchantId)
   if (!controls) throw new CommandError(`no merchant has id ${merchantId}`)
-  const limits = controls.limits.map((limit) => ({
-    mode: limit.mode,
-    currency: limit.currency,
-    maxAmount: major(limit.maxAmountMinor, limit.currency),
-    dailyPayoutLimit: major(limit.dailyPayoutLimitMinor, limit.currency),
-  }))
+  const limits = limitsView(controls.limits)
   const paused = controls.payoutsPaused
   if (json)
     return print(
@@ -118,6 +113,16 @@ export async function merchantShow(context: AppContext, merchantId: string, json
     `${merchantId}  payouts ${paused ? `paused since ${formatTimestamp(paused.atUs)}: ${paused.reason ?? 'no reason given'}` : 'not paused'}`,
   )
   print(describeLimits(controls.limits) || 'no limits')
+}
+
+/** Limits as JSON prints them: in major units, null for none. */
+export function limitsView(limits: readonly LimitRow[]) {
+  return limits.map((limit) => ({
+    mode: limit.mode,
+    currency: limit.currency,
+    maxAmount: major(limit.maxAmountMinor, limit.currency),
+    dailyPayoutLimit: major(limit.dailyPayoutLimitMinor, limit.currency),
+  }))
 }
 
 function major(minor: number | null, currency: string): number | null {

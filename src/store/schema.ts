@@ -523,7 +523,7 @@ export interface ReconciliationFilesTable {
   name: string
   content_type: string
   sha256: string
-  /** base64 */
+  /** The bytes, gzipped, in base64. */
   content: string
   /** JSON: an import's column mapping. */
   mapping: string | null

@@ -3,6 +3,7 @@ import type { OperatorLine, StatementWindow } from '../../domain/operator-lines.
 import { type FoundBreak, matchDay } from '../../domain/reconciliation.ts'
 import { dayWindow, isDay } from '../../domain/reconciliation-days.ts'
 import { ApiError } from '../../errors.ts'
+import type { StatementFile } from '../../providers/provider.ts'
 import type { LiveConnection } from '../../providers/registry.ts'
 import type { ReconciliationRun, StoredBreak } from '../../store/repositories/reconciliation.ts'
 import type { AppContext } from '../context.ts'
@@ -201,23 +202,15 @@ async function work(
   signal: AbortSignal | undefined,
 ): Promise<{ figures: Figures } | { reason: string }> {
   const window = dayWindow(day, context.config.reconciliationTimezone)
+  const phases = phaseTimer()
   const read = await readOperator(context, connection, day, window, signal)
+  phases.lap('read')
   if (!read.ok) return { reason: read.reason }
   const operator = read.value
-  for (const file of operator.files)
-    await context.store.reconciliation.keepFile(
-      {
-        connectionId: connection.id,
-        day,
-        source: file.name.startsWith('balance-') ? 'balance' : 'statement',
-        name: file.name,
-        contentType: file.contentType,
-        sha256: sha256Of(file.bytes),
-        bytes: file.bytes,
-      },
-      context.clock.nowUs(),
-    )
+  await keepFiles(context, connection.id, day, operator.files)
+  phases.lap('files')
   const sides = await sidesOfRun(context, connection, window, operator.lines)
+  phases.lap('sides')
   const answered = new Map<string, StatusAnswer>()
   if (!operator.hasStatement)
     operator.lines.push(...(await statusLines(context, connection, sides, window, answered)))
@@ -228,31 +221,72 @@ async function work(
     ...(operator.balances ? { balances: operator.balances } : {}),
     day: window,
   })
+  phases.lap('match')
   const nowUs = context.clock.nowUs()
-  const stored = await context.store.reconciliation.recordBreaks(
-    connection.id,
-    day,
-    matching.breaks.map(breakRow),
-    nowUs,
-  )
-  const byIdentity = new Map(stored.map((each) => [`${each.kind}/${each.reference}`, each]))
+  await context.store.reconciliation.recordBreaks(connection.id, day, matching.breaks.map(breakRow), nowUs)
   await context.store.reconciliation.closeNotFound(
     connection.id,
     day,
-    stored.map((each) => each.id),
     nowUs,
     JSON.stringify({ repaired: false, by: `${connection.id} for ${day}`, notFoundAgainAtUs: nowUs }),
   )
+  const repairable = await context.store.reconciliation.listBreaks({
+    connectionId: connection.id,
+    day,
+    state: 'open',
+    kinds: ['status_mismatch', 'missing_at_operator'],
+    limit: 1_000_000,
+  })
+  const byIdentity = new Map(repairable.map((each) => [`${each.kind}/${each.reference}`, each]))
+  phases.lap('breaks')
   const pairs = matching.breaks.flatMap((found) => {
     const row = byIdentity.get(`${found.kind}/${found.reference}`)
     return row ? [{ found, stored: row }] : []
   })
   await repairBreaks(context, { connectionId: connection.id, day }, pairs, answered)
+  phases.lap('repairs')
+  context.logger.info({ connection: connection.id, day, phasesMs: phases.laps }, 'reconciliation run phases')
   return {
     figures: {
       lines: matching.lines,
       matched: matching.matched,
       matchedAmountMinor: matching.matchedAmountMinor,
+    },
+  }
+}
+
+/** The operator's documents, kept with their hash as the run's evidence. */
+async function keepFiles(
+  context: AppContext,
+  connectionId: string,
+  day: string,
+  files: readonly StatementFile[],
+) {
+  for (const file of files)
+    await context.store.reconciliation.keepFile(
+      {
+        connectionId,
+        day,
+        source: file.name.startsWith('balance-') ? 'balance' : 'statement',
+        name: file.name,
+        contentType: file.contentType,
+        sha256: sha256Of(file.bytes),
+        bytes: file.bytes,
+      },
+      context.clock.nowUs(),
+    )
+}
+
+/** How long each phase of a run took, in milliseconds, for the log. */
+function phaseTimer() {
+  let last = performance.now()
+  const laps: Record<string, number> = {}
+  return {
+    laps,
+    lap(name: string) {
+      const now = performance.now()
+      laps[name] = Math.round(now - last)
+      last = now
     },
   }
 }

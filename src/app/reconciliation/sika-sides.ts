@@ -56,11 +56,22 @@ export async function sidesOfRun(
 ): Promise<SidesOfRun> {
   const fromUs = day.startAtUs - context.config.operationTtlMs * 1000 - 3_600_000_000
   const near = await context.store.reconciliation.liveOperationsOf(connection.channel, fromUs, day.endAtUs)
+  // Only what the operations begun near the day do not already name is looked up.
+  const knownReferences = new Set<string>()
+  const knownTokens = new Set<string>()
+  for (const operation of near) {
+    knownTokens.add(operation.token)
+    for (const side of operation.sides)
+      if (side.operatorReference) knownReferences.add(side.operatorReference.toLowerCase())
+  }
   const references = new Set<string>()
   const tokens = new Set<string>()
   for (const line of lines) {
-    if (line.references.operatorReference) references.add(line.references.operatorReference)
-    if (line.references.side) tokens.add(line.references.side.token)
+    const { operatorReference, side } = line.references
+    if (side && knownTokens.has(side.token)) continue
+    if (operatorReference && !knownReferences.has(operatorReference.toLowerCase()))
+      references.add(operatorReference)
+    if (side) tokens.add(side.token)
   }
   const named = await context.store.reconciliation.operationsNamed([...references], [...tokens])
   const operations = new Map<number, Operation>()

@@ -8,6 +8,7 @@ import { type ConsoleGuard, createConsoleGuard } from './guard.ts'
 import { consoleAuditRoutes } from './routes/audit.tsx'
 import { consoleHomeRoutes } from './routes/home.tsx'
 import { consoleOperatorAccountsRoutes } from './routes/operator-accounts.tsx'
+import { consoleReconciliationRoutes } from './routes/reconciliation.tsx'
 import { consoleSignInRoutes } from './routes/sign-in.tsx'
 import { consoleTeamRoutes } from './routes/team.tsx'
 
@@ -18,6 +19,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: ConsoleGuard) =
   consoleTeamRoutes,
   consoleAuditRoutes,
   consoleOperatorAccountsRoutes,
+  consoleReconciliationRoutes,
 ]
 
 /**

@@ -96,7 +96,7 @@ export async function up(db: Kysely<any>, dialect: StoreDialect): Promise<void> 
     .addColumn('name', 'text', (column) => column.notNull())
     .addColumn('content_type', 'text', (column) => column.notNull())
     .addColumn('sha256', 'text', (column) => column.notNull())
-    // The bytes, base64: one column type on both stores.
+    // The bytes, gzipped then base64: one column type on both stores, a busy day's CSV a tenth of its size.
     .addColumn('content', 'text', (column) => column.notNull())
     // JSON: an import's column mapping.
     .addColumn('mapping', 'text')
@@ -104,15 +104,19 @@ export async function up(db: Kysely<any>, dialect: StoreDialect): Promise<void> 
     .addUniqueConstraint('reconciliation_files_identity', ['connection_id', 'day', 'source', 'sha256'])
     .execute()
   // A run reads the live operations of its connection's channel begun near its day, any merchant.
+  // Partial on live mode: a sandbox operation, the bulk of most installations' writes, enters neither.
   await db.schema
     .createIndex('operations_live_by_channel_date')
     .on('operations')
-    .columns(['mode', 'channel', 'initiated_at_us'])
+    .columns(['channel', 'initiated_at_us'])
+    .where(sql.ref('mode'), '=', sql.lit('live'))
     .execute()
   await db.schema
     .createIndex('operations_live_by_to_channel_date')
     .on('operations')
-    .columns(['mode', 'to_channel', 'initiated_at_us'])
-    .where(sql.ref('to_channel'), 'is not', null)
+    .columns(['to_channel', 'initiated_at_us'])
+    .where((eb) =>
+      eb.and([eb(sql.ref('mode'), '=', sql.lit('live')), eb(sql.ref('to_channel'), 'is not', null)]),
+    )
     .execute()
 }

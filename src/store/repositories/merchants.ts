@@ -28,6 +28,8 @@ export interface MerchantsRepository {
   nameOf(merchantId: string): Promise<string | undefined>
   any(): Promise<boolean>
   list(): Promise<MerchantSummary[]>
+  /** The merchant's status, when it exists. */
+  statusOf(merchantId: string): Promise<MerchantStatus | undefined>
   /** False when no merchant has this id. */
   setStatus(merchantId: string, status: MerchantStatus): Promise<boolean>
   /** The platform's controls of the merchant in the mode; undefined for an unknown merchant. */
@@ -62,6 +64,14 @@ export function merchantsRepository({ db }: RepositoryScope): MerchantsRepositor
         .where('id', '=', merchantId)
         .executeTakeFirst()
       return row !== undefined
+    },
+    async statusOf(merchantId) {
+      const row = await db
+        .selectFrom('merchants')
+        .select('status')
+        .where('id', '=', merchantId)
+        .executeTakeFirst()
+      return row?.status
     },
     async nameOf(merchantId) {
       const row = await db

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { type Insertable, type Selectable, sql } from 'kysely'
 import type { Operation } from '../../domain/operation.ts'
 import type { ReconciliationBreaksTable, ReconciliationRunsTable } from '../schema.ts'
@@ -66,8 +67,13 @@ export interface BreakFilter {
   day?: string
   state?: BreakState
   kind?: string
+  kinds?: readonly string[]
   operationId?: number
+  /** Only breaks found before this instant (the queue's age filter). */
+  foundBeforeUs?: number
   limit?: number
+  /** Rows skipped first, in the list's order (a page of the queue). */
+  offset?: number
 }
 
 export interface BreakHistoryEntry {
@@ -125,7 +131,7 @@ export interface ReconciliationRepository {
   lastCompleted(): Promise<ReconciliationRun[]>
   listRuns(filter: { connectionId?: string; limit?: number }): Promise<ReconciliationRun[]>
   /**
-   * Writes the breaks found under their identity: a new one opens (with its history), one found
+   * Writes the breaks found under their identity, all seen at `nowUs`: a new one opens, one found
    * again keeps its id, state and history, only its figures and when it was last seen change.
    */
   recordBreaks(
@@ -133,17 +139,17 @@ export interface ReconciliationRepository {
     day: string,
     found: readonly FoundBreakRow[],
     nowUs: number,
-  ): Promise<StoredBreak[]>
-  /** The open breaks of the day a run no longer finds: closed as auto_resolved with `evidence`. */
-  closeNotFound(
-    connectionId: string,
-    day: string,
-    stillFound: readonly string[],
-    nowUs: number,
-    evidence: string,
-  ): Promise<number>
+  ): Promise<void>
+  /** The open breaks of the day the run at `nowUs` did not find again: closed as auto_resolved with `evidence`. */
+  closeNotFound(connectionId: string, day: string, nowUs: number, evidence: string): Promise<number>
   findBreak(id: string): Promise<StoredBreak | undefined>
   listBreaks(filter: BreakFilter): Promise<StoredBreak[]>
+  /** How many breaks the filter selects (its limit and offset aside). */
+  countBreaks(filter: BreakFilter): Promise<number>
+  /** Breaks counted by kind for each of these connections' days, whatever their state. */
+  breakCountsOfDays(
+    days: readonly { connectionId: string; day: string }[],
+  ): Promise<{ connectionId: string; day: string; kind: string; count: number }[]>
   /** Open breaks counted by connection and kind. */
   openBreakCounts(): Promise<{ connectionId: string; kind: string; count: number }[]>
   /** Sets a break's state (with its evidence, reason or pending approval) and notes it in its history. */
@@ -202,6 +208,9 @@ const toBreak = (row: Selectable<ReconciliationBreaksTable>): StoredBreak => ({
   closedAtUs: row.closed_at_us === null ? null : Number(row.closed_at_us),
 })
 
+/** Operations read by one statement of `liveOperationsOf`. */
+const operationsPage = 2000
+
 /** A run that failed this often waits for a person (`sika reconcile` by hand). */
 const maxAttempts = 10
 
@@ -216,6 +225,7 @@ export function reconciliationRepository(scope: RepositoryScope): Reconciliation
     ...runOutcomesPart(scope.db),
     ...breaksPart(scope.db),
     ...breakReadsPart(scope.db),
+    ...breakCountsPart(scope.db),
     ...filesPart(scope.db),
     ...operationsPart(scope.db),
   }
@@ -366,16 +376,16 @@ function runOutcomesPart(
 function breaksPart(db: Executor): BreaksPart {
   return {
     recordBreaks: (connectionId, day, found, nowUs) => recordBreaks(db, connectionId, day, found, nowUs),
-    async closeNotFound(connectionId, day, stillFound, nowUs, evidence) {
+    async closeNotFound(connectionId, day, nowUs, evidence) {
       const open = await db
         .selectFrom('reconciliation_breaks')
-        .select(['id', 'kind', 'reference'])
+        .select('id')
         .where('connection_id', '=', connectionId)
         .where('day', '=', day)
         .where('state', '=', 'open')
+        .where('last_seen_at_us', '<', nowUs)
         .execute()
-      const kept = new Set(stillFound)
-      const gone = open.filter((row) => !kept.has(row.id)).map((row) => row.id)
+      const gone = open.map((row) => row.id)
       for (let from = 0; from < gone.length; from += chunkSize) {
         const ids = gone.slice(from, from + chunkSize)
         await db
@@ -437,17 +447,14 @@ function breakReadsPart(
       return row && toBreak(row)
     },
     async listBreaks(filter) {
-      let query = db.selectFrom('reconciliation_breaks').selectAll()
-      if (filter.connectionId) query = query.where('connection_id', '=', filter.connectionId)
-      if (filter.day) query = query.where('day', '=', filter.day)
-      if (filter.state) query = query.where('state', '=', filter.state)
-      if (filter.kind) query = query.where('kind', '=', filter.kind)
-      if (filter.operationId !== undefined) query = query.where('operation_id', '=', filter.operationId)
-      const rows = await query
+      const rows = await filteredBreaks(db, filter)
+        .selectAll()
         .orderBy('day', 'desc')
         .orderBy('kind')
         .orderBy('reference')
+        .orderBy('id')
         .limit(filter.limit ?? 1000)
+        .offset(filter.offset ?? 0)
         .execute()
       return rows.map(toBreak)
     },
@@ -481,6 +488,49 @@ function breakReadsPart(
   }
 }
 
+function breakCountsPart(db: Executor): Pick<ReconciliationRepository, 'countBreaks' | 'breakCountsOfDays'> {
+  return {
+    async countBreaks(filter) {
+      const row = await filteredBreaks(db, filter)
+        .select(({ fn }) => fn.countAll<number>().as('count'))
+        .executeTakeFirst()
+      return Number(row?.count ?? 0)
+    },
+    async breakCountsOfDays(days) {
+      if (days.length === 0) return []
+      const wanted = new Set(days.map(({ connectionId, day }) => `${connectionId}\n${day}`))
+      const rows = await db
+        .selectFrom('reconciliation_breaks')
+        .select(({ fn }) => ['connection_id', 'day', 'kind', fn.countAll<number>().as('count')])
+        .where('connection_id', 'in', [...new Set(days.map((each) => each.connectionId))])
+        .where('day', 'in', [...new Set(days.map((each) => each.day))])
+        .groupBy(['connection_id', 'day', 'kind'])
+        .execute()
+      return rows
+        .filter((row) => wanted.has(`${row.connection_id}\n${row.day}`))
+        .map((row) => ({
+          connectionId: row.connection_id,
+          day: row.day,
+          kind: row.kind,
+          count: Number(row.count),
+        }))
+    },
+  }
+}
+
+/** The breaks a filter selects, before any ordering or page. */
+function filteredBreaks(db: Executor, filter: BreakFilter) {
+  let query = db.selectFrom('reconciliation_breaks')
+  if (filter.connectionId) query = query.where('connection_id', '=', filter.connectionId)
+  if (filter.day) query = query.where('day', '=', filter.day)
+  if (filter.state) query = query.where('state', '=', filter.state)
+  if (filter.kind) query = query.where('kind', '=', filter.kind)
+  if (filter.kinds) query = query.where('kind', 'in', filter.kinds)
+  if (filter.operationId !== undefined) query = query.where('operation_id', '=', filter.operationId)
+  if (filter.foundBeforeUs !== undefined) query = query.where('found_at_us', '<', filter.foundBeforeUs)
+  return query
+}
+
 function filesPart(db: Executor): Pick<ReconciliationRepository, 'keepFile' | 'files'> {
   return {
     async keepFile(file, nowUs) {
@@ -493,7 +543,7 @@ function filesPart(db: Executor): Pick<ReconciliationRepository, 'keepFile' | 'f
           name: file.name,
           content_type: file.contentType,
           sha256: file.sha256,
-          content: Buffer.from(file.bytes).toString('base64'),
+          content: gzipSync(file.bytes).toString('base64'),
           mapping: file.mapping ?? null,
           created_at_us: nowUs,
         })
@@ -515,7 +565,7 @@ function filesPart(db: Executor): Pick<ReconciliationRepository, 'keepFile' | 'f
         name: row.name,
         contentType: row.content_type,
         sha256: row.sha256,
-        bytes: Buffer.from(row.content, 'base64'),
+        bytes: gunzipSync(Buffer.from(row.content, 'base64')),
         ...(row.mapping === null ? {} : { mapping: row.mapping }),
       }))
     },
@@ -527,26 +577,35 @@ function operationsPart(
 ): Pick<ReconciliationRepository, 'liveOperationsOf' | 'operationsNamed' | 'repairsOf'> {
   return {
     async liveOperationsOf(channel, fromUs, toUs) {
-      const rows = await db
-        .selectFrom('operations')
-        .selectAll()
-        .where('mode', '=', 'live')
-        .where((where) =>
-          where.or([
-            where.and([
-              where('channel', '=', channel),
-              where('initiated_at_us', '>=', fromUs),
-              where('initiated_at_us', '<', toUs),
-            ]),
-            where.and([
-              where('to_channel', '=', channel),
-              where('initiated_at_us', '>=', fromUs),
-              where('initiated_at_us', '<', toUs),
-            ]),
-          ]),
-        )
-        .execute()
-      return rows.map(toOperation)
+      const found: Operation[] = []
+      // Page by page, each statement short: a busy day's operations are more than one statement may read in time.
+      for (const column of ['channel', 'to_channel'] as const) {
+        let after = { atUs: fromUs - 1, id: Number.MAX_SAFE_INTEGER }
+        for (;;) {
+          const rows = await db
+            .selectFrom('operations')
+            .selectAll()
+            // A literal, so that both stores see the partial index's own condition.
+            .where('mode', '=', sql.lit('live'))
+            .where(column, '=', channel)
+            .where('initiated_at_us', '<', toUs)
+            // Sargable bound first (the index's range), then the exact place after the last row read.
+            .where('initiated_at_us', '>=', after.atUs)
+            .where(
+              sql<boolean>`(initiated_at_us > ${after.atUs} or (initiated_at_us = ${after.atUs} and id > ${after.id}))`,
+            )
+            .orderBy('initiated_at_us')
+            .orderBy('id')
+            .limit(operationsPage)
+            .execute()
+          for (const row of rows)
+            if (column === 'channel' || row.channel !== channel) found.push(toOperation(row))
+          const last = rows.at(-1)
+          if (!last || rows.length < operationsPage) break
+          after = { atUs: Number(last.initiated_at_us), id: Number(last.id) }
+        }
+      }
+      return found
     },
     operationsNamed: (operatorReferences, tokens) => operationsNamed(db, operatorReferences, tokens),
     async repairsOf(operationId) {
@@ -572,8 +631,7 @@ async function recordBreaks(
   day: string,
   found: readonly FoundBreakRow[],
   nowUs: number,
-): Promise<StoredBreak[]> {
-  const stored: StoredBreak[] = []
+): Promise<void> {
   for (let from = 0; from < found.length; from += chunkSize) {
     const rows: Insertable<ReconciliationBreaksTable>[] = found.slice(from, from + chunkSize).map((each) => ({
       id: newBreakId(),
@@ -597,7 +655,7 @@ async function recordBreaks(
       last_seen_at_us: nowUs,
       closed_at_us: null,
     }))
-    const written = await db
+    await db
       .insertInto('reconciliation_breaks')
       .values(rows)
       .onConflict((conflict) =>
@@ -612,26 +670,8 @@ async function recordBreaks(
           last_seen_at_us: update.ref('excluded.last_seen_at_us'),
         })),
       )
-      .returningAll()
       .execute()
-    const breaks = written.map(toBreak)
-    const opened = breaks.filter((each) => each.foundAtUs === nowUs)
-    if (opened.length > 0)
-      await db
-        .insertInto('reconciliation_break_history')
-        .values(
-          opened.map((each) => ({
-            break_id: each.id,
-            at_us: nowUs,
-            what: 'found',
-            actor: 'reconciliation',
-            detail: each.detail,
-          })),
-        )
-        .execute()
-    stored.push(...breaks)
   }
-  return stored
 }
 
 async function operationsNamed(
