@@ -85,6 +85,11 @@ describeEachStore('console: overview page', (store) => {
     assert.match(answer.text, /data-connection="wave\/SN"/)
     assert.match(answer.text, /role="alert">The balance of mtn-momo-ci is below its alert/)
     assert.match(answer.text, /Float of wave-sn/)
+    assert.match(
+      answer.text,
+      /<h2 id="reconciliation-overview">Reconciliation<\/h2>/,
+      'the open breaks and the last runs',
+    )
   })
 
   test('in Chromium, in English and French: the chart, axe-core clean, reached with the keyboard', {

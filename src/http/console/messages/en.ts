@@ -55,8 +55,6 @@ export const consoleEn = {
     floatCaption: (id: string) => `Float of ${id}`,
     floatUnavailable: (id: string, reason: string) => `${id}: unavailable (${reason}).`,
     floatNotOffered: (id: string) => `${id}: the operator does not give its balance.`,
-    reconciliation: 'Reconciliation',
-    reconciliationSlot: 'Open breaks and the last run of each connection are on the Reconciliation page.',
   },
   placeholder: 'This page is not ready yet.',
   team: {

@@ -54,9 +54,6 @@ export const consoleFr: ConsoleMessages = {
     floatCaption: (id: string) => `Trésorerie de ${id}`,
     floatUnavailable: (id: string, reason: string) => `${id} : indisponible (${reason}).`,
     floatNotOffered: (id: string) => `${id} : l'opérateur ne donne pas son solde.`,
-    reconciliation: 'Rapprochement',
-    reconciliationSlot:
-      'Les écarts ouverts et le dernier rapprochement de chaque connexion sont sur la page Rapprochement.',
   },
   placeholder: "Cette page n'est pas encore prête.",
   team: {

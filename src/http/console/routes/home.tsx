@@ -6,6 +6,10 @@ import {
   readOperatorOverview,
   type WindowFigures,
 } from '../../../app/console/operator-overview.ts'
+import {
+  type ReconciliationSummary,
+  reconciliationSummary,
+} from '../../../app/console/reconciliation-console.ts'
 import type { AppContext } from '../../../app/context.ts'
 import { sendPage } from '../../dashboard/respond.ts'
 import { VolumeRateChart } from '../../pages/kit/charts.tsx'
@@ -13,21 +17,30 @@ import { type Column, countryName, Notification, Section, showMoney, Table } fro
 import type { ConsoleGuard } from '../guard.ts'
 import { type ConsolePage, consolePage, consoleSections } from '../layout.tsx'
 import { consoleMessagesOf } from '../messages/catalogue.ts'
+import { ReconciliationOverview } from '../reconciliation-summary.tsx'
 
 /** The console's home, the overview: each live connection's figures, the operators' float, and the areas. */
 export function consoleHomeRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGuard): void {
   app.get('/console', async (request, reply) => {
     const signedIn = await guard.member(request, reply, 'read')
     if (!signedIn) return reply
-    const [overview, accounts] = await Promise.all([
+    const [overview, accounts, reconciliation] = await Promise.all([
       readOperatorOverview(context),
       readOperatorAccounts(context),
+      reconciliationSummary(context),
     ])
-    return sendPage(reply, 200, overviewPage(signedIn.page, overview, accounts))
+    return sendPage(reply, 200, overviewPage(signedIn.page, { overview, accounts, reconciliation }))
   })
 }
 
-function overviewPage(page: ConsolePage, overview: OperatorOverview, accounts: OperatorAccounts): string {
+function overviewPage(
+  page: ConsolePage,
+  {
+    overview,
+    accounts,
+    reconciliation,
+  }: { overview: OperatorOverview; accounts: OperatorAccounts; reconciliation: ReconciliationSummary },
+): string {
   const words = consoleMessagesOf(page.locale).overview
   const low = accounts.connections.filter((connection) => connection.lowBalance)
   return consolePage(
@@ -52,12 +65,7 @@ function overviewPage(page: ConsolePage, overview: OperatorOverview, accounts: O
         ))}
       </Section>
       <Float page={page} accounts={accounts} />
-      {/* The reconciliation summary (open breaks, each connection's last run) takes this place. */}
-      <Section id="reconciliation" title={words.reconciliation}>
-        <p>
-          <a href="/console/reconciliation">{words.reconciliationSlot}</a>
-        </p>
-      </Section>
+      <ReconciliationOverview page={page} summary={reconciliation} />
       <Section id="areas" title={words.sections}>
         <ul class="sections">
           {consoleSections(page)
