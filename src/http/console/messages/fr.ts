@@ -21,7 +21,39 @@ export const consoleFr: ConsoleMessages = {
   },
   overview: {
     title: "Vue d'ensemble",
-    intro: "La plateforme d'un coup d'œil : chaque espace de la console est listé ci-dessous.",
+    intro:
+      "La plateforme d'un coup d'œil : chaque connexion réelle sur les dernières 24 heures et les 30 derniers jours, et la trésorerie de chaque compte opérateur.",
+    sections: 'Espaces de la console',
+    connections: 'Connexions',
+    noConnections:
+      "Aucune connexion réelle n'est configurée (OPERATORS_FILE) et aucune opération réelle n'a été faite.",
+    windowsCaption: (channel: string, country: string) =>
+      `${channel}, ${country} : les dernières 24 heures et les 30 derniers jours`,
+    window: 'Période',
+    last24Hours: 'Dernières 24 heures',
+    last30Days: '30 derniers jours',
+    operations: 'Opérations',
+    successRate: 'Taux de réussite',
+    median: "Durée médiane jusqu'au statut final",
+    p95: "95e centile de la durée jusqu'au statut final",
+    pendingOver15: 'En attente depuis plus de 15 minutes',
+    callbacksWaiting: 'Notifications en attente',
+    atMost: (value: string) => `≤ ${value}`,
+    longer: (value: string) => `> ${value}`,
+    none: '—',
+    chartTitle: (channel: string, country: string) =>
+      `${channel}, ${country} : volume quotidien et taux de réussite, 30 jours`,
+    chartDescription: (first: string, last: string, total: number) =>
+      `Barres : opérations par jour du ${first} au ${last} (${total} au total). Ligne : la part réussie parmi celles terminées.`,
+    volume: 'Opérations',
+    rate: 'Taux de réussite',
+    daysTable: 'Les chiffres de chaque jour',
+    daysCaption: (channel: string, country: string) => `${channel}, ${country} : chaque jour`,
+    day: 'Jour (UTC)',
+    float: 'Trésorerie des comptes opérateurs',
+    floatCaption: (id: string) => `Trésorerie de ${id}`,
+    floatUnavailable: (id: string, reason: string) => `${id} : indisponible (${reason}).`,
+    floatNotOffered: (id: string) => `${id} : l'opérateur ne donne pas son solde.`,
   },
   placeholder: "Cette page n'est pas encore prête.",
   team: {
