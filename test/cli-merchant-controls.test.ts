@@ -73,6 +73,20 @@ describeEachStore('sika merchant pause-payouts, resume-payouts, limit and show',
         ['payouts.resumed', 'cli', 'cli'],
       ],
     )
+    // The platform's own audit log names each change the CLI made too.
+    const platformAudit = await app.db
+      .selectFrom('platform_audit_log')
+      .select(['action', 'actor_kind'])
+      .where('target', '=', merchant.id)
+      .orderBy('at_us')
+      .execute()
+    assert.deepEqual(
+      platformAudit.map((row) => [row.action, row.actor_kind]),
+      [
+        ['merchant.payouts_paused', 'cli'],
+        ['merchant.payouts_resumed', 'cli'],
+      ],
+    )
   })
 
   test('limit sets both limits, a limit left out is removed; list and show say so', async () => {

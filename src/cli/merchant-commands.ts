@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { recordPlatformChange } from '../app/console/platform-audit.ts'
 import type { AppContext } from '../app/context.ts'
 import {
   createMerchant,
@@ -87,6 +88,15 @@ export async function merchantStatus(
 ) {
   if (!(await setMerchantStatus(context, id, status, { kind: 'cli' })))
     throw new CommandError(`no merchant has id ${id}`)
+  await recordPlatformChange(
+    context,
+    { kind: 'cli' },
+    {
+      action: status === 'suspended' ? 'merchant.suspended' : 'merchant.activated',
+      target: id,
+      after: { status },
+    },
+  )
   print(`${id} is now ${status}`)
 }
 
