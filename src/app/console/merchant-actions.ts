@@ -1,9 +1,10 @@
-import { type Mode, modes } from '../../domain/kinds.ts'
+import { type Mode, modes, sideKindNames } from '../../domain/kinds.ts'
 import type { LimitRow, PayoutsPause } from '../../domain/merchant-controls.ts'
-import { isCurrency, toMinorUnits } from '../../domain/money.ts'
+import { countries, isCountry, isCurrency, toMinorUnits } from '../../domain/money.ts'
+import { milliToPercentage, percentageToMilli } from '../../domain/pricing.ts'
 import type { AuditEntry } from '../../store/repositories/audit-log.ts'
 import type { MerchantStatus } from '../../store/repositories/merchants.ts'
-import { type FeeRow, listFeeRows } from '../catalogue.ts'
+import { type FeeRow, listFeeRows, setFeeRow } from '../catalogue.ts'
 import type { AppContext } from '../context.ts'
 import { audit } from '../dashboard/audit.ts'
 import { auditPageOf } from '../dashboard/audit-view.ts'
@@ -20,7 +21,18 @@ export type ConsoleActor = Extract<PlatformActor, { kind: 'member' }>
 
 /** Why the console refuses a change to a merchant, each said in the page's language. */
 export type MerchantActionRefusal = {
-  refused: 'merchant_unknown' | 'reason_missing' | 'mode_invalid' | 'currency_invalid' | 'amount_invalid'
+  refused:
+    | 'merchant_unknown'
+    | 'reason_missing'
+    | 'mode_invalid'
+    | 'currency_invalid'
+    | 'amount_invalid'
+    | 'kind_invalid'
+    | 'channel_invalid'
+    | 'country_invalid'
+    | 'percentage_invalid'
+    | 'fixed_invalid'
+    | 'bearer_invalid'
 }
 
 export type MerchantActionOutcome = { done: true } | MerchantActionRefusal
@@ -143,5 +155,72 @@ export async function changeMerchantStatus(
   }
   await audit(context, actor, { merchantId, ...change })
   await recordPlatformChange(context, actor, change)
+  return done
+}
+
+/** The fee form as typed: the percentage as a number (1.5 means 1.5 %), the fixed fee in the country's currency. */
+export interface FeeForm {
+  kind: string
+  channel: string
+  country: string
+  percentage: string
+  fixed: string
+  bearer: string
+}
+
+/** The fee row a form describes, by the rules of the CLI's `fees set`; a refusal names the first field wrong. */
+export function feeRowOf(merchantId: string, form: FeeForm): FeeRow | MerchantActionRefusal {
+  const kind = sideKindNames.find((known) => known === form.kind)
+  if (!kind) return refused('kind_invalid')
+  const channel = form.channel.trim() || '*'
+  if (!/^([a-z0-9-]{1,40}|\*)$/.test(channel)) return refused('channel_invalid')
+  const country = form.country.trim() || '*'
+  if (country !== '*' && !isCountry(country)) return refused('country_invalid')
+  const percentageText = form.percentage.trim().replace(',', '.')
+  const percentageMilli = /^[0-9]{1,3}(\.[0-9]{1,3})?$/.test(percentageText)
+    ? percentageToMilli(Number(percentageText))
+    : undefined
+  if (percentageMilli === undefined || percentageMilli > 100_000) return refused('percentage_invalid')
+  const fixedText = form.fixed.trim().replace(',', '.') || '0'
+  if (!/^[0-9]{1,15}(\.[0-9]{1,6})?$/.test(fixedText)) return refused('fixed_invalid')
+  // A fixed fee is money, so it needs a currency: the country's.
+  const fixed = Number(fixedText)
+  if (fixed !== 0 && country === '*') return refused('fixed_invalid')
+  const additionalFeeMinor = country === '*' ? 0 : toMinorUnits(fixed, countries[country])
+  if (additionalFeeMinor === undefined) return refused('fixed_invalid')
+  if (form.bearer !== 'merchant' && form.bearer !== 'customer') return refused('bearer_invalid')
+  const supportedByAccount = form.bearer === 'merchant'
+  return { merchantId, kind, channel, country, percentageMilli, additionalFeeMinor, supportedByAccount }
+}
+
+const feeView = (row: FeeRow) => ({
+  percentage: milliToPercentage(row.percentageMilli),
+  additionalFeeMinor: row.additionalFeeMinor,
+  bearer: row.supportedByAccount ? 'merchant' : 'customer',
+})
+
+/** Finance sets one of a merchant's fee rows: it prices the next operation on every instance within 1 s. */
+export async function setMerchantFee(
+  context: AppContext,
+  actor: ConsoleActor,
+  merchantId: string,
+  form: FeeForm,
+): Promise<MerchantActionOutcome> {
+  const row = feeRowOf(merchantId, form)
+  if ('refused' in row) return row
+  const previous = (await listFeeRows(context, merchantId)).find(
+    (other) =>
+      other.merchantId === merchantId &&
+      other.kind === row.kind &&
+      other.channel === row.channel &&
+      other.country === row.country,
+  )
+  if (!(await setFeeRow(context, row, actor))) return refused('merchant_unknown')
+  await recordPlatformChange(context, actor, {
+    action: 'merchant.fee_set',
+    target: `${merchantId} ${row.kind} ${row.channel} ${row.country}`,
+    before: previous ? feeView(previous) : undefined,
+    after: feeView(row),
+  })
   return done
 }

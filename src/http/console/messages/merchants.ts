@@ -45,6 +45,9 @@ const en = {
   borneBy: 'Borne by',
   borneByMerchant: 'The merchant',
   borneByCustomer: 'The customer',
+  setFee: 'Set the fee',
+  setFeeIntro:
+    'A row for one kind, channel and country (* for every one) prices its next operations on every instance within a second. The percentage: 1.5 means 1.5 %; the fixed fee is in the country’s currency and needs a country.',
   members: 'Members',
   email: 'Email',
   role: 'Role',
@@ -69,6 +72,7 @@ const en = {
     limits: 'The limits are set.',
     suspend: 'The merchant is suspended.',
     activate: 'The merchant is active.',
+    fees: 'The fee is set.',
   },
   refusals: {
     merchant_unknown: 'No merchant has this id.',
@@ -76,6 +80,13 @@ const en = {
     mode_invalid: 'Choose live or sandbox.',
     currency_invalid: 'Choose a currency.',
     amount_invalid: 'Write an amount above 0 in the currency’s precision, or leave it blank.',
+    kind_invalid: 'Choose a kind of operation side.',
+    channel_invalid: 'Write a channel’s code (lower-case letters, digits and -), or * for every channel.',
+    country_invalid: 'Choose a served country, or * for every country.',
+    percentage_invalid: 'Write a percentage from 0 to 100 with at most 3 decimals (1.5 means 1.5 %).',
+    fixed_invalid:
+      'Write a fixed fee of at least 0 in the currency’s precision; a fixed fee other than 0 needs a country.',
+    bearer_invalid: 'Choose who bears the fee.',
   },
 }
 
@@ -127,6 +138,9 @@ const fr: MerchantWords = {
   borneBy: 'À la charge de',
   borneByMerchant: 'Le marchand',
   borneByCustomer: 'Le client',
+  setFee: 'Fixer les frais',
+  setFeeIntro:
+    'Une ligne pour un type, un canal et un pays (* pour tous) tarifie ses prochaines opérations sur chaque instance en moins d’une seconde. Le pourcentage : 1.5 signifie 1,5 % ; les frais fixes sont dans la devise du pays et demandent un pays.',
   members: 'Membres',
   email: 'E-mail',
   role: 'Rôle',
@@ -151,6 +165,7 @@ const fr: MerchantWords = {
     limits: 'Les plafonds sont fixés.',
     suspend: 'Le marchand est suspendu.',
     activate: 'Le marchand est actif.',
+    fees: 'Les frais sont fixés.',
   },
   refusals: {
     merchant_unknown: 'Aucun marchand n’a cet identifiant.',
@@ -158,6 +173,13 @@ const fr: MerchantWords = {
     mode_invalid: 'Choisissez production ou bac à sable.',
     currency_invalid: 'Choisissez une devise.',
     amount_invalid: 'Écrivez un montant supérieur à 0 dans la précision de la devise, ou laissez-le vide.',
+    kind_invalid: 'Choisissez un type de côté d’opération.',
+    channel_invalid: 'Écrivez le code d’un canal (minuscules, chiffres et -), ou * pour tous les canaux.',
+    country_invalid: 'Choisissez un pays desservi, ou * pour tous les pays.',
+    percentage_invalid: 'Écrivez un pourcentage de 0 à 100 avec au plus 3 décimales (1.5 signifie 1,5 %).',
+    fixed_invalid:
+      'Écrivez des frais fixes d’au moins 0 dans la précision de la devise ; des frais fixes non nuls demandent un pays.',
+    bearer_invalid: 'Choisissez qui supporte les frais.',
   },
 }
 

@@ -1,5 +1,5 @@
 import type { MerchantFile, MerchantMemberSummary } from '../../../app/console/merchant-actions.ts'
-import { modes } from '../../../domain/kinds.ts'
+import { modes, sideKindNames } from '../../../domain/kinds.ts'
 import type { LimitRow } from '../../../domain/merchant-controls.ts'
 import { countries, currencies } from '../../../domain/money.ts'
 import { milliToPercentage } from '../../../domain/pricing.ts'
@@ -194,7 +194,7 @@ export function MerchantAudit({ page, file }: Props) {
   )
 }
 
-/** Its own fee rows, as the CLI's `fees list` gives them. */
+/** Its own fee rows, as the CLI's `fees list` gives them; finance's form sets one. */
 export function MerchantFees({ page, file }: Props) {
   const words = merchantWordsOf(page.locale)
   const fixed = (row: FeeRow) => {
@@ -221,6 +221,60 @@ export function MerchantFees({ page, file }: Props) {
         rowKey={(row) => `${row.kind}-${row.channel}-${row.country}`}
         empty={words.feesNone}
       />
+      {consoleAllows(page, 'fees') && <FeeForm page={page} file={file} />}
     </Section>
+  )
+}
+
+/** One fee row, keyed by kind, channel and country (`*` or blank for every one). */
+function FeeForm({ page, file }: Props) {
+  const words = merchantWordsOf(page.locale)
+  return (
+    <form method="post" action={pathOf(file, 'fees')} class="stack">
+      <CsrfInput page={page} />
+      <p id="fees-intro">{words.setFeeIntro}</p>
+      <label>
+        {words.kind}
+        <select name="kind">
+          {sideKindNames.map((kind) => (
+            <option key={kind} value={kind}>
+              {kind}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {words.channel}
+        <input name="channel" value="*" required />
+      </label>
+      <label>
+        {words.country}
+        <select name="country">
+          {['*', ...Object.keys(countries)].map((country) => (
+            <option key={country} value={country}>
+              {country}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {words.percentage}
+        <input name="percentage" inputMode="decimal" required />
+      </label>
+      <label>
+        {words.fixedFee}
+        <input name="fixed" inputMode="decimal" value="0" />
+      </label>
+      <label>
+        {words.borneBy}
+        <select name="bearer">
+          <option value="merchant">{words.borneByMerchant}</option>
+          <option value="customer">{words.borneByCustomer}</option>
+        </select>
+      </label>
+      <button type="submit" aria-describedby="fees-intro">
+        {words.setFee}
+      </button>
+    </form>
   )
 }

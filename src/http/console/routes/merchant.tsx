@@ -7,6 +7,7 @@ import {
   merchantFileOf,
   pauseMerchantPayouts,
   resumeMerchantPayouts,
+  setMerchantFee,
   setMerchantLimits,
 } from '../../../app/console/merchant-actions.ts'
 import type { AppContext } from '../../../app/context.ts'
@@ -39,7 +40,10 @@ function actorOf(signedIn: ConsoleSignedIn, address: string): ConsoleActor {
   return { kind: 'member', memberId: member.id, email: member.email, address }
 }
 
-/** A merchant's page: every role reads it; risk pauses and resumes payouts, sets limits, suspends and activates. */
+/**
+ * A merchant's page: every role reads it; risk pauses and resumes payouts, sets limits, suspends and
+ * activates; finance sets its fees.
+ */
 export function consoleMerchantRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGuard): void {
   app.get('/console/merchants/:id', async (request, reply) => {
     const signedIn = await guard.member(request, reply, 'read')
@@ -73,6 +77,16 @@ export function consoleMerchantRoutes(app: FastifyInstance, context: AppContext,
       currency: form.currency ?? '',
       maxAmount: form.maxAmount ?? '',
       dailyPayoutLimit: form.dailyPayoutLimit ?? '',
+    }),
+  )
+  action('fees', 'fees', (actor, id, form) =>
+    setMerchantFee(context, actor, id, {
+      kind: form.kind ?? '',
+      channel: form.channel ?? '',
+      country: form.country ?? '',
+      percentage: form.percentage ?? '',
+      fixed: form.fixed ?? '',
+      bearer: form.bearer ?? '',
     }),
   )
   action('suspend', 'merchants', (actor, id) => changeMerchantStatus(context, actor, id, 'suspended'))
