@@ -6,7 +6,8 @@ export type PlatformRole = (typeof platformRoles)[number]
  * What a platform member may do; every console page and action names the one it needs.
  * `recheck` is asking an operator for an operation's status again; `merchants` is suspending or
  * activating a merchant; `payouts` pausing or resuming its payouts; `team` inviting, changing
- * roles, removing members and ending their sessions.
+ * roles, removing members and ending their sessions; `onboard` creating a merchant and inviting
+ * its first owner.
  */
 export type PlatformPermission =
   | 'read'
@@ -19,6 +20,7 @@ export type PlatformPermission =
   | 'reconciliation'
   | 'export'
   | 'team'
+  | 'onboard'
 
 /** The contract's table of roles: each row lists what the role may do, inherited rights included. */
 const permissionsOf: Record<PlatformRole, readonly PlatformPermission[]> = {
@@ -37,6 +39,7 @@ const permissionsOf: Record<PlatformRole, readonly PlatformPermission[]> = {
     'reconciliation',
     'export',
     'team',
+    'onboard',
   ],
 }
 

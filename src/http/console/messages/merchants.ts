@@ -15,6 +15,22 @@ const en = {
   caption: 'Merchants, by name',
   pages: 'Pages of merchants',
   payoutsPausedSince: (when: string, reason: string) => `Payouts paused since ${when}: ${reason}`,
+  create: 'Create a merchant',
+  createIntro:
+    'Creates the merchant and invites its first owner; the invitation’s URL is shown once, to send to them. The owner issues its API keys in the dashboard.',
+  ownerEmail: 'Its first owner’s email',
+  createSubmit: 'Create and invite',
+  createdTitle: (name: string) => `${name} is created`,
+  createdNotice: (email: string) => `${email} is invited as its owner.`,
+  invitationOnce: (until: string) =>
+    `Send this URL to the owner: it is shown only now and may be used once, until ${until}.`,
+  openMerchant: 'Open the merchant’s page',
+  createRefusals: {
+    name_missing: 'Write the merchant’s name.',
+    name_too_long: 'A merchant’s name is at most 100 characters.',
+    email_invalid: 'Write the owner’s email address.',
+    member_exists: 'This email is already a member of a merchant.',
+  },
   actions: 'Actions',
   pause: 'Pause payouts',
   pauseReason: 'Why the platform pauses its payouts',
@@ -107,6 +123,22 @@ const fr: MerchantWords = {
   pages: 'Pages des marchands',
   payoutsPausedSince: (when: string, reason: string) =>
     `Paiements sortants suspendus depuis ${when} : ${reason}`,
+  create: 'Créer un marchand',
+  createIntro:
+    'Crée le marchand et invite son premier propriétaire ; l’URL de l’invitation n’est affichée qu’une fois, pour la lui envoyer. Le propriétaire émet ses clés d’API dans le tableau de bord.',
+  ownerEmail: 'E-mail de son premier propriétaire',
+  createSubmit: 'Créer et inviter',
+  createdTitle: (name: string) => `${name} est créé`,
+  createdNotice: (email: string) => `${email} est invité comme propriétaire.`,
+  invitationOnce: (until: string) =>
+    `Envoyez cette URL au propriétaire : elle n’est affichée que maintenant et ne sert qu’une fois, jusqu’au ${until}.`,
+  openMerchant: 'Ouvrir la page du marchand',
+  createRefusals: {
+    name_missing: 'Écrivez le nom du marchand.',
+    name_too_long: 'Le nom d’un marchand a au plus 100 caractères.',
+    email_invalid: 'Écrivez l’adresse e-mail du propriétaire.',
+    member_exists: 'Cet e-mail est déjà celui d’un membre d’un marchand.',
+  },
   actions: 'Actions',
   pause: 'Suspendre les paiements sortants',
   pauseReason: 'Pourquoi la plateforme suspend ses paiements sortants',

@@ -1,4 +1,10 @@
 import type { FastifyInstance } from 'fastify'
+import type { ConsoleActor } from '../../../app/console/merchant-actions.ts'
+import {
+  createMerchantWithOwner,
+  type NewMerchant,
+  type NewMerchantRefusal,
+} from '../../../app/console/merchant-creation.ts'
 import {
   type MerchantPage,
   type MerchantQuery,
@@ -7,9 +13,17 @@ import {
 import type { AppContext } from '../../../app/context.ts'
 import type { MerchantEntry } from '../../../store/repositories/merchant-directory.ts'
 import { sendPage } from '../../dashboard/respond.ts'
-import { type Column, Pagination, showInstant, Table } from '../../pages/kit/index.ts'
+import {
+  type Column,
+  CsrfInput,
+  Notification,
+  Pagination,
+  Section,
+  showInstant,
+  Table,
+} from '../../pages/kit/index.ts'
 import type { ConsoleGuard } from '../guard.ts'
-import { type ConsolePage, consolePage } from '../layout.tsx'
+import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
 import { type MerchantWords, merchantWordsOf } from '../messages/merchants.ts'
 import { consoleMerchantRoutes } from './merchant.tsx'
 
@@ -17,7 +31,10 @@ type Filter = { q: string; status: string; afterName?: string; afterId?: string 
 
 const statusFilters = ['active', 'suspended', 'payouts_paused'] as const
 
-/** The merchants of the platform: every role searches them by name, id or a member's email. */
+/**
+ * The merchants of the platform: every role searches them by name, id or a member's email; admin
+ * creates one and invites its first owner.
+ */
 export function consoleMerchantsRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGuard): void {
   app.get('/console/merchants', async (request, reply) => {
     const signedIn = await guard.member(request, reply, 'read')
@@ -39,10 +56,36 @@ export function consoleMerchantsRoutes(app: FastifyInstance, context: AppContext
     const found = await searchMerchants(context, query)
     return sendPage(reply, 200, merchantsPage(signedIn.page, filter, found))
   })
+  app.post('/console/merchants', async (request, reply) => {
+    const signedIn = await guard.member(request, reply, 'onboard')
+    if (!signedIn) return reply
+    const form = (request.body ?? {}) as Record<string, string | undefined>
+    const { member, session } = signedIn.live
+    const actor: ConsoleActor = {
+      kind: 'member',
+      memberId: member.id,
+      email: member.email,
+      address: session.address,
+    }
+    const created = await createMerchantWithOwner(context, actor, {
+      name: form.name ?? '',
+      ownerEmail: form.ownerEmail ?? '',
+    })
+    if ('refused' in created) {
+      const found = await searchMerchants(context, { q: '' })
+      return sendPage(reply, 422, merchantsPage(signedIn.page, { q: '', status: '' }, found, created))
+    }
+    return sendPage(reply, 200, createdPage(signedIn.page, created))
+  })
   consoleMerchantRoutes(app, context, guard)
 }
 
-function merchantsPage(page: ConsolePage, filter: Filter, found: MerchantPage): string {
+function merchantsPage(
+  page: ConsolePage,
+  filter: Filter,
+  found: MerchantPage,
+  refusal?: NewMerchantRefusal,
+): string {
   const words = merchantWordsOf(page.locale)
   const columns: Column<MerchantEntry>[] = [
     {
@@ -63,6 +106,7 @@ function merchantsPage(page: ConsolePage, filter: Filter, found: MerchantPage): 
     page,
     words.title,
     <>
+      <Notification error={refusal && words.createRefusals[refusal.refused]} />
       <form method="get" action="/console/merchants" class="filters">
         <label>
           {words.search}
@@ -90,6 +134,49 @@ function merchantsPage(page: ConsolePage, filter: Filter, found: MerchantPage): 
         empty={words.none}
       />
       <Pagination page={page} label={words.pages} first={filter.afterId ? base : undefined} next={next} />
+      {consoleAllows(page, 'onboard') && <NewMerchantForm page={page} />}
+    </>,
+  )
+}
+
+function NewMerchantForm({ page }: { page: ConsolePage }) {
+  const words = merchantWordsOf(page.locale)
+  return (
+    <Section id="create" title={words.create}>
+      <form method="post" action="/console/merchants" class="stack">
+        <CsrfInput page={page} />
+        <p id="create-intro">{words.createIntro}</p>
+        <label>
+          {words.name}
+          <input name="name" maxLength={100} required />
+        </label>
+        <label>
+          {words.ownerEmail}
+          <input name="ownerEmail" type="email" autoComplete="off" required />
+        </label>
+        <button type="submit" aria-describedby="create-intro">
+          {words.createSubmit}
+        </button>
+      </form>
+    </Section>
+  )
+}
+
+/** The invitation URL, shown this once: it is the only copy of its token. */
+function createdPage(page: ConsolePage, created: NewMerchant): string {
+  const words = merchantWordsOf(page.locale)
+  return consolePage(
+    page,
+    words.createdTitle(created.name),
+    <>
+      <Notification notice={words.createdNotice(created.ownerEmail)} />
+      <p>{words.invitationOnce(showInstant(page, created.expiresAtUs))}</p>
+      <p>
+        <code data-invitation-url>{created.invitationUrl}</code>
+      </p>
+      <p>
+        <a href={`/console/merchants/${encodeURIComponent(created.merchantId)}`}>{words.openMerchant}</a>
+      </p>
     </>,
   )
 }
