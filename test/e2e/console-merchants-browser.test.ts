@@ -135,4 +135,36 @@ describeEachStore('the console’s merchants and operations in a real browser', 
     }
     assert.deepEqual(axeFailures, [])
   })
+
+  test('admin creates a merchant and sets its fee with the pages’ forms; each page is axe-core clean in both languages', {
+    skip: chromiumMissing,
+    timeout: 240_000,
+  }, async () => {
+    const admin = await signedInPlatformMember(app, { role: 'admin' })
+    axeFailures.length = 0
+    for (const lang of ['en', 'fr'] as const) {
+      const page = await openAs(admin, lang)
+      assert.equal((await page.goto(`${app.url}/console/merchants`))?.status(), 200)
+      await axeCheck(page, 'merchants, with the creation form', lang)
+      await page.fill('input[name=name]', `Browser Created ${lang}`)
+      await page.fill('input[name=ownerEmail]', `owner-${lang}.${process.pid}@browser.example`)
+      await Promise.all([
+        page.waitForLoadState(),
+        page.click('form[action="/console/merchants"][method=post] button'),
+      ])
+      assert.match((await page.textContent('code[data-invitation-url]')) ?? '', /\/dashboard\/invitations\//)
+      await axeCheck(page, 'merchant created', lang)
+      await Promise.all([page.waitForLoadState(), page.click('main a[href^="/console/merchants/"]')])
+      await axeCheck(page, 'merchant, with the fee form', lang)
+      await page.fill('input[name=percentage]', '250')
+      await Promise.all([page.waitForLoadState(), page.click('form[action$="/fees"] button')])
+      assert.ok(await page.isVisible('main p.error'), 'the page says why the fee is refused')
+      await axeCheck(page, 'fee refused', lang)
+      await page.fill('input[name=percentage]', '1.5')
+      await Promise.all([page.waitForLoadState(), page.click('form[action$="/fees"] button')])
+      assert.ok(await page.isVisible('main p.notice'), 'the page says the fee is set')
+      assert.ok((await page.locator('table td', { hasText: '1.5 %' }).count()) > 0, 'the new row is listed')
+    }
+    assert.deepEqual(axeFailures, [])
+  })
 })
