@@ -26,7 +26,9 @@ test('the console’s French words have every English key, of the same sort, tra
     assert.equal(typeof other, typeof value, key)
     if (typeof value === 'string') {
       assert.notEqual(String(other).trim(), '', key)
-      if (!same.has(key)) assert.notEqual(other, value, `${key} is not translated`)
+      // A mark with no letter (a dash for "none") reads the same in both languages.
+      const hasWords = /\p{L}/u.test(value)
+      if (hasWords && !same.has(key)) assert.notEqual(other, value, `${key} is not translated`)
     }
   }
 })
