@@ -105,9 +105,15 @@ describeEachStore('dashboard: every secret code is counted', (store) => {
       const codes = Array.from({ length: 40 }, (_, n) =>
         n === position - 1 ? right : String((Number(right) + 1 + n) % 1_000_000).padStart(6, '0'),
       )
-      const answers = await Promise.all(
-        codes.map((code) => browser.post('/dashboard/login/code', { csrf, code })),
-      )
+      // The codes before the right one go at once, then the right one at once with the rest: on a
+      // loaded machine requests sent together arrive in any order, and a right code that arrives
+      // among the first five is rightly checked.
+      const send = (some: string[]) =>
+        Promise.all(some.map((code) => browser.post('/dashboard/login/code', { csrf, code })))
+      const answers = [
+        ...(await send(codes.slice(0, position - 1))),
+        ...(await send(codes.slice(position - 1))),
+      ]
       const statuses = answers.map((answer) => answer.status)
       t.diagnostic(`40 codes at once, the right one ${position}th: ${tally(statuses)}`)
       assert.ok(
