@@ -113,6 +113,10 @@ describeEachStore('live mode: MTN MoMo', (store) => {
     const before = (await xofBalance()).balance
     const record = (await collect('123')).body.data.collect
     assert.equal((await settled('collect', record.token)).status, 'succeeded')
+    // Sika's own poll may settle it before MTN's callback has gone out.
+    await waitFor('MTN to send its callback', () =>
+      simulator.callbacks.some((callback) => callback.url.includes(record.token)),
+    )
     const sent = simulator.callbacks.find((callback) => callback.url.includes(record.token))
     assert.ok(sent, 'MTN sent its callback to Sika')
     const again = await fetch(sent.url, {
