@@ -31,7 +31,9 @@ import { waitFor } from '../support/wait.ts'
  */
 
 const sikaBin = fileURLToPath(new URL('../../bin/sika.mjs', import.meta.url))
-const day = () => new Date().toISOString().slice(0, 10)
+// The day the test's operations are made, read once: a run that crosses midnight still covers it.
+const today = new Date().toISOString().slice(0, 10)
+const day = () => today
 
 describeEachStore('SIGKILL in the middle of a reconciliation run', (store) => {
   let simulator: RunningSimulator
