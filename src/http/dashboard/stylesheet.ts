@@ -20,6 +20,7 @@ h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .5re
 table{border-collapse:collapse;width:100%;background:#fff;margin-bottom:1rem}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
 th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid #e5e7eb;vertical-align:top;overflow-wrap:anywhere}
+thead th{overflow-wrap:normal}
 th{font-size:.85rem;color:#374151;background:#f9fafb}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;background:#e5e7eb;font-weight:600;font-size:.85rem}
