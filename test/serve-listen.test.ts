@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { testSecretsKey } from './support/app.ts'
-import { demoCredentials, freePort, type ServiceProcess, startService } from './support/process.ts'
+import {
+  demoCredentials,
+  freePort,
+  type ServiceProcess,
+  signalGroup,
+  spawnSika,
+  startService,
+} from './support/process.ts'
 import { describeEachStore } from './support/stores.ts'
 
 /**
@@ -17,12 +22,9 @@ import { describeEachStore } from './support/stores.ts'
  * only the first successful start prints; that start listens on 127.0.0.1 when HOST is unset.
  */
 
-const sikaBin = fileURLToPath(new URL('../bin/sika.mjs', import.meta.url))
-
 async function serveOnce(environment: Record<string, string>) {
-  const child = spawn(process.execPath, [sikaBin, 'serve'], {
+  const child = spawnSika(['serve'], {
     env: { PATH: process.env.PATH, SECRETS_KEY: testSecretsKey, LOG_LEVEL: 'info', ...environment },
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
   let stderr = ''
@@ -32,9 +34,10 @@ async function serveOnce(environment: Record<string, string>) {
   child.stderr.on('data', (chunk) => {
     stderr += chunk
   })
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 30_000)
   const [code] = await once(child, 'exit')
   clearTimeout(timer)
+  signalGroup(child, 'SIGKILL')
   return { code: code as number | null, stdout, stderr }
 }
 

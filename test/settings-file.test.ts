@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { applySettingsFile, readSettingsFile, settingsOutsideTheFile } from '../src/settings-file.ts'
 import { testSecretsKey } from './support/app.ts'
 import { runSikaIn } from './support/cli.ts'
-import { demoCredentials, freePort } from './support/process.ts'
+import { demoCredentials, freePort, spawnSika, stopGroup } from './support/process.ts'
 import { createSqliteTarget, describeEachStore } from './support/stores.ts'
 
 /**
@@ -20,8 +18,6 @@ import { createSqliteTarget, describeEachStore } from './support/stores.ts'
  * server's merchants.
  */
 
-const sikaBin = fileURLToPath(new URL('../bin/sika.mjs', import.meta.url))
-
 interface Served {
   readonly child: ChildProcess
   output(): string
@@ -30,10 +26,9 @@ interface Served {
 
 /** `sika serve` run in `folder` with only PATH, HOME and `settings` in its environment, once ready. */
 async function serveIn(folder: string, settings: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [sikaBin, 'serve'], {
+  const child = spawnSika(['serve'], {
     cwd: folder,
     env: { PATH: process.env.PATH, HOME: folder, ...settings },
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
   child.stdout.on('data', (chunk) => {
@@ -42,17 +37,12 @@ async function serveIn(folder: string, settings: Record<string, string> = {}): P
   child.stderr.on('data', (chunk) => {
     output += chunk
   })
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = once(child, 'exit')
-    child.kill('SIGTERM')
-    await exited
-  }
+  const stop = () => stopGroup(child, 'SIGTERM')
   const deadline = Date.now() + 30_000
   while (!output.includes('Sika is ready')) {
     if (child.exitCode !== null) throw new Error(`sika serve exited with ${child.exitCode}:\n${output}`)
     if (Date.now() > deadline) {
-      child.kill('SIGKILL')
+      await stopGroup(child, 'SIGKILL')
       throw new Error(`sika serve did not become ready in 30 s:\n${output}`)
     }
     await new Promise((resolve) => setTimeout(resolve, 50))

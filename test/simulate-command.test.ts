@@ -1,25 +1,18 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { fileURLToPath } from 'node:url'
+import { spawnSika, stopGroup } from './support/process.ts'
 
 /**
  * `sika simulate <operator>` (issue 10, Simulators): runs the simulator as a real server on
  * 127.0.0.1, prints an OPERATORS_FILE that connects to it, and stops cleanly on SIGTERM.
  */
 
-const repositoryRoot = fileURLToPath(new URL('..', import.meta.url))
-
 async function simulate(args: string[]) {
-  const child = spawn(process.execPath, ['bin/sika.mjs', 'simulate', ...args], {
-    cwd: repositoryRoot,
-    env: { PATH: process.env.PATH },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawnSika(['simulate', ...args], { env: { PATH: process.env.PATH } })
   let output = ''
   child.stdout.on('data', (chunk) => {
     output += chunk
@@ -28,7 +21,7 @@ async function simulate(args: string[]) {
   while (!output.includes('Stop with Ctrl-C.')) {
     if (child.exitCode !== null) throw new Error(`simulate exited with ${child.exitCode}: ${output}`)
     if (Date.now() > deadline) {
-      child.kill('SIGKILL')
+      await stopGroup(child, 'SIGKILL')
       throw new Error(`simulate printed no entry in 20 s: ${output}`)
     }
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -36,11 +29,8 @@ async function simulate(args: string[]) {
   const json = output.slice(output.indexOf('{'), output.indexOf('\n}\n') + 2)
   const operators = JSON.parse(json) as { connections: Record<string, any>[] }
   const stop = async () => {
-    if (child.exitCode !== null) return child.exitCode
-    const exited = once(child, 'exit')
-    child.kill('SIGTERM')
-    const [code] = await exited
-    return code as number
+    await stopGroup(child, 'SIGTERM')
+    return child.exitCode
   }
   return { output, operators, stop }
 }
@@ -124,11 +114,7 @@ test('an unknown operator or a bad port is a usage error (exit 2) that says whic
     { args: ['wave', 'wave'], says: /^sika simulate: wave is named twice/ },
   ]
   for (const { args, says } of table) {
-    const child = spawn(process.execPath, ['bin/sika.mjs', 'simulate', ...args], {
-      cwd: repositoryRoot,
-      env: { PATH: process.env.PATH },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawnSika(['simulate', ...args], { env: { PATH: process.env.PATH } })
     let stderr = ''
     child.stderr.on('data', (chunk) => {
       stderr += chunk

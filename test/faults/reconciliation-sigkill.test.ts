@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { runLeaseMs } from '../../src/app/reconciliation/run.ts'
 import { startPawapaySimulator } from '../../src/simulators/pawapay/pawapay-simulator.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
@@ -17,7 +16,7 @@ import {
   stopAllGroupedServices,
   writeOperatorsFile,
 } from '../support/live-process.ts'
-import { freePort } from '../support/process.ts'
+import { freePort, spawnSika, stopGroup } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -30,7 +29,6 @@ import { waitFor } from '../support/wait.ts'
  * break that moves no money, and a run after it keeps every break's id.
  */
 
-const sikaBin = fileURLToPath(new URL('../../bin/sika.mjs', import.meta.url))
 // The day the test's operations are made, read once: a run that crosses midnight still covers it.
 const today = new Date().toISOString().slice(0, 10)
 const day = () => today
@@ -143,7 +141,7 @@ describeEachStore('SIGKILL in the middle of a reconciliation run', (store) => {
     const killed = spawnRun()
     await waitFor('the killed run to ask for its statement', async () => (await statementsAsked()) > asked)
     const killedAtMs = Date.now()
-    await killGroup(killed)
+    await stopGroup(killed, 'SIGKILL')
     assert.equal((await reader.operation('crash-silent'))?.status, 'pending', 'nothing repaired yet')
 
     const refused = await reconcile()
@@ -184,17 +182,11 @@ describeEachStore('SIGKILL in the middle of a reconciliation run', (store) => {
 
   /** `sika reconcile` in a process group of its own, so that SIGKILL reaches all of it. */
   function spawnRun(): ChildProcess {
-    return spawn(
-      process.execPath,
-      [sikaBin, 'reconcile', '--connection', connection, '--date', day(), '--json'],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...settings }, detached: true, stdio: 'ignore' },
-    )
+    const child = spawnSika(['reconcile', '--connection', connection, '--date', day(), '--json'], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...settings },
+    })
+    child.stdout.resume()
+    child.stderr.resume()
+    return child
   }
 })
-
-async function killGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  process.kill(-child.pid!, 'SIGKILL')
-  await exited
-}

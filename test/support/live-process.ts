@@ -1,18 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import Sqlite from 'better-sqlite3'
 import pg from 'pg'
 import type { Side } from '../../src/domain/operation.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import { testSecretsKey } from './app.ts'
 import { runSika } from './cli.ts'
+import { hasExited, signalGroup, spawnSika } from './process.ts'
 import type { StoreTarget } from './stores.ts'
-
-const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url))
 
 /** One `sika serve` process, the leader of its own process group. */
 export interface GroupedService {
@@ -26,24 +24,8 @@ export interface GroupedService {
   stop(graceMs?: number): Promise<void>
 }
 
-/** Every group started by this test process, so none outlives it whatever happens. */
-const running = new Set<ChildProcess>()
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return
-  try {
-    process.kill(-child.pid, signal)
-  } catch {
-    // The group has already ended.
-  }
-}
-
-// The last resort if the test process ends without its `after` hooks (a crash, a timeout).
-process.once('exit', () => {
-  for (const child of running) signalGroup(child, 'SIGKILL')
-})
-
-const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
+/** Every grouped service this test process started and has not stopped: `stopAllGroupedServices`. */
+const services = new Set<ChildProcess>()
 
 /**
  * Starts `node bin/sika.mjs serve` in its own process group (detached), as an operator runs it,
@@ -55,8 +37,7 @@ export async function startGroupedService(
   readyWithinMs = 30_000,
 ): Promise<GroupedService> {
   const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, ['bin/sika.mjs', 'serve'], {
-    cwd: repositoryRoot,
+  const child = spawnSika(['serve'], {
     env: {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
@@ -68,12 +49,10 @@ export async function startGroupedService(
       LOG_LEVEL: 'info',
       ...environment,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
   })
-  running.add(child)
+  services.add(child)
   const exited = once(child, 'exit').then(() => {
-    running.delete(child)
+    services.delete(child)
   })
   let stdout = ''
   let stderr = ''
@@ -119,14 +98,14 @@ export async function startGroupedService(
 /** Stops every group still running (SIGTERM, then SIGKILL): for `after`. */
 export async function stopAllGroupedServices(graceMs = 5000): Promise<void> {
   await Promise.all(
-    [...running].map(async (child) => {
+    [...services].map(async (child) => {
       const exited = hasExited(child) ? Promise.resolve() : once(child, 'exit')
       signalGroup(child, 'SIGTERM')
       const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs)
       await exited
       clearTimeout(timer)
       signalGroup(child, 'SIGKILL')
-      running.delete(child)
+      services.delete(child)
     }),
   )
 }

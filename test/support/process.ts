@@ -1,10 +1,61 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
+import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { testSecretsKey } from './app.ts'
 
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url))
+const sikaBin = fileURLToPath(new URL('../../bin/sika.mjs', import.meta.url))
+
+/** Every `sika` process a test started and that has not exited, each the leader of its own group. */
+const running = new Set<ChildProcess>()
+
+// The last resort if the test process ends without its `after` hooks (a crash, a timeout).
+process.once('exit', () => {
+  for (const child of running) signalGroup(child, 'SIGKILL')
+})
+
+export const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
+
+/** Signals a process's whole group: the leader and anything it started. */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // The group has already ended.
+  }
+}
+
+/**
+ * `node bin/sika.mjs ARGS` as a real process, in a process group of its own (detached) so that
+ * stopping it stops all it started, and remembered so that it never outlives the test process.
+ */
+export function spawnSika(
+  args: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string },
+): ChildProcessByStdio<null, Readable, Readable> {
+  const child = spawn(process.execPath, [sikaBin, ...args], {
+    cwd: options.cwd ?? repositoryRoot,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
+  return child
+}
+
+/** Signals the group, resolves once its leader has exited, then ends whatever the leader left. */
+export async function stopGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (!hasExited(child)) {
+    const exited = once(child, 'exit')
+    signalGroup(child, signal)
+    await exited
+  }
+  signalGroup(child, 'SIGKILL')
+}
 
 /** `sika serve` as a real process, as a user or an operator runs it. */
 export interface ServiceProcess {
@@ -52,8 +103,7 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const chosenPort = port ?? (await freePort())
   const url = `http://127.0.0.1:${chosenPort}`
-  const child = spawn(process.execPath, ['bin/sika.mjs', 'serve'], {
-    cwd: repositoryRoot,
+  const child = spawnSika(['serve'], {
     env: {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
@@ -65,7 +115,6 @@ export async function startService(
       LOG_LEVEL: 'info',
       ...environment,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
   let stderr = ''
@@ -80,7 +129,7 @@ export async function startService(
     if (child.exitCode !== null)
       throw new Error(`sika serve exited with ${child.exitCode}:\n${stdout}\n${stderr}`)
     if (Date.now() > deadline) {
-      child.kill('SIGKILL')
+      await stopGroup(child, 'SIGKILL')
       throw new Error(`sika serve did not become ready in 30 s:\n${stdout}\n${stderr}`)
     }
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -91,12 +140,7 @@ export async function startService(
     metricsUrl,
     child,
     output: () => stdout,
-    kill: async (signal) => {
-      if (child.exitCode !== null || child.signalCode !== null) return
-      const exited = once(child, 'exit')
-      child.kill(signal)
-      await exited
-    },
+    kill: (signal) => stopGroup(child, signal),
   }
 }
 
