@@ -13,7 +13,7 @@ import { migrate, openStore, rawDatabase, type Store } from '../src/store/store.
  * connection and sees every commit made before it began: another process's (the CLI, a second
  * instance on the same file), and a write this store acknowledged, even later in the same turn of
  * the event loop. (A read transaction shared by one turn's reads broke this and was removed:
- * BENCHMARKS.md, What changed.) And a statement with a bound LIMIT is prepared once, not every
+ * `git show f72dada:BENCHMARKS.md`, What changed.) And a statement with a bound LIMIT is prepared once, not every
  * time it runs.
  */
 describe('SQLite reads', () => {
