@@ -188,6 +188,17 @@ describeEachStore('sika merchant pause-payouts, resume-payouts, limit and show',
         ['merchant.activated', 'cli', { status: 'suspended' }, { status: 'active' }],
       ],
     )
+    const platformAudit = await app.db
+      .selectFrom('platform_audit_log')
+      .select(['action', 'actor_kind', 'before_json', 'after_json'])
+      .where('target', '=', merchant.id)
+      .orderBy('at_us')
+      .execute()
+    assert.deepEqual(
+      platformAudit.map((row) => [row.action, row.actor_kind, row.before_json, row.after_json]),
+      audit.map((row) => [row.action, row.actor_kind, row.before_json, row.after_json]),
+      'the platform audit log holds the same changes',
+    )
   })
 
   test('mistakes: the one thing wrong, with the command’s usage; an unknown merchant exits 1', async () => {

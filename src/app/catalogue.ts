@@ -2,8 +2,8 @@ import { type OperationKind, operationKinds, type SideKind, sideKinds } from '..
 import { type Currency, toMajorUnits } from '../domain/money.ts'
 import { milliToPercentage } from '../domain/pricing.ts'
 import type { ChannelRoute, FeeRow } from '../store/repositories/catalogue.ts'
+import { auditMerchantChange, type PlatformActor } from './console/platform-audit.ts'
 import type { AppContext } from './context.ts'
-import { type Actor, audit } from './dashboard/audit.ts'
 import type { Principal } from './principal.ts'
 
 export type { FeeRow }
@@ -103,7 +103,7 @@ export function listFeeRows(context: AppContext, merchantId?: string): Promise<F
  * platform's console), audited in the same transaction as `fee.set`, with the row it replaced.
  * This instance prices with it at once; every other within 500 ms (its pricing rules' freshness).
  */
-export async function setFeeRow(context: AppContext, row: FeeRow, actor?: Actor): Promise<boolean> {
+export async function setFeeRow(context: AppContext, row: FeeRow, actor?: PlatformActor): Promise<boolean> {
   const set = await context.store.transaction(async (tx) => {
     if (!(await tx.merchants.exists(row.merchantId))) return false
     const sameKey = (other: FeeRow) =>
@@ -121,7 +121,7 @@ export async function setFeeRow(context: AppContext, row: FeeRow, actor?: Actor)
         before: before ? feeView(before) : null,
         after: feeView(row),
       }
-      await audit(context, actor, change, tx)
+      await auditMerchantChange(context, actor, change, 'fee_set', tx)
     }
     return true
   })

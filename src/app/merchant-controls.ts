@@ -5,12 +5,11 @@ import {
   type MerchantControls,
   noControls,
   type PayoutsPause,
-  utcDayStartUs,
 } from '../domain/merchant-controls.ts'
 import { toMajorUnits } from '../domain/money.ts'
 import { ApiError } from '../errors.ts'
+import { auditMerchantChange, type PlatformActor } from './console/platform-audit.ts'
 import type { AppContext } from './context.ts'
-import { type Actor, audit } from './dashboard/audit.ts'
 import type { Principal } from './principal.ts'
 
 /**
@@ -76,16 +75,6 @@ export function dailyPayoutLimitOf(controls: MerchantControls, currency: string)
   return controls.limits[currency]?.dailyPayoutLimitMinor ?? undefined
 }
 
-/** What a write checks of the day's payouts: the limit, and since when the day's payouts count. */
-export interface DailyPayoutCheck {
-  limitMinor: number
-  sinceUs: number
-}
-
-export function dailyPayoutCheck(limitMinor: number, nowUs: number): DailyPayoutCheck {
-  return { limitMinor, sinceUs: utcDayStartUs(nowUs) }
-}
-
 /** A payout that would take the day's payouts past the limit: 422 limit_exceeded, saying what is left. */
 export function dailyLimitExceeded(
   mode: Mode,
@@ -117,7 +106,8 @@ export type { CurrencyLimits, LimitRow, PayoutsPause }
 
 /**
  * The platform's changes to a merchant (the CLI's, the console's): each audited in the merchant's
- * audit log in its own transaction, with what it was before and after, and forgotten at once by
+ * audit log and the platform's, in its own transaction, with what it was before and after
+ * (`auditMerchantChange`), and forgotten at once by
  * this instance's caches; every other instance reads it within 500 ms (its caches' freshness).
  */
 
@@ -126,14 +116,18 @@ export function pausePayouts(
   context: AppContext,
   merchantId: string,
   reason: string | null,
-  actor: Actor,
+  actor: PlatformActor,
 ): Promise<boolean> {
   const after = { atUs: context.clock.nowUs(), reason }
   return changePause(context, merchantId, after, actor)
 }
 
 /** Resumes the merchant's payouts; false for an unknown merchant. */
-export function resumePayouts(context: AppContext, merchantId: string, actor: Actor): Promise<boolean> {
+export function resumePayouts(
+  context: AppContext,
+  merchantId: string,
+  actor: PlatformActor,
+): Promise<boolean> {
   return changePause(context, merchantId, null, actor)
 }
 
@@ -141,7 +135,7 @@ async function changePause(
   context: AppContext,
   merchantId: string,
   pause: PayoutsPause | null,
-  actor: Actor,
+  actor: PlatformActor,
 ): Promise<boolean> {
   const changed = await context.store.transaction(async (tx) => {
     const before = await tx.merchants.controls(merchantId, 'live')
@@ -157,7 +151,7 @@ async function changePause(
       before: view(before.payoutsPaused),
       after: view(pause),
     }
-    await audit(context, actor, change, tx)
+    await auditMerchantChange(context, actor, change, pause ? 'payouts_paused' : 'payouts_resumed', tx)
     return true
   })
   forgetControls(context)
@@ -172,7 +166,11 @@ export interface LimitsChange extends CurrencyLimits {
 }
 
 /** Sets (or, both null, removes) a mode and currency's limits; false for an unknown merchant. */
-export async function setLimits(context: AppContext, change: LimitsChange, actor: Actor): Promise<boolean> {
+export async function setLimits(
+  context: AppContext,
+  change: LimitsChange,
+  actor: PlatformActor,
+): Promise<boolean> {
   const { merchantId, mode, currency, maxAmountMinor, dailyPayoutLimitMinor } = change
   const changed = await context.store.transaction(async (tx) => {
     const before = await tx.merchants.controls(merchantId, mode)
@@ -183,19 +181,15 @@ export async function setLimits(context: AppContext, change: LimitsChange, actor
       maxAmount: majorOrNull(limit?.maxAmountMinor ?? null, currency),
       dailyPayoutLimit: majorOrNull(limit?.dailyPayoutLimitMinor ?? null, currency),
     })
-    await audit(
-      context,
-      actor,
-      {
-        merchantId,
-        mode,
-        action: 'limits.set',
-        target: `${mode} ${currency}`,
-        before: major(before.limits[currency]),
-        after: major(limits),
-      },
-      tx,
-    )
+    const audited = {
+      merchantId,
+      mode,
+      action: 'limits.set',
+      target: `${mode} ${currency}`,
+      before: major(before.limits[currency]),
+      after: major(limits),
+    }
+    await auditMerchantChange(context, actor, audited, 'limits_set', tx)
     return true
   })
   forgetControls(context)

@@ -4,6 +4,7 @@ import { ApiError } from '../errors.ts'
 import type { Credential } from '../store/repositories/api-keys.ts'
 import type { MerchantStatus, MerchantSummary } from '../store/repositories/merchants.ts'
 import type { Repositories } from '../store/store.ts'
+import { auditMerchantChange, type PlatformActor } from './console/platform-audit.ts'
 import type { AppContext } from './context.ts'
 import { hashSecret, secretMatchesCredential } from './credentials.ts'
 import { type Actor, audit } from './dashboard/audit.ts'
@@ -85,15 +86,21 @@ export async function setMerchantStatus(
   context: AppContext,
   merchantId: string,
   status: MerchantStatus,
-  actor?: Actor,
+  actor?: PlatformActor,
 ): Promise<boolean> {
   const changed = await context.store.transaction(async (tx) => {
     const before = actor ? await tx.merchants.statusOf(merchantId) : undefined
     if (!(await tx.merchants.setStatus(merchantId, status))) return false
     if (actor) {
-      const action = status === 'suspended' ? 'merchant.suspended' : 'merchant.activated'
-      const change = { merchantId, action, target: merchantId, before: { status: before }, after: { status } }
-      await audit(context, actor, change, tx)
+      const done = status === 'suspended' ? 'suspended' : 'activated'
+      const change = {
+        merchantId,
+        action: `merchant.${done}`,
+        target: merchantId,
+        before: { status: before },
+        after: { status },
+      }
+      await auditMerchantChange(context, actor, change, done, tx)
     }
     return true
   })

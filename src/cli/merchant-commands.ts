@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util'
-import { recordPlatformChange } from '../app/console/platform-audit.ts'
 import type { AppContext } from '../app/context.ts'
 import {
   createMerchant,
@@ -88,15 +87,6 @@ export async function merchantStatus(
 ) {
   if (!(await setMerchantStatus(context, id, status, { kind: 'cli' })))
     throw new CommandError(`no merchant has id ${id}`)
-  await recordPlatformChange(
-    context,
-    { kind: 'cli' },
-    {
-      action: status === 'suspended' ? 'merchant.suspended' : 'merchant.activated',
-      target: id,
-      after: { status },
-    },
-  )
   print(`${id} is now ${status}`)
 }
 

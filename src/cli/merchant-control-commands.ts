@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util'
-import { recordPlatformChange } from '../app/console/platform-audit.ts'
 import type { AppContext } from '../app/context.ts'
 import {
   type LimitRow,
@@ -39,12 +38,6 @@ export async function merchantPausePayouts(
 ) {
   if (!(await pausePayouts(context, args.merchantId, args.reason, cli)))
     throw new CommandError(`no merchant has id ${args.merchantId}`)
-  await recordPlatformChange(context, cli, {
-    action: 'merchant.payouts_paused',
-    target: args.merchantId,
-    before: { payoutsPaused: false },
-    after: { payoutsPaused: true, reason: args.reason },
-  })
   print(
     `${args.merchantId}: payouts paused (${args.reason}); its disbursements, withdraws, transfers and payout batches are refused with 403 payouts_paused, collects go on`,
   )
@@ -53,12 +46,6 @@ export async function merchantPausePayouts(
 export async function merchantResumePayouts(context: AppContext, merchantId: string, print: Print) {
   if (!(await resumePayouts(context, merchantId, cli)))
     throw new CommandError(`no merchant has id ${merchantId}`)
-  await recordPlatformChange(context, cli, {
-    action: 'merchant.payouts_resumed',
-    target: merchantId,
-    before: { payoutsPaused: true },
-    after: { payoutsPaused: false },
-  })
   print(`${merchantId}: payouts resumed`)
 }
 
@@ -104,14 +91,6 @@ export async function merchantLimit(
 ) {
   if (!(await setLimits(context, args, cli))) throw new CommandError(`no merchant has id ${args.merchantId}`)
   const limits = describeLimits([{ ...args }])
-  await recordPlatformChange(context, cli, {
-    action: 'merchant.limits_set',
-    target: `${args.merchantId} ${args.mode} ${args.currency}`,
-    after: {
-      maxAmountMinor: args.maxAmountMinor ?? null,
-      dailyPayoutLimitMinor: args.dailyPayoutLimitMinor ?? null,
-    },
-  })
   print(`${args.merchantId} ${limits || `${args.mode} ${args.currency}: no limits`}`)
 }
 

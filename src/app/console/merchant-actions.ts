@@ -1,12 +1,11 @@
 import { type Mode, modes, sideKindNames } from '../../domain/kinds.ts'
 import type { LimitRow, PayoutsPause } from '../../domain/merchant-controls.ts'
 import { countries, isCountry, isCurrency, toMinorUnits } from '../../domain/money.ts'
-import { milliToPercentage, percentageToMilli } from '../../domain/pricing.ts'
+import { percentageToMilli } from '../../domain/pricing.ts'
 import type { AuditEntry } from '../../store/repositories/audit-log.ts'
 import type { MerchantStatus } from '../../store/repositories/merchants.ts'
 import { type FeeRow, listFeeRows, setFeeRow } from '../catalogue.ts'
 import type { AppContext } from '../context.ts'
-import { audit } from '../dashboard/audit.ts'
 import { auditPageOf } from '../dashboard/audit-view.ts'
 import { merchantControlsOf, pausePayouts, resumePayouts, setLimits } from '../merchant-controls.ts'
 import { setMerchantStatus } from '../merchants.ts'
@@ -14,7 +13,7 @@ import { type MerchantMemberSummary, type MerchantSummary, merchantSummary } fro
 
 export type { MerchantMemberSummary }
 
-import { type PlatformActor, recordPlatformChange } from './platform-audit.ts'
+import type { PlatformActor } from './platform-audit.ts'
 
 /** A platform member acting in the console: the merchant's audit names them as the platform audit does. */
 export type ConsoleActor = Extract<PlatformActor, { kind: 'member' }>
@@ -73,12 +72,6 @@ export async function pauseMerchantPayouts(
   const reason = reasonText.trim().slice(0, 500)
   if (reason === '') return refused('reason_missing')
   if (!(await pausePayouts(context, merchantId, reason, actor))) return refused('merchant_unknown')
-  await recordPlatformChange(context, actor, {
-    action: 'merchant.payouts_paused',
-    target: merchantId,
-    before: { payoutsPaused: false },
-    after: { payoutsPaused: true, reason },
-  })
   return done
 }
 
@@ -88,12 +81,6 @@ export async function resumeMerchantPayouts(
   merchantId: string,
 ): Promise<MerchantActionOutcome> {
   if (!(await resumePayouts(context, merchantId, actor))) return refused('merchant_unknown')
-  await recordPlatformChange(context, actor, {
-    action: 'merchant.payouts_resumed',
-    target: merchantId,
-    before: { payoutsPaused: true },
-    after: { payoutsPaused: false },
-  })
   return done
 }
 
@@ -127,14 +114,6 @@ export async function setMerchantLimits(
   if (maxAmountMinor === undefined || dailyPayoutLimitMinor === undefined) return refused('amount_invalid')
   const change = { merchantId, mode, currency, maxAmountMinor, dailyPayoutLimitMinor }
   if (!(await setLimits(context, change, actor))) return refused('merchant_unknown')
-  await recordPlatformChange(context, actor, {
-    action: 'merchant.limits_set',
-    target: `${merchantId} ${mode} ${currency}`,
-    after: {
-      maxAmount: form.maxAmount.trim() || null,
-      dailyPayoutLimit: form.dailyPayoutLimit.trim() || null,
-    },
-  })
   return done
 }
 
@@ -145,16 +124,7 @@ export async function changeMerchantStatus(
   merchantId: string,
   status: MerchantStatus,
 ): Promise<MerchantActionOutcome> {
-  const before = await context.store.merchantDirectory.find(merchantId)
-  if (!before || !(await setMerchantStatus(context, merchantId, status))) return refused('merchant_unknown')
-  const change = {
-    action: status === 'suspended' ? 'merchant.suspended' : 'merchant.activated',
-    target: merchantId,
-    before: { status: before.status },
-    after: { status },
-  }
-  await audit(context, actor, { merchantId, ...change })
-  await recordPlatformChange(context, actor, change)
+  if (!(await setMerchantStatus(context, merchantId, status, actor))) return refused('merchant_unknown')
   return done
 }
 
@@ -193,12 +163,6 @@ export function feeRowOf(merchantId: string, form: FeeForm): FeeRow | MerchantAc
   return { merchantId, kind, channel, country, percentageMilli, additionalFeeMinor, supportedByAccount }
 }
 
-const feeView = (row: FeeRow) => ({
-  percentage: milliToPercentage(row.percentageMilli),
-  additionalFeeMinor: row.additionalFeeMinor,
-  bearer: row.supportedByAccount ? 'merchant' : 'customer',
-})
-
 /** Finance sets one of a merchant's fee rows: it prices the next operation on every instance within 1 s. */
 export async function setMerchantFee(
   context: AppContext,
@@ -208,19 +172,6 @@ export async function setMerchantFee(
 ): Promise<MerchantActionOutcome> {
   const row = feeRowOf(merchantId, form)
   if ('refused' in row) return row
-  const previous = (await listFeeRows(context, merchantId)).find(
-    (other) =>
-      other.merchantId === merchantId &&
-      other.kind === row.kind &&
-      other.channel === row.channel &&
-      other.country === row.country,
-  )
   if (!(await setFeeRow(context, row, actor))) return refused('merchant_unknown')
-  await recordPlatformChange(context, actor, {
-    action: 'merchant.fee_set',
-    target: `${merchantId} ${row.kind} ${row.channel} ${row.country}`,
-    before: previous ? feeView(previous) : undefined,
-    after: feeView(row),
-  })
   return done
 }

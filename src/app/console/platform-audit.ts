@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { PlatformAuditEntry } from '../../store/repositories/platform-audit-log.ts'
 import type { Repositories } from '../../store/store.ts'
 import type { AppContext } from '../context.ts'
+import { type AuditedChange, audit } from '../dashboard/audit.ts'
 
 /** Who changed something of the platform's own: a platform member in the console, or the CLI. */
 export type PlatformActor =
@@ -39,6 +40,33 @@ export function recordPlatformChange(
     atUs: context.clock.nowUs(),
   }
   return within.platformAuditLog.append(entry)
+}
+
+/**
+ * A change the platform made to a merchant (the CLI's or the console's), written to the merchant's
+ * audit log and to the platform's in the change's own transaction. The platform's row is action
+ * `merchant.<platformAction>`, and its target names the merchant.
+ */
+export async function auditMerchantChange(
+  context: AppContext,
+  actor: PlatformActor,
+  change: AuditedChange,
+  platformAction: string,
+  tx: Pick<Repositories, 'auditLog' | 'platformAuditLog'>,
+): Promise<void> {
+  await audit(context, actor, change, tx)
+  const { merchantId, target, before, after } = change
+  await recordPlatformChange(
+    context,
+    actor,
+    {
+      action: `merchant.${platformAction}`,
+      target: target === merchantId ? merchantId : `${merchantId} ${target}`,
+      before: before ?? undefined,
+      after: after ?? undefined,
+    },
+    tx,
+  )
 }
 
 /** A page of the platform audit log, newest first; `after` is the last entry's cursor of the page before. */
