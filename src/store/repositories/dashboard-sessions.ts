@@ -1,25 +1,12 @@
 import type { Selectable } from 'kysely'
 import type { DashboardSessionsTable } from '../schema.ts'
+import { type SessionFields, sessionMethods, toSessionColumns, toSessionFields } from './account-rows.ts'
 import type { RepositoryScope } from './executor.ts'
-import { type MemberRow, nullableNumber, toMemberRow } from './members.ts'
+import { type MemberRow, toMemberRow } from './members.ts'
 
 /** Dashboard sessions: the store keeps a hash of each cookie's token, never the token. */
 
-export interface SessionRow {
-  id: string
-  tokenHash: string
-  memberId: string
-  merchantId: string
-  /** After the password, before the code; or during TOTP enrolment; or signed in. */
-  stage: 'second-factor' | 'enrolment' | 'signed-in'
-  createdAtUs: number
-  lastSeenAtUs: number
-  absoluteEndsAtUs: number
-  endedAtUs: number | null
-  endedReason: string | null
-  address: string
-  userAgent: string
-}
+export type SessionRow = SessionFields & { merchantId: string }
 
 export interface DashboardSessionsRepository {
   insertSession(row: SessionRow): Promise<void>
@@ -45,8 +32,12 @@ export interface DashboardSessionsRepository {
 
 export function dashboardSessionsRepository({ db }: RepositoryScope): DashboardSessionsRepository {
   return {
+    ...sessionMethods(db, 'dashboard_sessions'),
     async insertSession(row) {
-      await db.insertInto('dashboard_sessions').values(toSessionColumns(row)).execute()
+      await db
+        .insertInto('dashboard_sessions')
+        .values({ ...toSessionColumns(row), merchant_id: row.merchantId })
+        .execute()
     },
     async findLiveSession(tokenHash) {
       const session = await db
@@ -64,36 +55,6 @@ export function dashboardSessionsRepository({ db }: RepositoryScope): DashboardS
         .executeTakeFirst()
       return member && { session: toSessionRow(session), member: toMemberRow(member) }
     },
-    async touchSession(id, nowUs) {
-      await db
-        .updateTable('dashboard_sessions')
-        .set({ last_seen_at_us: nowUs })
-        .where('id', '=', id)
-        .where('last_seen_at_us', '<', nowUs)
-        .execute()
-    },
-    async setStage(id, stage) {
-      await db.updateTable('dashboard_sessions').set({ stage }).where('id', '=', id).execute()
-    },
-    async endSession(id, reason, nowUs) {
-      const result = await db
-        .updateTable('dashboard_sessions')
-        .set({ ended_at_us: nowUs, ended_reason: reason })
-        .where('id', '=', id)
-        .where('ended_at_us', 'is', null)
-        .executeTakeFirst()
-      return result.numUpdatedRows > 0n
-    },
-    async endSessionsOfMember(memberId, reason, nowUs, exceptSessionId) {
-      let update = db
-        .updateTable('dashboard_sessions')
-        .set({ ended_at_us: nowUs, ended_reason: reason })
-        .where('member_id', '=', memberId)
-        .where('ended_at_us', 'is', null)
-      if (exceptSessionId !== undefined) update = update.where('id', '<>', exceptSessionId)
-      const result = await update.executeTakeFirst()
-      return Number(result.numUpdatedRows)
-    },
     async listLiveSessions(merchantId, memberId) {
       let query = db
         .selectFrom('dashboard_sessions')
@@ -108,35 +69,5 @@ export function dashboardSessionsRepository({ db }: RepositoryScope): DashboardS
 }
 
 function toSessionRow(row: Selectable<DashboardSessionsTable>): SessionRow {
-  return {
-    id: row.id,
-    tokenHash: row.token_hash,
-    memberId: row.member_id,
-    merchantId: row.merchant_id,
-    stage: row.stage,
-    createdAtUs: Number(row.created_at_us),
-    lastSeenAtUs: Number(row.last_seen_at_us),
-    absoluteEndsAtUs: Number(row.absolute_ends_at_us),
-    endedAtUs: nullableNumber(row.ended_at_us),
-    endedReason: row.ended_reason,
-    address: row.address,
-    userAgent: row.user_agent,
-  }
-}
-
-function toSessionColumns(row: SessionRow): Selectable<DashboardSessionsTable> {
-  return {
-    id: row.id,
-    token_hash: row.tokenHash,
-    member_id: row.memberId,
-    merchant_id: row.merchantId,
-    stage: row.stage,
-    created_at_us: row.createdAtUs,
-    last_seen_at_us: row.lastSeenAtUs,
-    absolute_ends_at_us: row.absoluteEndsAtUs,
-    ended_at_us: row.endedAtUs,
-    ended_reason: row.endedReason,
-    address: row.address,
-    user_agent: row.userAgent,
-  }
+  return { ...toSessionFields(row), merchantId: row.merchant_id }
 }

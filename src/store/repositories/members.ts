@@ -1,51 +1,27 @@
-import type { Selectable, Updateable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { Role } from '../../domain/roles.ts'
 import type { InvitationsTable, MembersTable } from '../schema.ts'
+import {
+  type AccountChanges,
+  type AccountFields,
+  accountMethods,
+  type InvitationFields,
+  invitationAcceptance,
+  recoveryCodeMethods,
+  toAccountColumns,
+  toAccountFields,
+  toInvitationColumns,
+  toInvitationFields,
+} from './account-rows.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
 
 /** Dashboard members, their invitations and recovery codes. */
 
-export interface MemberRow {
-  id: string
-  merchantId: string
-  /** Lowercased. */
-  email: string
-  name: string
-  role: Role
-  /** Null until the invitation is accepted. */
-  passwordHash: string | null
-  /** The TOTP secret sealed by the SecretBox; null until enrolled. */
-  totpSealed: string | null
-  /** The last accepted TOTP time step: a step at or below it is refused (no reuse). */
-  totpLastStep: number
-  /** IANA, default 'UTC'. */
-  timeZone: string
-  createdAtUs: number
-  updatedAtUs: number
-  removedAtUs: number | null
-}
+export type MemberRow = AccountFields & { merchantId: string; role: Role }
 
-export interface InvitationRow {
-  id: string
-  merchantId: string
-  email: string
-  role: Role
-  tokenHash: string
-  /** 'cli' or a member id. */
-  invitedBy: string
-  createdAtUs: number
-  expiresAtUs: number
-  acceptedAtUs: number | null
-  revokedAtUs: number | null
-  memberId: string | null
-}
+export type InvitationRow = InvitationFields & { merchantId: string; role: Role }
 
-export type MemberChanges = Partial<
-  Pick<
-    MemberRow,
-    'name' | 'role' | 'passwordHash' | 'totpSealed' | 'totpLastStep' | 'timeZone' | 'removedAtUs'
-  >
->
+export type MemberChanges = AccountChanges & { role?: Role }
 
 export interface MembersRepository {
   insertInvitation(row: InvitationRow): Promise<void>
@@ -79,9 +55,14 @@ export function membersRepository({ db, dialect }: RepositoryScope): MembersRepo
   const selectMembers = () => db.selectFrom('members').selectAll()
   return {
     ...invitationMethods(db),
+    ...invitationAcceptance(db, 'invitations'),
     ...recoveryCodeMethods(db, 'member_recovery_codes'),
+    ...accountMethods(db, 'members'),
     async insertMember(row) {
-      await db.insertInto('members').values(toMemberColumns(row)).execute()
+      await db
+        .insertInto('members')
+        .values({ ...toAccountColumns(row), merchant_id: row.merchantId })
+        .execute()
     },
     async findMember(memberId) {
       const row = await selectMembers().where('id', '=', memberId).executeTakeFirst()
@@ -102,22 +83,6 @@ export function membersRepository({ db, dialect }: RepositoryScope): MembersRepo
         .execute()
       return rows.map(toMemberRow)
     },
-    async updateMember(memberId, changes, nowUs) {
-      await db
-        .updateTable('members')
-        .set({ ...toMemberChanges(changes), updated_at_us: nowUs })
-        .where('id', '=', memberId)
-        .execute()
-    },
-    async claimTotpStep(memberId, step) {
-      const result = await db
-        .updateTable('members')
-        .set({ totp_last_step: step })
-        .where('id', '=', memberId)
-        .where('totp_last_step', '<', step)
-        .executeTakeFirst()
-      return result.numUpdatedRows > 0n
-    },
     async countOwners(merchantId) {
       const owners = db
         .selectFrom('members')
@@ -135,7 +100,10 @@ export function membersRepository({ db, dialect }: RepositoryScope): MembersRepo
 function invitationMethods(db: Executor) {
   return {
     async insertInvitation(row: InvitationRow) {
-      await db.insertInto('invitations').values(toInvitationColumns(row)).execute()
+      await db
+        .insertInto('invitations')
+        .values({ ...toInvitationColumns(row), merchant_id: row.merchantId })
+        .execute()
     },
     async findInvitationByTokenHash(tokenHash: string) {
       const row = await db
@@ -155,18 +123,6 @@ function invitationMethods(db: Executor) {
         .execute()
       return rows.map(toInvitationRow)
     },
-    // The conditions are the statement's own, so of two acceptances racing only one changes the row.
-    async markInvitationAccepted(id: string, memberId: string, nowUs: number) {
-      const result = await db
-        .updateTable('invitations')
-        .set({ accepted_at_us: nowUs, member_id: memberId })
-        .where('id', '=', id)
-        .where('accepted_at_us', 'is', null)
-        .where('revoked_at_us', 'is', null)
-        .where('expires_at_us', '>', nowUs)
-        .executeTakeFirst()
-      return result.numUpdatedRows > 0n
-    },
     async revokeInvitation(merchantId: string, id: string, nowUs: number) {
       const result = await db
         .updateTable('invitations')
@@ -182,128 +138,10 @@ function invitationMethods(db: Executor) {
 }
 
 /** Recovery codes, of a merchant's members or of the platform's: the two tables have one shape. */
-export function recoveryCodeMethods(
-  db: Executor,
-  table: 'member_recovery_codes' | 'platform_member_recovery_codes',
-) {
-  return {
-    async replaceRecoveryCodes(memberId: string, codeHashes: string[], nowUs: number) {
-      await db.deleteFrom(table).where('member_id', '=', memberId).execute()
-      if (codeHashes.length === 0) return
-      await db
-        .insertInto(table)
-        .values(
-          codeHashes.map((codeHash) => ({
-            member_id: memberId,
-            code_hash: codeHash,
-            created_at_us: nowUs,
-            used_at_us: null,
-          })),
-        )
-        .execute()
-    },
-    async useRecoveryCode(memberId: string, codeHash: string, nowUs: number) {
-      const result = await db
-        .updateTable(table)
-        .set({ used_at_us: nowUs })
-        .where('member_id', '=', memberId)
-        .where('code_hash', '=', codeHash)
-        .where('used_at_us', 'is', null)
-        .executeTakeFirst()
-      return result.numUpdatedRows > 0n
-    },
-    async countUnusedRecoveryCodes(memberId: string) {
-      const row = await db
-        .selectFrom(table)
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('member_id', '=', memberId)
-        .where('used_at_us', 'is', null)
-        .executeTakeFirstOrThrow()
-      return Number(row.count)
-    },
-  }
-}
-
 export function toMemberRow(row: Selectable<MembersTable>): MemberRow {
-  return {
-    id: row.id,
-    merchantId: row.merchant_id,
-    email: row.email,
-    name: row.name,
-    role: row.role as Role,
-    passwordHash: row.password_hash,
-    totpSealed: row.totp_sealed,
-    totpLastStep: Number(row.totp_last_step),
-    timeZone: row.time_zone,
-    createdAtUs: Number(row.created_at_us),
-    updatedAtUs: Number(row.updated_at_us),
-    removedAtUs: nullableNumber(row.removed_at_us),
-  }
-}
-
-function toMemberColumns(row: MemberRow): Selectable<MembersTable> {
-  return {
-    id: row.id,
-    merchant_id: row.merchantId,
-    email: row.email,
-    name: row.name,
-    role: row.role,
-    password_hash: row.passwordHash,
-    totp_sealed: row.totpSealed,
-    totp_last_step: row.totpLastStep,
-    time_zone: row.timeZone,
-    created_at_us: row.createdAtUs,
-    updated_at_us: row.updatedAtUs,
-    removed_at_us: row.removedAtUs,
-  }
-}
-
-/** Only the fields given: undefined leaves a column as it is, null clears it. */
-function toMemberChanges(changes: MemberChanges): Updateable<MembersTable> {
-  const columns: Updateable<MembersTable> = {
-    name: changes.name,
-    role: changes.role,
-    password_hash: changes.passwordHash,
-    totp_sealed: changes.totpSealed,
-    totp_last_step: changes.totpLastStep,
-    time_zone: changes.timeZone,
-    removed_at_us: changes.removedAtUs,
-  }
-  return Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
+  return { ...toAccountFields(row), merchantId: row.merchant_id, role: row.role as Role }
 }
 
 function toInvitationRow(row: Selectable<InvitationsTable>): InvitationRow {
-  return {
-    id: row.id,
-    merchantId: row.merchant_id,
-    email: row.email,
-    role: row.role as Role,
-    tokenHash: row.token_hash,
-    invitedBy: row.invited_by,
-    createdAtUs: Number(row.created_at_us),
-    expiresAtUs: Number(row.expires_at_us),
-    acceptedAtUs: nullableNumber(row.accepted_at_us),
-    revokedAtUs: nullableNumber(row.revoked_at_us),
-    memberId: row.member_id,
-  }
-}
-
-function toInvitationColumns(row: InvitationRow): Selectable<InvitationsTable> {
-  return {
-    id: row.id,
-    merchant_id: row.merchantId,
-    email: row.email,
-    role: row.role,
-    token_hash: row.tokenHash,
-    invited_by: row.invitedBy,
-    created_at_us: row.createdAtUs,
-    expires_at_us: row.expiresAtUs,
-    accepted_at_us: row.acceptedAtUs,
-    revoked_at_us: row.revokedAtUs,
-    member_id: row.memberId,
-  }
-}
-
-export function nullableNumber(value: number | null): number | null {
-  return value === null ? null : Number(value)
+  return { ...toInvitationFields(row), merchantId: row.merchant_id, role: row.role as Role }
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
+import { nullableNumber } from './account-rows.ts'
 import type { Executor, RepositoryScope } from './executor.ts'
-import { nullableNumber } from './members.ts'
 
 /**
  * Attempts at secrets, per subject and per address, shared by every instance. An attempt is
