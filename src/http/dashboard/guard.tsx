@@ -4,8 +4,6 @@ import { may, type Permission, type Role } from '../../domain/roles.ts'
 import { type AreaGuard, createAreaGuard, type SignedInOf } from '../pages/session-guard.tsx'
 import { messagesOf } from './messages/catalogue.ts'
 
-export { bodyIsSmall } from '../pages/session-guard.tsx'
-
 export const sessionCookie = 'sika_session'
 export const languageCookie = 'sika_lang'
 

@@ -19,15 +19,10 @@ export function sendPage(reply: FastifyReply, status: number, html: string): Fas
 }
 
 /**
- * A dashboard path a link asks to go to (`next=`, `back=`), or `fallback`: only /dashboard and the
- * paths under it, in the printable ASCII a Location header carries (a browser sends the rest
- * percent-encoded), never another origin.
+ * A path of an area of pages (`/dashboard`, `/console`) that a link asks to go to (`next=`,
+ * `back=`), or `fallback`: only `base` and the paths under it, in the printable ASCII a Location
+ * header carries (a browser sends the rest percent-encoded), never another origin.
  */
-export function dashboardPath(text: string | undefined, fallback: string): string {
-  return areaPath('/dashboard', text, fallback)
-}
-
-/** The same rule for any area of pages (`/dashboard`, `/console`): only its own paths. */
 export function areaPath(base: string, text: string | undefined, fallback: string): string {
   if (text === undefined || text.includes('\\') || !text.startsWith(base)) return fallback
   return /^(?:[/?][\x21-\x7e]*)?$/.test(text.slice(base.length)) ? text : fallback
