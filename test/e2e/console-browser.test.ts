@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { invitePlatformMember } from '../../src/app/console/platform-team.ts'
 import { isRefusal } from '../../src/app/dashboard/refusals.ts'
 import type { PlatformRole } from '../../src/domain/platform-roles.ts'
 import { startApp, type TestApp, testSecretsKey } from '../support/app.ts'
-import { chromiumMissing, launchChromium } from '../support/browser.ts'
+import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
 import { runSikaIn } from '../support/cli.ts'
 import { signedInPlatformMember } from '../support/console.ts'
 import { signedInMember, totpCode } from '../support/dashboard.ts'
 import { freePort } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
 
-const axeSource = readFileSync('node_modules/axe-core/axe.min.js', 'utf8')
 const password = 'correct horse battery staple'
 
 describeEachStore('the console in a real browser', (store) => {
@@ -171,24 +169,7 @@ describeEachStore('the console in a real browser', (store) => {
   /** axe-core on the page as it is: a summary line per page, and the serious and critical ones kept. */
   const axeFailures: string[] = []
   async function axeCheck(page: Page, name: string, lang: string) {
-    await page.addScriptTag({ content: axeSource })
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<any> } })
-        .axe
-      const result = await axe.run(document, { resultTypes: ['violations'] })
-      return (result.violations as any[]).map((violation) => ({
-        id: violation.id as string,
-        impact: violation.impact as string,
-        targets: (violation.nodes as any[]).slice(0, 3).map((node) => node.target.join(' ')),
-      }))
-    })
-    const ids = violations.map((violation) => `${violation.id}(${violation.impact})`).join(' ')
-    process.stdout.write(
-      `axe console ${store().name} ${lang} ${name} (${new URL(page.url()).pathname}): ${ids || 'clean'}\n`,
-    )
-    for (const violation of violations)
-      if (violation.impact === 'serious' || violation.impact === 'critical')
-        axeFailures.push(`${lang} ${name}: ${violation.id} at ${violation.targets.join(', ')}`)
+    axeFailures.push(...(await seriousAxeViolations(page, `console ${store().name} ${lang} ${name}`)))
   }
 
   test('every console page passes axe-core with no serious or critical violation, in English and in French', {

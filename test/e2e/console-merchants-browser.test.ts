@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { startApp, type TestApp } from '../support/app.ts'
-import { chromiumMissing, launchChromium } from '../support/browser.ts'
+import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
 import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { freePort } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
-
-const axeSource = readFileSync('node_modules/axe-core/axe.min.js', 'utf8')
 
 /**
  * The console's merchants and operations pages in Chromium: risk pauses and resumes a merchant's
@@ -53,22 +50,7 @@ describeEachStore('the console’s merchants and operations in a real browser', 
 
   const axeFailures: string[] = []
   async function axeCheck(page: Page, name: string, lang: string) {
-    await page.addScriptTag({ content: axeSource })
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<any> } })
-        .axe
-      const result = await axe.run(document, { resultTypes: ['violations'] })
-      return (result.violations as any[]).map((violation) => ({
-        id: violation.id as string,
-        impact: violation.impact as string,
-        targets: (violation.nodes as any[]).slice(0, 3).map((node) => node.target.join(' ')),
-      }))
-    })
-    const ids = violations.map((violation) => `${violation.id}(${violation.impact})`).join(' ')
-    process.stdout.write(`axe console ${store().name} ${lang} ${name}: ${ids || 'clean'}\n`)
-    for (const violation of violations)
-      if (violation.impact === 'serious' || violation.impact === 'critical')
-        axeFailures.push(`${lang} ${name}: ${violation.id} at ${violation.targets.join(', ')}`)
+    axeFailures.push(...(await seriousAxeViolations(page, `console ${store().name} ${lang} ${name}`)))
   }
 
   let references = 0

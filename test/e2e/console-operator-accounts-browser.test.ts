@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
 import { startOrangeMoneySimulator } from '../../src/simulators/orange-money/orange-money-simulator.ts'
 import { startPawapaySimulator } from '../../src/simulators/pawapay/pawapay-simulator.ts'
 import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts'
-import { chromiumMissing, launchChromium } from '../support/browser.ts'
+import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
 import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { type LiveApp, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
@@ -17,8 +16,6 @@ import { describeEachStore } from '../support/stores.ts'
  * the alert below a connection's lowBalanceAlert; axe-core finds nothing serious in English and
  * French.
  */
-
-const axeSource = readFileSync('node_modules/axe-core/axe.min.js', 'utf8')
 
 describeEachStore('console: operator accounts page', (store) => {
   let running: LiveApp
@@ -105,22 +102,6 @@ describeEachStore('console: operator accounts page', (store) => {
     assert.deepEqual(failures, [])
   })
 
-  async function axeViolations(page: Page, lang: string): Promise<string[]> {
-    await page.addScriptTag({ content: axeSource })
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<any> } })
-        .axe
-      const result = await axe.run(document, { resultTypes: ['violations'] })
-      return (result.violations as any[]).map((violation) => ({
-        id: violation.id as string,
-        impact: violation.impact as string,
-      }))
-    })
-    process.stdout.write(
-      `axe console ${store().name} ${lang} operator accounts: ${violations.map((v) => `${v.id}(${v.impact})`).join(' ') || 'clean'}\n`,
-    )
-    return violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${lang}: ${violation.id}`)
-  }
+  const axeViolations = (page: Page, lang: string) =>
+    seriousAxeViolations(page, `console ${store().name} ${lang} operator accounts`)
 })

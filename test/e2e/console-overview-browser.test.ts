@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { rollUpOperatorHours } from '../../src/app/console/operator-hours-roll-up.ts'
 import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
 import { startWaveSimulator } from '../../src/simulators/wave/wave-simulator.ts'
-import { chromiumMissing, launchChromium } from '../support/browser.ts'
+import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
 import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
@@ -18,8 +18,6 @@ import { describeEachStore } from '../support/stores.ts'
  * French, and every link is reached with the keyboard. With SIKA_SCREENSHOTS=1 the English page is
  * saved to docs/images/console-overview.png.
  */
-
-const axeSource = readFileSync('node_modules/axe-core/axe.min.js', 'utf8')
 
 describeEachStore('console: overview page', (store) => {
   let running: LiveApp
@@ -157,22 +155,6 @@ describeEachStore('console: overview page', (store) => {
     )
   }
 
-  async function axeViolations(page: Page, lang: string): Promise<string[]> {
-    await page.addScriptTag({ content: axeSource })
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<any> } })
-        .axe
-      const result = await axe.run(document, { resultTypes: ['violations'] })
-      return (result.violations as any[]).map((violation) => ({
-        id: violation.id as string,
-        impact: violation.impact as string,
-      }))
-    })
-    process.stdout.write(
-      `axe console ${store().name} ${lang} overview: ${violations.map((v) => `${v.id}(${v.impact})`).join(' ') || 'clean'}\n`,
-    )
-    return violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${lang}: ${violation.id}`)
-  }
+  const axeViolations = (page: Page, lang: string) =>
+    seriousAxeViolations(page, `console ${store().name} ${lang} overview`)
 })

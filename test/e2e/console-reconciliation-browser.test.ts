@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { reconcileDay } from '../../src/app/reconciliation/run.ts'
 import { startPawapaySimulator } from '../../src/simulators/pawapay/pawapay-simulator.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import type { TestApp } from '../support/app.ts'
-import { chromiumMissing, launchChromium } from '../support/browser.ts'
+import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
 import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { nextTotpCode } from '../support/dashboard.ts'
 import { type LiveApp, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 
-const axeSource = readFileSync('node_modules/axe-core/axe.min.js', 'utf8')
 const connection = 'moov-money-bj'
 const today = () => new Date().toISOString().slice(0, 10)
 
@@ -81,24 +79,7 @@ describeEachStore('console reconciliation in a real browser', (store) => {
 
   const axeFailures: string[] = []
   async function axeCheck(page: Page, name: string, lang: string) {
-    await page.addScriptTag({ content: axeSource })
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<any> } })
-        .axe
-      const result = await axe.run(document, { resultTypes: ['violations'] })
-      return (result.violations as any[]).map((violation) => ({
-        id: violation.id as string,
-        impact: violation.impact as string,
-        targets: (violation.nodes as any[]).slice(0, 3).map((node) => node.target.join(' ')),
-      }))
-    })
-    const ids = violations.map((violation) => `${violation.id}(${violation.impact})`).join(' ')
-    process.stdout.write(
-      `axe reconciliation ${store().name} ${lang} ${name} (${new URL(page.url()).pathname}): ${ids || 'clean'}\n`,
-    )
-    for (const violation of violations)
-      if (violation.impact === 'serious' || violation.impact === 'critical')
-        axeFailures.push(`${lang} ${name}: ${violation.id} at ${violation.targets.join(', ')}`)
+    axeFailures.push(...(await seriousAxeViolations(page, `reconciliation ${store().name} ${lang} ${name}`)))
   }
 
   test('every reconciliation page passes axe-core in English and in French', {

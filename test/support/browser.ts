@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs'
-import { type Browser, chromium } from 'playwright-core'
+import { existsSync, readFileSync } from 'node:fs'
+import { type Browser, chromium, type Page } from 'playwright-core'
 
 /** Debian's Chromium, installed by .ci/run; playwright-core never downloads a browser of its own. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -28,4 +28,28 @@ export function launchChromium(): Promise<Browser> {
       '--disable-dev-shm-usage',
     ],
   })
+}
+
+const axeSource = readFileSync('node_modules/axe-core/axe.min.js', 'utf8')
+
+/**
+ * axe-core on the page as it is now: one line printed (`axe <label> (<path>): <violations or
+ * clean>`), and the serious and critical violations returned, each as `<label>: <rule> at <nodes>`.
+ */
+export async function seriousAxeViolations(page: Page, label: string): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource })
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<any> } }).axe
+    const result = await axe.run(document, { resultTypes: ['violations'] })
+    return (result.violations as any[]).map((violation) => ({
+      id: violation.id as string,
+      impact: violation.impact as string,
+      targets: (violation.nodes as any[]).slice(0, 3).map((node) => node.target.join(' ')),
+    }))
+  })
+  const ids = violations.map((violation) => `${violation.id}(${violation.impact})`).join(' ')
+  process.stdout.write(`axe ${label} (${new URL(page.url()).pathname}): ${ids || 'clean'}\n`)
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${label}: ${violation.id} at ${violation.targets.join(', ')}`)
 }
