@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { rollUpOperatorHours, rollUpUnlessRecent } from '../../src/app/console/operator-hours-roll-up.ts'
 import { readOperatorOverview } from '../../src/app/console/operator-overview.ts'
 import {
   dayUs,
@@ -155,5 +156,18 @@ describeEachStore('console: operator overview', (store) => {
     const mtn = overview.connections.find((row) => row.channel === 'mtn-momo' && row.country === 'CI')!
     assert.equal(mtn.last30Days.operations, 5)
     assert.equal(mtn.last24Hours.operations, 3)
+  })
+
+  test("the instances share each minute's roll-up: one that comes within the minute counts nothing again", async () => {
+    await rollUpOperatorHours(app.context)
+    const counted = await app.context.store.operatorHours.marks()
+    assert.ok(counted)
+    clock.advance(30_000)
+    assert.equal(await rollUpUnlessRecent(app.context, 55_000), false, 'another instance rolled up 30 s ago')
+    assert.deepEqual(await app.context.store.operatorHours.marks(), counted)
+    clock.advance(30_000)
+    assert.equal(await rollUpUnlessRecent(app.context, 55_000), true)
+    const rolledAtUs = (await app.context.store.operatorHours.marks())?.rolledAtUs ?? 0
+    assert.ok(rolledAtUs >= counted.rolledAtUs + 60_000_000, 'counted again a minute later')
   })
 })

@@ -74,14 +74,26 @@ function add<T extends HourFigures>(hour: T, count: HourCount): T {
 }
 
 /**
- * Runs the roll-up once a minute on this instance, so the overview reads counted hours (it runs
- * the roll-up itself only when the last run is over two minutes old). A per-instance timer rather
- * than scheduled work: a run is idempotent and costs the last hour or two of operations, so
- * instances running it side by side write the same rows and only repeat a small read.
+ * Runs the roll-up unless some instance ran it less than `freshMs` ago (its marks say when): the
+ * instances of a deployment share the minute's run rather than each counting the same hours. Two
+ * that start at the same moment both run it, which is harmless: a run is idempotent.
+ */
+export async function rollUpUnlessRecent(context: AppContext, freshMs: number): Promise<boolean> {
+  const marks = await context.store.operatorHours.marks()
+  if (marks && context.clock.nowUs() - marks.rolledAtUs < freshMs * 1000) return false
+  await rollUpOperatorHours(context)
+  return true
+}
+
+/**
+ * Runs the roll-up about once a minute across the deployment, so the overview reads counted hours
+ * (it runs the roll-up itself only when the last run is over two minutes old). A per-instance
+ * timer that skips a minute another instance has just counted, rather than scheduled work: a run
+ * is idempotent, and the marks it leaves are the only coordination it needs.
  */
 export function watchOperatorHours(context: AppContext, everyMs = 60_000): { stop(): void } {
   const run = () => {
-    rollUpOperatorHours(context).catch((error: unknown) =>
+    rollUpUnlessRecent(context, everyMs - 5000).catch((error: unknown) =>
       context.logger.warn({ err: error }, 'the operator hours roll-up failed; the next minute tries again'),
     )
   }
