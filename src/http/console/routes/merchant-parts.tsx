@@ -160,8 +160,24 @@ export function MerchantBalances({ page, file }: Props) {
   )
 }
 
+export type HelpStep = 'reset-totp' | 'invite-again'
+
+/** The confirmation step of helping one person: a page of its own, reached from the members' tables. */
+export const helpPath = (merchantId: string, step: HelpStep, email: string) =>
+  `/console/merchants/${encodeURIComponent(merchantId)}/members/${step}?email=${encodeURIComponent(email)}`
+
+/** Its members and the invitations nobody accepted; support's links to reset TOTP and invite again. */
 export function MerchantMembers({ page, file }: Props) {
   const words = merchantWordsOf(page.locale)
+  const helps = consoleAllows(page, 'members')
+  const link = (step: HelpStep, email: string) => (
+    <a
+      href={helpPath(file.merchant.id, step, email)}
+      aria-label={`${step === 'reset-totp' ? words.resetTotp : words.inviteAgain}: ${email}`}
+    >
+      {step === 'reset-totp' ? words.resetTotp : words.inviteAgain}
+    </a>
+  )
   const columns: Column<MerchantMemberSummary>[] = [
     { header: words.email, rowHeader: true, cell: (member) => member.email },
     { header: words.name, cell: (member) => member.name },
@@ -169,9 +185,43 @@ export function MerchantMembers({ page, file }: Props) {
     { header: words.enrolled, cell: (member) => (member.enrolled ? words.yes : words.no) },
     { header: words.created, cell: (member) => showInstant(page, member.createdAtUs) },
   ]
+  const help: Column<MerchantMemberSummary> = {
+    header: words.help,
+    cell: (member) => (
+      <>
+        {link('reset-totp', member.email)} · {link('invite-again', member.email)}
+      </>
+    ),
+  }
   return (
     <Section id="members" title={words.members}>
-      <Table page={page} columns={columns} rows={file.members} rowKey={(member) => member.id} />
+      <Table
+        page={page}
+        columns={helps ? [...columns, help] : columns}
+        rows={file.members}
+        rowKey={(member) => member.id}
+      />
+      <h3>{words.invitationsWaiting}</h3>
+      <Table
+        page={page}
+        columns={[
+          { header: words.email, rowHeader: true, cell: (row) => row.email },
+          { header: words.role, cell: (row) => row.role },
+          {
+            header: words.expires,
+            cell: (row) =>
+              row.expired
+                ? words.expired(showInstant(page, row.expiresAtUs))
+                : showInstant(page, row.expiresAtUs),
+          },
+          ...(helps
+            ? [{ header: words.help, cell: (row: { email: string }) => link('invite-again', row.email) }]
+            : []),
+        ]}
+        rows={file.invitations}
+        rowKey={(row) => row.email}
+        empty={words.invitationsNone}
+      />
     </Section>
   )
 }

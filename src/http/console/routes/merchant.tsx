@@ -33,16 +33,16 @@ import { MerchantStatusText } from './merchants.tsx'
 type Form = Record<string, string | undefined>
 type Done = keyof ReturnType<typeof merchantWordsOf>['done']
 /** What the page says after an action: what was done, or why it was refused. */
-type Outcome = { done?: Done; outcome?: MerchantActionOutcome }
+type Outcome = { done?: Done; outcome?: MerchantActionOutcome; notice?: string }
 
-function actorOf(signedIn: ConsoleSignedIn, address: string): ConsoleActor {
+export function actorOf(signedIn: ConsoleSignedIn, address: string): ConsoleActor {
   const { member } = signedIn.live
   return { kind: 'member', memberId: member.id, email: member.email, address }
 }
 
 /**
  * A merchant's page: every role reads it; risk pauses and resumes payouts, sets limits, suspends and
- * activates; finance sets its fees.
+ * activates; finance sets its fees; support helps its members (merchant-members.tsx).
  */
 export function consoleMerchantRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGuard): void {
   app.get('/console/merchants/:id', async (request, reply) => {
@@ -93,7 +93,7 @@ export function consoleMerchantRoutes(app: FastifyInstance, context: AppContext,
   action('activate', 'merchants', (actor, id) => changeMerchantStatus(context, actor, id, 'active'))
 }
 
-async function sendMerchantPage(
+export async function sendMerchantPage(
   context: AppContext,
   reply: FastifyReply,
   page: ConsolePage,
@@ -121,7 +121,10 @@ function merchantPage(page: ConsolePage, file: MerchantFile, outcome: Outcome): 
     merchant.name,
     <>
       <Notification
-        notice={result && 'done' in result && outcome.done ? words.done[outcome.done] : undefined}
+        notice={
+          outcome.notice ??
+          (result && 'done' in result && outcome.done ? words.done[outcome.done] : undefined)
+        }
         error={result && 'refused' in result ? words.refusals[result.refused] : undefined}
       />
       <SummaryList
