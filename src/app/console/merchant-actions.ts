@@ -34,6 +34,8 @@ export type MerchantActionRefusal = {
     | 'fixed_invalid'
     | 'bearer_invalid'
     | 'member_unknown'
+    | 'date_invalid'
+    | 'statement_busy'
 }
 
 export type MerchantActionOutcome = { done: true } | MerchantActionRefusal

@@ -102,6 +102,13 @@ const en = {
   expires: 'Expires',
   expired: (when: string) => `Expired (${when})`,
   backToMerchant: 'Back to the merchant’s page',
+  statement: 'Statement',
+  statementIntro:
+    'A CSV of its ledger movements, newest first, as the API and the dashboard export it: one mode, one currency or all, between two dates (UTC, both included; leave one blank for an open end).',
+  allCurrencies: 'All currencies',
+  from: 'From',
+  to: 'To',
+  downloadStatement: 'Download the statement (CSV)',
   done: {
     pause: 'Payouts are paused.',
     resume: 'Payouts are resumed.',
@@ -124,6 +131,8 @@ const en = {
       'Write a fixed fee of at least 0 in the currency’s precision; a fixed fee other than 0 needs a country.',
     bearer_invalid: 'Choose who bears the fee.',
     member_unknown: 'No member of this merchant, nor an invitation to it not accepted, has this email.',
+    date_invalid: 'Write each date as YYYY-MM-DD, or leave it blank.',
+    statement_busy: 'Too many statements of this merchant are downloading at once: try again in a second.',
   },
 }
 
@@ -232,6 +241,13 @@ const fr: MerchantWords = {
   expires: 'Expire le',
   expired: (when: string) => `Expirée (${when})`,
   backToMerchant: 'Retour à la page du marchand',
+  statement: 'Relevé',
+  statementIntro:
+    'Un CSV de ses mouvements, du plus récent au plus ancien, comme l’API et le tableau de bord l’exportent : un mode, une devise ou toutes, entre deux dates (UTC, incluses ; laissez-en une vide pour ne pas borner).',
+  allCurrencies: 'Toutes les devises',
+  from: 'Du',
+  to: 'Au',
+  downloadStatement: 'Télécharger le relevé (CSV)',
   done: {
     pause: 'Les paiements sortants sont suspendus.',
     resume: 'Les paiements sortants reprennent.',
@@ -255,6 +271,9 @@ const fr: MerchantWords = {
     bearer_invalid: 'Choisissez qui supporte les frais.',
     member_unknown:
       'Aucun membre de ce marchand, ni aucune invitation non acceptée, n’a cette adresse e-mail.',
+    date_invalid: 'Écrivez chaque date au format AAAA-MM-JJ, ou laissez-la vide.',
+    statement_busy:
+      'Trop de relevés de ce marchand sont en cours de téléchargement : réessayez dans une seconde.',
   },
 }
 

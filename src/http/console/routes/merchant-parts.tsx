@@ -160,6 +160,51 @@ export function MerchantBalances({ page, file }: Props) {
   )
 }
 
+/** Finance's statement form: a GET of the CSV, which the browser downloads. */
+export function MerchantStatement({ page, file }: Props) {
+  if (!consoleAllows(page, 'export')) return null
+  const words = merchantWordsOf(page.locale)
+  return (
+    <Section id="statement" title={words.statement}>
+      <form method="get" action={pathOf(file, 'statement.csv')} class="stack">
+        <p id="statement-intro">{words.statementIntro}</p>
+        <label>
+          {words.mode}
+          <select name="mode">
+            {modes.map((mode) => (
+              <option key={mode} value={mode}>
+                {words.modes[mode]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {words.currency}
+          <select name="currency">
+            <option value="">{words.allCurrencies}</option>
+            {Object.keys(currencies).map((currency) => (
+              <option key={currency} value={currency}>
+                {currency}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {words.from}
+          <input name="from" type="date" />
+        </label>
+        <label>
+          {words.to}
+          <input name="to" type="date" />
+        </label>
+        <button type="submit" aria-describedby="statement-intro">
+          {words.downloadStatement}
+        </button>
+      </form>
+    </Section>
+  )
+}
+
 export type HelpStep = 'reset-totp' | 'invite-again'
 
 /** The confirmation step of helping one person: a page of its own, reached from the members' tables. */

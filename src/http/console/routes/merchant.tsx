@@ -27,13 +27,14 @@ import {
   MerchantFees,
   MerchantLimits,
   MerchantMembers,
+  MerchantStatement,
 } from './merchant-parts.tsx'
 import { MerchantStatusText } from './merchants.tsx'
 
 type Form = Record<string, string | undefined>
 type Done = keyof ReturnType<typeof merchantWordsOf>['done']
 /** What the page says after an action: what was done, or why it was refused. */
-type Outcome = { done?: Done; outcome?: MerchantActionOutcome; notice?: string }
+type Outcome = { done?: Done; outcome?: MerchantActionOutcome; notice?: string; status?: number }
 
 export function actorOf(signedIn: ConsoleSignedIn, address: string): ConsoleActor {
   const { member } = signedIn.live
@@ -109,7 +110,11 @@ export async function sendMerchantPage(
     )
   const path = `/console/merchants/${encodeURIComponent(merchantId)}`
   const refused = outcome.outcome && 'refused' in outcome.outcome
-  return sendPage(reply, refused ? 422 : 200, merchantPage({ ...page, path }, file, outcome))
+  return sendPage(
+    reply,
+    outcome.status ?? (refused ? 422 : 200),
+    merchantPage({ ...page, path }, file, outcome),
+  )
 }
 
 function merchantPage(page: ConsolePage, file: MerchantFile, outcome: Outcome): string {
@@ -145,6 +150,7 @@ function merchantPage(page: ConsolePage, file: MerchantFile, outcome: Outcome): 
       <MerchantLimits page={page} file={file} />
       <MerchantFees page={page} file={file} />
       <MerchantBalances page={page} file={file} />
+      <MerchantStatement page={page} file={file} />
       {modes.map((mode) => (
         <Section key={mode} id={`latest-${mode}`} title={words.latest(words.modes[mode])}>
           <OperationsTable

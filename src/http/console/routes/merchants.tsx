@@ -27,6 +27,7 @@ import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
 import { type MerchantWords, merchantWordsOf } from '../messages/merchants.ts'
 import { consoleMerchantRoutes } from './merchant.tsx'
 import { consoleMerchantMembersRoutes } from './merchant-members.tsx'
+import { consoleMerchantStatementRoutes } from './merchant-statement.tsx'
 
 type Filter = { q: string; status: string; afterName?: string; afterId?: string }
 
@@ -80,6 +81,7 @@ export function consoleMerchantsRoutes(app: FastifyInstance, context: AppContext
   })
   consoleMerchantRoutes(app, context, guard)
   consoleMerchantMembersRoutes(app, context, guard)
+  consoleMerchantStatementRoutes(app, context, guard)
 }
 
 function merchantsPage(
