@@ -139,7 +139,7 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
     assert.deepEqual(failures, [])
   })
 
-  test('an analyst is offered no help and a forged reset or invitation is a 403 that changes nothing', async () => {
+  test('an analyst is offered no help; a forged reset or invitation (an analyst’s, or without a CSRF token) is a 403 that changes nothing', async () => {
     const merchant = await app.createMerchant('Forged Help Shop')
     const member = await signedInMember(app, { role: 'viewer', merchantId: merchant.id })
     const page = await analyst.browser.get(`/console/merchants/${merchant.id}`)
@@ -154,6 +154,10 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
       })
       assert.equal(forged.status, 403, step)
     }
+    const noToken = await support.browser.post(`/console/merchants/${merchant.id}/members/reset-totp`, {
+      email: member.email,
+    })
+    assert.equal(noToken.status, 403, 'support’s form without its CSRF token')
     assert.equal((await member.browser.get('/dashboard/sandbox')).status, 200, 'still signed in')
     const row = await app.db
       .selectFrom('members')

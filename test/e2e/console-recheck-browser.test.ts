@@ -158,6 +158,8 @@ describeEachStore('console: asking an operator for an operation’s status again
     const before = statusRequests(reference).length
     const forged = await analyst.browser.post(`/console/operations/${token}/recheck`, { csrf: analyst.csrf })
     assert.equal(forged.status, 403)
+    const noToken = await support.browser.post(`/console/operations/${token}/recheck`, {})
+    assert.equal(noToken.status, 403, 'support’s form without its CSRF token')
     assert.equal(statusRequests(reference).length, before, 'the operator was not asked')
     assert.equal(await statusOf(token), 'pending')
     assert.deepEqual(await asksOf(token), [])
