@@ -27,7 +27,7 @@ export async function exportMerchantStatement(
   actor: ConsoleActor,
   merchantId: string,
   request: StatementRequest,
-): Promise<Statement | StatementRefusal> {
+): Promise<{ statement: Statement; mode: Mode } | StatementRefusal> {
   const mode = modes.find((known) => known === request.mode) as Mode | undefined
   if (!mode) return { refused: 'mode_invalid' }
   const currency = request.currency.trim()
@@ -49,9 +49,10 @@ export async function exportMerchantStatement(
     statement.close()
     throw error
   })
-  if (currency === '') return statement
-  return {
+  if (currency === '') return { statement, mode }
+  const ofCurrency: Statement = {
     close: statement.close,
     chunks: (format) => statement.chunks((rows) => format(rows.filter((row) => row.currency === currency))),
   }
+  return { statement: ofCurrency, mode }
 }

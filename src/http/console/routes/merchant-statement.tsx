@@ -28,12 +28,12 @@ export function consoleMerchantStatementRoutes(
       sendMerchantPage(context, reply, signedIn.page, merchantId, { outcome: { refused }, status })
     if (!range) return refuse('date_invalid', 400)
     const actor = actorOf(signedIn, signedIn.live.session.address)
-    const request_ = { mode: query.mode ?? '', currency: query.currency ?? '', ...range }
+    const asked = { mode: query.mode ?? '', currency: query.currency ?? '', ...range }
     try {
-      const statement = await exportMerchantStatement(context, actor, merchantId, request_)
-      if ('refused' in statement)
-        return sendMerchantPage(context, reply, signedIn.page, merchantId, { outcome: statement })
-      return sendStatement(reply, statement, request_.mode === 'live' ? 'live' : 'sandbox')
+      const opened = await exportMerchantStatement(context, actor, merchantId, asked)
+      if ('refused' in opened)
+        return sendMerchantPage(context, reply, signedIn.page, merchantId, { outcome: opened })
+      return sendStatement(reply, opened.statement, opened.mode)
     } catch (error) {
       if (!(error instanceof ApiError && error.code === 'rate_limited')) throw error
       reply.header('retry-after', '1')
