@@ -7,7 +7,11 @@ export type PlatformRole = (typeof platformRoles)[number]
  * `recheck` is asking an operator for an operation's status again; `merchants` is suspending or
  * activating a merchant; `payouts` pausing or resuming its payouts; `team` inviting, changing
  * roles, removing members and ending their sessions; `onboard` creating a merchant and inviting
- * its first owner.
+ * its first owner; `members` helping a merchant's members who cannot sign in (resetting one's
+ * authenticator, inviting one again). The contract's table leaves `members` to no role by name;
+ * it is support's, whose work is helping merchants (and admin's, who has every right): it changes
+ * no money, limit or status, only who can sign in to the merchant's dashboard. `export` is a
+ * merchant's statement CSV, finance's.
  */
 export type PlatformPermission =
   | 'read'
@@ -21,11 +25,12 @@ export type PlatformPermission =
   | 'export'
   | 'team'
   | 'onboard'
+  | 'members'
 
 /** The contract's table of roles: each row lists what the role may do, inherited rights included. */
 const permissionsOf: Record<PlatformRole, readonly PlatformPermission[]> = {
   analyst: ['read'],
-  support: ['read', 'resend', 'recheck'],
+  support: ['read', 'resend', 'recheck', 'members'],
   risk: ['read', 'merchants', 'payouts', 'limits'],
   finance: ['read', 'fees', 'reconciliation', 'export'],
   admin: [
@@ -40,6 +45,7 @@ const permissionsOf: Record<PlatformRole, readonly PlatformPermission[]> = {
     'export',
     'team',
     'onboard',
+    'members',
   ],
 }
 

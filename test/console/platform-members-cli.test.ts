@@ -20,10 +20,12 @@ test('the platform roles are the contract table: admin has every right, analyst 
     'reconciliation',
     'export',
     'team',
+    'members',
   ] as const
   const table: Record<(typeof platformRoles)[number], readonly string[]> = {
     analyst: ['read'],
-    support: ['read', 'resend', 'recheck'],
+    // Helping a merchant's members (reset TOTP, invite again): support's, whose work it is.
+    support: ['read', 'resend', 'recheck', 'members'],
     risk: ['read', 'merchants', 'payouts', 'limits'],
     finance: ['read', 'fees', 'reconciliation', 'export'],
     admin: rights,

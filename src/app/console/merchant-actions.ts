@@ -10,6 +10,7 @@ import { auditPageOf } from '../dashboard/audit-view.ts'
 import { merchantControlsOf, pausePayouts, resumePayouts, setLimits } from '../merchant-controls.ts'
 import { setMerchantStatus } from '../merchants.ts'
 import { type MerchantMemberSummary, type MerchantSummary, merchantSummary } from './merchant-directory.ts'
+import { invitationsNotAcceptedOf, type WaitingInvitation } from './merchant-members.ts'
 
 export type { MerchantMemberSummary }
 
@@ -32,6 +33,9 @@ export type MerchantActionRefusal = {
     | 'percentage_invalid'
     | 'fixed_invalid'
     | 'bearer_invalid'
+    | 'member_unknown'
+    | 'date_invalid'
+    | 'statement_busy'
 }
 
 export type MerchantActionOutcome = { done: true } | MerchantActionRefusal
@@ -46,20 +50,23 @@ export interface MerchantFile extends MerchantSummary {
   /** Its own fee rows (the defaults, `*`, priced where it has none). */
   fees: FeeRow[]
   audit: AuditEntry[]
+  /** Its invitations nobody accepted, expired ones too, newest first. */
+  invitations: WaitingInvitation[]
 }
 
 export async function merchantFileOf(
   context: AppContext,
   merchantId: string,
 ): Promise<MerchantFile | undefined> {
-  const [summary, controls, fees, audit] = await Promise.all([
+  const [summary, controls, fees, audit, invitations] = await Promise.all([
     merchantSummary(context, merchantId),
     merchantControlsOf(context, merchantId),
     listFeeRows(context, merchantId),
     auditPageOf(context, merchantId, {}),
+    invitationsNotAcceptedOf(context, merchantId),
   ])
   if (!summary || !controls) return undefined
-  return { ...summary, ...controls, fees, audit: audit.entries }
+  return { ...summary, ...controls, fees, audit: audit.entries, invitations }
 }
 
 /** Risk pauses a merchant's payouts with a reason: in the merchant's audit and the platform's. */

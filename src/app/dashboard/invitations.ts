@@ -38,21 +38,7 @@ export async function inviteMember(
   // be, and its acceptance is refused as an unusable invitation.
   const holder = await context.store.members.findActiveMemberByEmail(email)
   if (holder && (holder.merchantId === merchantId || actor.kind === 'cli')) return refusal('member_exists')
-  const { token, tokenHash } = newBearerToken()
-  const nowUs = context.clock.nowUs()
-  const invitation: InvitationRow = {
-    id: newId('inv'),
-    merchantId,
-    email,
-    role: input.role,
-    tokenHash,
-    invitedBy: actor.kind === 'member' ? actor.memberId : actor.kind,
-    createdAtUs: nowUs,
-    expiresAtUs: nowUs + invitationLifetimeUs,
-    acceptedAtUs: null,
-    revokedAtUs: null,
-    memberId: null,
-  }
+  const { row: invitation, issued } = newInvitation(context, actor, merchantId, email, input.role)
   await context.store.transaction(async (tx) => {
     await tx.members.insertInvitation(invitation)
     await audit(
@@ -62,8 +48,34 @@ export async function inviteMember(
       tx,
     )
   })
+  return issued
+}
+
+/** A one-use invitation of 72 hours, its row to insert, and what the inviter is shown once (its URL). */
+export function newInvitation(
+  context: AppContext,
+  actor: Actor,
+  merchantId: string,
+  email: string,
+  role: Role,
+): { row: InvitationRow; issued: IssuedInvitation } {
+  const { token, tokenHash } = newBearerToken()
+  const nowUs = context.clock.nowUs()
+  const row: InvitationRow = {
+    id: newId('inv'),
+    merchantId,
+    email,
+    role,
+    tokenHash,
+    invitedBy: actor.kind === 'member' ? actor.memberId : actor.kind,
+    createdAtUs: nowUs,
+    expiresAtUs: nowUs + invitationLifetimeUs,
+    acceptedAtUs: null,
+    revokedAtUs: null,
+    memberId: null,
+  }
   const invitationUrl = `${context.config.publicBaseUrl}/dashboard/invitations/${token}`
-  return { id: invitation.id, email, role: input.role, expiresAtUs: invitation.expiresAtUs, invitationUrl }
+  return { row, issued: { id: row.id, email, role, expiresAtUs: row.expiresAtUs, invitationUrl } }
 }
 
 /** What the invitation's page shows: the invitation, and the name of the merchant it is to. */

@@ -1,9 +1,11 @@
 import { isRole, type Role } from '../../domain/roles.ts'
 import type { SessionRow } from '../../store/repositories/dashboard-sessions.ts'
 import type { InvitationRow, MemberRow } from '../../store/repositories/members.ts'
+import type { Repositories } from '../../store/store.ts'
+import { auditMerchantChange, type PlatformActor } from '../console/platform-audit.ts'
 import type { AppContext } from '../context.ts'
-import { type Actor, audit } from './audit.ts'
-import { type IssuedInvitation, inviteMember, normalEmail } from './invitations.ts'
+import { type Actor, type AuditedChange, audit } from './audit.ts'
+import { type IssuedInvitation, inviteMember, newInvitation, normalEmail } from './invitations.ts'
 import { type DashboardRefusal, refusal } from './refusals.ts'
 import { sessionIdleUs } from './sessions.ts'
 
@@ -16,6 +18,8 @@ export interface TeamChanger {
   merchantId: string
   /** Owners and the CLI: only they give or take the owner role. */
   actsAsOwner: boolean
+  /** A platform member in the console: the change is in the platform audit log too. */
+  platform?: boolean
 }
 
 export function memberChanger(member: MemberRow, address: string): TeamChanger {
@@ -28,6 +32,26 @@ export function memberChanger(member: MemberRow, address: string): TeamChanger {
 
 export function cliChanger(merchantId: string): TeamChanger {
   return { actor: { kind: 'cli' }, merchantId, actsAsOwner: true }
+}
+
+/** A platform member helping a merchant's member from the console: as the CLI may, and audited by the platform too. */
+export function platformChanger(
+  actor: Extract<PlatformActor, { kind: 'member' }>,
+  merchantId: string,
+): TeamChanger {
+  return { actor, merchantId, actsAsOwner: true, platform: true }
+}
+
+/** A team change's audit row, in the merchant's log, and in the platform's when the platform made it. */
+function auditTeam(
+  context: AppContext,
+  by: TeamChanger,
+  change: AuditedChange,
+  tx: Repositories,
+): Promise<void> {
+  if (by.platform && by.actor.kind !== 'api')
+    return auditMerchantChange(context, by.actor, change, change.action, tx)
+  return audit(context, by.actor, change, tx)
 }
 
 export interface LiveSessionView {
@@ -201,9 +225,9 @@ export async function resetAuthenticator(
     await tx.members.updateMember(target.id, { totpSealed: null, totpLastStep: 0 }, nowUs)
     await tx.members.replaceRecoveryCodes(target.id, [], nowUs)
     await tx.dashboardSessions.endSessionsOfMember(target.id, 'authenticator reset', nowUs)
-    await audit(
+    await auditTeam(
       context,
-      by.actor,
+      by,
       {
         merchantId: by.merchantId,
         action: 'authenticator.reset',
@@ -215,6 +239,48 @@ export async function resetAuthenticator(
     )
   })
   return target
+}
+
+/**
+ * A new one-use invitation of 72 hours for someone who cannot get in: an invitation not accepted
+ * (expired or not), or a member locked out (a lost password), whose account is closed (their
+ * sessions ended) for the invitation to make it again, with the same role. The email's earlier open
+ * invitations stop working; the new URL is shown once.
+ */
+export async function inviteAgain(
+  context: AppContext,
+  by: TeamChanger,
+  emailText: string,
+): Promise<IssuedInvitation | DashboardRefusal> {
+  const email = normalEmail(emailText)
+  if (!email) return refusal('email_invalid')
+  const [member, invitations] = await Promise.all([
+    teamMember(context, by.merchantId, { email }),
+    context.store.members.listInvitations(by.merchantId),
+  ])
+  const earlier = invitations.filter(
+    (row) => row.email === email && row.acceptedAtUs === null && row.revokedAtUs === null,
+  )
+  const role = member?.role ?? earlier[0]?.role
+  if (!role) return refusal('member_unknown')
+  if (role === 'owner' && !by.actsAsOwner) return refusal('not_allowed')
+  const { row, issued } = newInvitation(context, by.actor, by.merchantId, email, role)
+  const nowUs = context.clock.nowUs()
+  await context.store.transaction(async (tx) => {
+    for (const invitation of earlier) await tx.members.revokeInvitation(by.merchantId, invitation.id, nowUs)
+    if (member) {
+      await tx.members.updateMember(member.id, { removedAtUs: nowUs }, nowUs)
+      await tx.dashboardSessions.endSessionsOfMember(member.id, 'invited again', nowUs)
+    }
+    await tx.members.insertInvitation(row)
+    const before = member
+      ? { role, member: member.id, enrolled: member.totpSealed !== null }
+      : { role, invitations: earlier.map((invitation) => invitation.id) }
+    const after = { role, invitation: row.id, expiresAtUs: row.expiresAtUs }
+    const change = { merchantId: by.merchantId, action: 'member.invited_again', target: email, before, after }
+    await auditTeam(context, by, change, tx)
+  })
+  return issued
 }
 
 /** An admin or owner ends one of the merchant's sessions. */

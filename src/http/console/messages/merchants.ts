@@ -82,6 +82,33 @@ const en = {
   target: 'Target',
   before: 'Before',
   after: 'After',
+  help: 'Help',
+  resetTotp: 'Reset TOTP',
+  resetTotpTitle: (email: string) => `Reset the authenticator of ${email}`,
+  resetTotpIntro:
+    'Their authenticator and recovery codes are cleared and every session of theirs ends: at their next sign-in, after their password, they must enrol a new authenticator.',
+  resetTotpDone: (email: string) =>
+    `The authenticator of ${email} is reset: they enrol a new one at their next sign-in.`,
+  inviteAgain: 'Invite again',
+  inviteAgainTitle: (email: string) => `Invite ${email} again`,
+  inviteAgainMember:
+    'For a member locked out: their account is closed now and every session of theirs ends; a new invitation with the same role, usable once within 72 hours, makes it again.',
+  inviteAgainInvitation:
+    'Their earlier invitation stops working; a new one with the same role, usable once within 72 hours, replaces it.',
+  invitedAgainTitle: (email: string) => `${email} is invited again`,
+  invitedAgainNotice: (role: string) => `A new invitation as ${role} is made.`,
+  invitationsWaiting: 'Invitations not accepted',
+  invitationsNone: 'Every invitation was accepted.',
+  expires: 'Expires',
+  expired: (when: string) => `Expired (${when})`,
+  backToMerchant: 'Back to the merchant’s page',
+  statement: 'Statement',
+  statementIntro:
+    'A CSV of its ledger movements, newest first, as the API and the dashboard export it: one mode, one currency or all, between two dates (UTC, both included; leave one blank for an open end).',
+  allCurrencies: 'All currencies',
+  from: 'From',
+  to: 'To',
+  downloadStatement: 'Download the statement (CSV)',
   done: {
     pause: 'Payouts are paused.',
     resume: 'Payouts are resumed.',
@@ -103,6 +130,9 @@ const en = {
     fixed_invalid:
       'Write a fixed fee of at least 0 in the currency’s precision; a fixed fee other than 0 needs a country.',
     bearer_invalid: 'Choose who bears the fee.',
+    member_unknown: 'No member of this merchant, nor an invitation to it not accepted, has this email.',
+    date_invalid: 'Write each date as YYYY-MM-DD, or leave it blank.',
+    statement_busy: 'Too many statements of this merchant are downloading at once: try again in a second.',
   },
 }
 
@@ -191,6 +221,33 @@ const fr: MerchantWords = {
   target: 'Cible',
   before: 'Avant',
   after: 'Après',
+  help: 'Aide',
+  resetTotp: 'Réinitialiser le TOTP',
+  resetTotpTitle: (email: string) => `Réinitialiser l’authentificateur de ${email}`,
+  resetTotpIntro:
+    'Son authentificateur et ses codes de secours sont effacés et toutes ses sessions prennent fin : à sa prochaine connexion, après son mot de passe, il doit enregistrer un nouvel authentificateur.',
+  resetTotpDone: (email: string) =>
+    `L’authentificateur de ${email} est réinitialisé : il en enregistre un nouveau à sa prochaine connexion.`,
+  inviteAgain: 'Inviter de nouveau',
+  inviteAgainTitle: (email: string) => `Inviter de nouveau ${email}`,
+  inviteAgainMember:
+    'Pour un membre qui ne peut plus se connecter : son compte est fermé maintenant et toutes ses sessions prennent fin ; une nouvelle invitation avec le même rôle, utilisable une fois dans les 72 heures, le recrée.',
+  inviteAgainInvitation:
+    'Son invitation précédente ne fonctionne plus ; une nouvelle, avec le même rôle et utilisable une fois dans les 72 heures, la remplace.',
+  invitedAgainTitle: (email: string) => `${email} est invité de nouveau`,
+  invitedAgainNotice: (role: string) => `Une nouvelle invitation en tant que ${role} est créée.`,
+  invitationsWaiting: 'Invitations non acceptées',
+  invitationsNone: 'Toutes les invitations ont été acceptées.',
+  expires: 'Expire le',
+  expired: (when: string) => `Expirée (${when})`,
+  backToMerchant: 'Retour à la page du marchand',
+  statement: 'Relevé',
+  statementIntro:
+    'Un CSV de ses mouvements, du plus récent au plus ancien, comme l’API et le tableau de bord l’exportent : un mode, une devise ou toutes, entre deux dates (UTC, incluses ; laissez-en une vide pour ne pas borner).',
+  allCurrencies: 'Toutes les devises',
+  from: 'Du',
+  to: 'Au',
+  downloadStatement: 'Télécharger le relevé (CSV)',
   done: {
     pause: 'Les paiements sortants sont suspendus.',
     resume: 'Les paiements sortants reprennent.',
@@ -212,6 +269,11 @@ const fr: MerchantWords = {
     fixed_invalid:
       'Écrivez des frais fixes d’au moins 0 dans la précision de la devise ; des frais fixes non nuls demandent un pays.',
     bearer_invalid: 'Choisissez qui supporte les frais.',
+    member_unknown:
+      'Aucun membre de ce marchand, ni aucune invitation non acceptée, n’a cette adresse e-mail.',
+    date_invalid: 'Écrivez chaque date au format AAAA-MM-JJ, ou laissez-la vide.',
+    statement_busy:
+      'Trop de relevés de ce marchand sont en cours de téléchargement : réessayez dans une seconde.',
   },
 }
 

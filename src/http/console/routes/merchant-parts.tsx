@@ -160,8 +160,69 @@ export function MerchantBalances({ page, file }: Props) {
   )
 }
 
+/** Finance's statement form: a GET of the CSV, which the browser downloads. */
+export function MerchantStatement({ page, file }: Props) {
+  if (!consoleAllows(page, 'export')) return null
+  const words = merchantWordsOf(page.locale)
+  return (
+    <Section id="statement" title={words.statement}>
+      <form method="get" action={pathOf(file, 'statement.csv')} class="stack">
+        <p id="statement-intro">{words.statementIntro}</p>
+        <label>
+          {words.mode}
+          <select name="mode">
+            {modes.map((mode) => (
+              <option key={mode} value={mode}>
+                {words.modes[mode]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {words.currency}
+          <select name="currency">
+            <option value="">{words.allCurrencies}</option>
+            {Object.keys(currencies).map((currency) => (
+              <option key={currency} value={currency}>
+                {currency}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {words.from}
+          <input name="from" type="date" />
+        </label>
+        <label>
+          {words.to}
+          <input name="to" type="date" />
+        </label>
+        <button type="submit" aria-describedby="statement-intro">
+          {words.downloadStatement}
+        </button>
+      </form>
+    </Section>
+  )
+}
+
+export type HelpStep = 'reset-totp' | 'invite-again'
+
+/** The confirmation step of helping one person: a page of its own, reached from the members' tables. */
+export const helpPath = (merchantId: string, step: HelpStep, email: string) =>
+  `/console/merchants/${encodeURIComponent(merchantId)}/members/${step}?email=${encodeURIComponent(email)}`
+
+/** Its members and the invitations nobody accepted; support's links to reset TOTP and invite again. */
 export function MerchantMembers({ page, file }: Props) {
   const words = merchantWordsOf(page.locale)
+  const helps = consoleAllows(page, 'members')
+  const link = (step: HelpStep, email: string) => (
+    <a
+      href={helpPath(file.merchant.id, step, email)}
+      aria-label={`${step === 'reset-totp' ? words.resetTotp : words.inviteAgain}: ${email}`}
+    >
+      {step === 'reset-totp' ? words.resetTotp : words.inviteAgain}
+    </a>
+  )
   const columns: Column<MerchantMemberSummary>[] = [
     { header: words.email, rowHeader: true, cell: (member) => member.email },
     { header: words.name, cell: (member) => member.name },
@@ -169,9 +230,43 @@ export function MerchantMembers({ page, file }: Props) {
     { header: words.enrolled, cell: (member) => (member.enrolled ? words.yes : words.no) },
     { header: words.created, cell: (member) => showInstant(page, member.createdAtUs) },
   ]
+  const help: Column<MerchantMemberSummary> = {
+    header: words.help,
+    cell: (member) => (
+      <>
+        {link('reset-totp', member.email)} · {link('invite-again', member.email)}
+      </>
+    ),
+  }
   return (
     <Section id="members" title={words.members}>
-      <Table page={page} columns={columns} rows={file.members} rowKey={(member) => member.id} />
+      <Table
+        page={page}
+        columns={helps ? [...columns, help] : columns}
+        rows={file.members}
+        rowKey={(member) => member.id}
+      />
+      <h3>{words.invitationsWaiting}</h3>
+      <Table
+        page={page}
+        columns={[
+          { header: words.email, rowHeader: true, cell: (row) => row.email },
+          { header: words.role, cell: (row) => row.role },
+          {
+            header: words.expires,
+            cell: (row) =>
+              row.expired
+                ? words.expired(showInstant(page, row.expiresAtUs))
+                : showInstant(page, row.expiresAtUs),
+          },
+          ...(helps
+            ? [{ header: words.help, cell: (row: { email: string }) => link('invite-again', row.email) }]
+            : []),
+        ]}
+        rows={file.invitations}
+        rowKey={(row) => row.email}
+        empty={words.invitationsNone}
+      />
     </Section>
   )
 }

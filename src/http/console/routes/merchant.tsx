@@ -27,22 +27,23 @@ import {
   MerchantFees,
   MerchantLimits,
   MerchantMembers,
+  MerchantStatement,
 } from './merchant-parts.tsx'
 import { MerchantStatusText } from './merchants.tsx'
 
 type Form = Record<string, string | undefined>
 type Done = keyof ReturnType<typeof merchantWordsOf>['done']
 /** What the page says after an action: what was done, or why it was refused. */
-type Outcome = { done?: Done; outcome?: MerchantActionOutcome }
+type Outcome = { done?: Done; outcome?: MerchantActionOutcome; notice?: string; status?: number }
 
-function actorOf(signedIn: ConsoleSignedIn, address: string): ConsoleActor {
+export function actorOf(signedIn: ConsoleSignedIn, address: string): ConsoleActor {
   const { member } = signedIn.live
   return { kind: 'member', memberId: member.id, email: member.email, address }
 }
 
 /**
  * A merchant's page: every role reads it; risk pauses and resumes payouts, sets limits, suspends and
- * activates; finance sets its fees.
+ * activates; finance sets its fees; support helps its members (merchant-members.tsx).
  */
 export function consoleMerchantRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGuard): void {
   app.get('/console/merchants/:id', async (request, reply) => {
@@ -93,7 +94,7 @@ export function consoleMerchantRoutes(app: FastifyInstance, context: AppContext,
   action('activate', 'merchants', (actor, id) => changeMerchantStatus(context, actor, id, 'active'))
 }
 
-async function sendMerchantPage(
+export async function sendMerchantPage(
   context: AppContext,
   reply: FastifyReply,
   page: ConsolePage,
@@ -109,7 +110,11 @@ async function sendMerchantPage(
     )
   const path = `/console/merchants/${encodeURIComponent(merchantId)}`
   const refused = outcome.outcome && 'refused' in outcome.outcome
-  return sendPage(reply, refused ? 422 : 200, merchantPage({ ...page, path }, file, outcome))
+  return sendPage(
+    reply,
+    outcome.status ?? (refused ? 422 : 200),
+    merchantPage({ ...page, path }, file, outcome),
+  )
 }
 
 function merchantPage(page: ConsolePage, file: MerchantFile, outcome: Outcome): string {
@@ -121,7 +126,10 @@ function merchantPage(page: ConsolePage, file: MerchantFile, outcome: Outcome): 
     merchant.name,
     <>
       <Notification
-        notice={result && 'done' in result && outcome.done ? words.done[outcome.done] : undefined}
+        notice={
+          outcome.notice ??
+          (result && 'done' in result && outcome.done ? words.done[outcome.done] : undefined)
+        }
         error={result && 'refused' in result ? words.refusals[result.refused] : undefined}
       />
       <SummaryList
@@ -142,6 +150,7 @@ function merchantPage(page: ConsolePage, file: MerchantFile, outcome: Outcome): 
       <MerchantLimits page={page} file={file} />
       <MerchantFees page={page} file={file} />
       <MerchantBalances page={page} file={file} />
+      <MerchantStatement page={page} file={file} />
       {modes.map((mode) => (
         <Section key={mode} id={`latest-${mode}`} title={words.latest(words.modes[mode])}>
           <OperationsTable

@@ -26,6 +26,8 @@ import type { ConsoleGuard } from '../guard.ts'
 import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
 import { type MerchantWords, merchantWordsOf } from '../messages/merchants.ts'
 import { consoleMerchantRoutes } from './merchant.tsx'
+import { consoleMerchantMembersRoutes } from './merchant-members.tsx'
+import { consoleMerchantStatementRoutes } from './merchant-statement.tsx'
 
 type Filter = { q: string; status: string; afterName?: string; afterId?: string }
 
@@ -78,6 +80,8 @@ export function consoleMerchantsRoutes(app: FastifyInstance, context: AppContext
     return sendPage(reply, 200, createdPage(signedIn.page, created))
   })
   consoleMerchantRoutes(app, context, guard)
+  consoleMerchantMembersRoutes(app, context, guard)
+  consoleMerchantStatementRoutes(app, context, guard)
 }
 
 function merchantsPage(

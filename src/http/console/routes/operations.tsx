@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import {
   type ConsoleOperationView,
   consoleOperationView,
+  type RecheckOutcome,
+  recheckFromConsole,
   resendFromConsole,
 } from '../../../app/console/operation-file.ts'
 import { type PlatformOperationPage, searchAllOperations } from '../../../app/console/operation-search.ts'
@@ -14,8 +16,8 @@ import { sendPage } from '../../dashboard/respond.ts'
 import { OperationSections } from '../../dashboard/routes/operation-page.tsx'
 import { operationQuery } from '../../dashboard/routes/operations.tsx'
 import { type ListParameters, OperationSearchForm } from '../../dashboard/routes/operations-page.tsx'
-import { Notification, Pagination, Section } from '../../pages/kit/index.ts'
-import type { ConsoleGuard } from '../guard.ts'
+import { ConfirmForm, Notification, Pagination, Section } from '../../pages/kit/index.ts'
+import type { ConsoleGuard, ConsoleSignedIn } from '../guard.ts'
 import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
 import { operationWordsOf } from '../messages/operations.ts'
 
@@ -23,7 +25,12 @@ type Parameters = ListParameters & { merchant?: string; mode?: string }
 
 const operationHref = (operation: { token: string }) => `/console/operations/${operation.token}`
 
-/** Operations of every merchant: one search, the filters, a page at a time; an operation's page read-only but for support's resend. */
+function actorOf(signedIn: ConsoleSignedIn) {
+  const { member, session } = signedIn.live
+  return { kind: 'member', memberId: member.id, email: member.email, address: session.address } as const
+}
+
+/** Operations of every merchant: one search, the filters, a page at a time; an operation's page read-only but for support's resend and its ask of the operator. */
 export function consoleOperationsRoutes(
   app: FastifyInstance,
   context: AppContext,
@@ -51,14 +58,7 @@ export function consoleOperationsRoutes(
     const signedIn = await guard.member(request, reply, 'resend')
     if (!signedIn) return reply
     const { token, eventId } = request.params as { token: string; eventId: string }
-    const { member, session } = signedIn.live
-    const actor = {
-      kind: 'member',
-      memberId: member.id,
-      email: member.email,
-      address: session.address,
-    } as const
-    await resendFromConsole(context, actor, token, eventId)
+    await resendFromConsole(context, actorOf(signedIn), token, eventId)
     return sendOperationPage(
       context,
       reply,
@@ -67,6 +67,41 @@ export function consoleOperationsRoutes(
       operationWordsOf(signedIn.page.locale).resent,
     )
   })
+  app.post('/console/operations/:token/recheck', async (request, reply) => {
+    const signedIn = await guard.member(request, reply, 'recheck')
+    if (!signedIn) return reply
+    const { token } = request.params as { token: string }
+    const outcome = await recheckFromConsole(context, actorOf(signedIn), token)
+    return sendOperationPage(context, reply, signedIn.page, token, recheckNotice(signedIn.page, outcome))
+  })
+}
+
+/** What the page says after support asked the operator again, or why nothing was asked. */
+function recheckNotice(page: ConsolePage, outcome: RecheckOutcome): string {
+  const words = operationWordsOf(page.locale)
+  if (!outcome.asked) return words.nothingToAsk[outcome.why]
+  return words.rechecked(page.t.statuses[outcome.before], page.t.statuses[outcome.after])
+}
+
+/** Support's "ask again", or, where there is no operator to ask, the reason in its place. */
+function RecheckStep({ page, view }: { page: ConsolePage; view: ConsoleOperationView }) {
+  if (!consoleAllows(page, 'recheck')) return null
+  const words = operationWordsOf(page.locale)
+  return (
+    <Section id="operator" title={words.recheckTitle}>
+      {view.nothingToAsk ? (
+        <p>{words.nothingToAsk[view.nothingToAsk]}</p>
+      ) : (
+        <ConfirmForm
+          page={page}
+          action={`/console/operations/${view.operation.token}/recheck`}
+          id="recheck-intro"
+          intro={words.recheckIntro}
+          button={words.recheck}
+        />
+      )}
+    </Section>
+  )
 }
 
 async function sendOperationPage(
@@ -103,6 +138,7 @@ function operationPage(page: ConsolePage, view: ConsoleOperationView, notice: st
         <a href={`/console/merchants/${encodeURIComponent(operation.merchantId)}`}>{view.merchantName}</a> (
         {words.modes[operation.mode]})
       </p>
+      <RecheckStep page={page} view={view} />
       <OperationSections page={page} view={view} hrefOf={operationHref} resendAction={resendAction} />
     </>,
   )

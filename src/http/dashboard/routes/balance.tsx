@@ -49,20 +49,15 @@ async function statementAnswer(
   mode: Mode,
 ): Promise<FastifyReply> {
   const { from, to } = request.query as { from?: string; to?: string }
-  const fromUs = instantFromInput(from)
-  const toUs = instantFromInput(to)
   const { t } = signedIn.page
   const principal = principalOf(signedIn, mode)
-  const wrong = (from && fromUs === undefined) || (to && toUs === undefined)
   const refuse = async (status: number, text: string) => {
     const view = await balancePageOf(context, principal, 1)
     return sendPage(reply, status, balancePage(signedIn.page, view, text))
   }
-  if (wrong) return refuse(400, t.balancePage.dateInvalid)
+  const range = statementRange(from, to)
+  if (!range) return refuse(400, t.balancePage.dateInvalid)
   try {
-    // A day given as the end is included whole: the range ends at the next midnight (UTC).
-    const dayUs = 86_400_000_000
-    const range = { fromUs, toUs: toUs !== undefined && !to?.includes('T') ? toUs + dayUs : toUs }
     const statement = await exportStatement(context, memberActor(request, signedIn), principal, range)
     return sendStatement(reply, statement, mode)
   } catch (error) {
@@ -74,8 +69,24 @@ async function statementAnswer(
   }
 }
 
+/**
+ * The statement form's range: a date or a date and time (UTC) at each end, either left out for an
+ * open end; a day given as the end is included whole (the range ends at the next midnight).
+ * Undefined when either is not a date.
+ */
+export function statementRange(
+  from: string | undefined,
+  to: string | undefined,
+): { fromUs: number | undefined; toUs: number | undefined } | undefined {
+  const fromUs = instantFromInput(from)
+  const toUs = instantFromInput(to)
+  if ((from && fromUs === undefined) || (to && toUs === undefined)) return undefined
+  const dayUs = 86_400_000_000
+  return { fromUs, toUs: toUs !== undefined && !to?.includes('T') ? toUs + dayUs : toUs }
+}
+
 /** Streamed a batch at a time, as the API streams it; the statement's slot is given back when the response ends. */
-function sendStatement(reply: FastifyReply, statement: Statement, mode: Mode): FastifyReply {
+export function sendStatement(reply: FastifyReply, statement: Statement, mode: Mode): FastifyReply {
   reply.raw.once('close', statement.close)
   async function* text() {
     yield csvLine(statementColumns)
