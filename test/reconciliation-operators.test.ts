@@ -387,6 +387,29 @@ describeEachStore('reconciliation through the Wave, MTN MoMo and Orange Money si
       )
       assert.equal(unknown.code, 1)
       assert.match(unknown.stderr, /No live connection has id nope/)
+      // A file that cannot be read, and a day that is none, are named plainly: no stack trace.
+      const nowhere = join(folder, 'nope.csv')
+      const unread = await runSikaIn(
+        undefined,
+        ['reconcile', 'import', '--connection', 'mtn-momo-ci', '--file', nowhere],
+        settings,
+      )
+      assert.equal(unread.code, 1)
+      assert.equal(unread.stderr, `sika: cannot read ${nowhere}: no such file\n`)
+      const folderGiven = await runSikaIn(
+        undefined,
+        ['reconcile', 'import', '--connection', 'mtn-momo-ci', '--file', folder],
+        settings,
+      )
+      assert.equal(folderGiven.stderr, `sika: cannot read ${folder}: it is a folder, not a file\n`)
+      const noDay = await runSikaIn(
+        undefined,
+        ['reconcile', '--connection', 'mtn-momo-ci', '--date', '2026-13-01'],
+        settings,
+      )
+      assert.equal(noDay.code, 2)
+      assert.match(noDay.stderr, /--date 2026-13-01 is not a day written YYYY-MM-DD/)
+      assert.doesNotMatch(noDay.stderr + unread.stderr, /\bat .*\.ts:\d+/)
     } finally {
       rmSync(folder, { recursive: true, force: true })
     }

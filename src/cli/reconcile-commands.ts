@@ -67,7 +67,8 @@ export function parseReconcile(action: string | undefined, rest: string[]): Reco
       ...(values.columns ? { columns: values.columns } : {}),
     }
   }
-  if (!values.date || !isDay(values.date)) throw new UsageError('needs --date YYYY-MM-DD')
+  if (!values.date) throw new UsageError('needs --date YYYY-MM-DD')
+  if (!isDay(values.date)) throw new UsageError(`--date ${values.date} is not a day written YYYY-MM-DD`)
   return { action: 'run', connection: values.connection, date: values.date, json }
 }
 
@@ -116,7 +117,7 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
       return
     }
     case 'import': {
-      const imported = await importExport(context, args.connection, readFileSync(args.file), args.columns)
+      const imported = await importExport(context, args.connection, readExport(args.file), args.columns)
       if (args.json) print(JSON.stringify(imported))
       else {
         for (const problem of imported.problems) print(problem)
@@ -143,6 +144,24 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
             : `${args.breakId} is ${decided.state}`,
       )
     }
+  }
+}
+
+const readProblems: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+}
+
+/** The export's bytes, or a CommandError naming the file and why it cannot be read. */
+function readExport(path: string): Uint8Array {
+  try {
+    return readFileSync(path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? ''
+    const cause = readProblems[code] ?? (error instanceof Error ? error.message : String(error))
+    throw new CommandError(`cannot read ${path}: ${cause}`)
   }
 }
 
