@@ -23,6 +23,7 @@ import { type RunReport, reconcileDay } from '../reconciliation/run.ts'
 import { confirmCodeOf, type SecretHolder } from '../sign-in/secrets.ts'
 import { platformAccounts } from './platform-accounts.ts'
 import { type PlatformActor, recordPlatformChange } from './platform-audit.ts'
+import { takesExports } from './reconciliation-import.ts'
 
 /**
  * The console's reconciliation (CONTRACT.md, Reconciliation and Platform console): the runs per
@@ -43,8 +44,11 @@ export interface RunRow extends ReconciliationRun {
 }
 
 export interface RunsView {
-  /** The live connections, each with the currency of its first country (its runs' matched value). */
-  connections: { id: string; currency: string }[]
+  /**
+   * The live connections, each with the currency of its first country (its runs' matched value),
+   * and whether it takes portal exports (its operator publishes no statement API).
+   */
+  connections: { id: string; currency: string; takesExports: boolean }[]
   runs: RunRow[]
 }
 
@@ -63,6 +67,7 @@ export async function reconciliationRuns(context: AppContext, connectionId?: str
   const connections = context.providers.liveConnections().map((each) => ({
     id: each.id,
     currency: countries[each.countries[0] as Country] ?? 'XOF',
+    takesExports: takesExports(context, each.id),
   }))
   return { connections, runs: rows }
 }
