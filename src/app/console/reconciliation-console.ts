@@ -1,7 +1,8 @@
-import { type Country, countries } from '../../domain/money.ts'
+import { type Country, countries, isCurrency } from '../../domain/money.ts'
 import type { Operation } from '../../domain/operation.ts'
 import { type BreakKind, breakKinds } from '../../domain/reconciliation.ts'
 import { isDay } from '../../domain/reconciliation-days.ts'
+import { reviewAmountIn } from '../../domain/review-amount.ts'
 import { ApiError } from '../../errors.ts'
 import type {
   BreakFilter,
@@ -131,6 +132,8 @@ export interface BreakView {
   history: BreakHistoryEntry[]
   pending?: PendingApproval
   needsSecondApprover: boolean
+  /** RECONCILIATION_REVIEW_AMOUNT in the break's currency (its minor units), at the review's fixed rates. */
+  reviewAmountMinor: number
 }
 
 export async function breakView(context: AppContext, breakId: string): Promise<BreakView | undefined> {
@@ -147,6 +150,9 @@ export async function breakView(context: AppContext, breakId: string): Promise<B
     history,
     ...(found.pendingApproval ? { pending: JSON.parse(found.pendingApproval) as PendingApproval } : {}),
     needsSecondApprover: needsSecondApprover(context, found),
+    reviewAmountMinor: isCurrency(found.currency)
+      ? reviewAmountIn(found.currency, context.config.reconciliationReviewAmount)
+      : context.config.reconciliationReviewAmount,
   }
 }
 
