@@ -402,6 +402,40 @@ describeEachStore('reconciliation through the Wave, MTN MoMo and Orange Money si
         settings,
       )
       assert.equal(folderGiven.stderr, `sika: cannot read ${folder}: it is a folder, not a file\n`)
+      // A file none of whose rows can be read keeps nothing, and says what each row needs.
+      const contacts = join(folder, 'contacts.csv')
+      writeFileSync(contacts, 'Name,Phone\nAwa,0700000000\n')
+      const filesBefore = (await app.context.store.reconciliation.files('mtn-momo-ci', today(), 'import'))
+        .length
+      const unreadable = await runSikaIn(
+        undefined,
+        ['reconcile', 'import', '--connection', 'mtn-momo-ci', '--file', contacts],
+        settings,
+      )
+      assert.equal(unreadable.code, 1)
+      assert.match(
+        unreadable.stderr,
+        /^sika: No row of .*contacts\.csv could be read: each needs a reference, an amount and a date \(columns External ID, Amount, Date\)\. Nothing was imported\.\nRow 2: /,
+      )
+      assert.equal(
+        (await app.context.store.reconciliation.files('mtn-momo-ci', today(), 'import')).length,
+        filesBefore,
+      )
+      // Wave's run reads its statement API: an export for it would never be read.
+      const statementConnection = await runSikaIn(
+        undefined,
+        ['reconcile', 'import', '--connection', 'wave-sn', '--file', exported],
+        settings,
+      )
+      assert.equal(statementConnection.code, 1)
+      assert.match(statementConnection.stderr, /wave-sn reads its operator's statement API/)
+      // The CLI's import is in the platform audit log.
+      const audited = await app.db
+        .selectFrom('platform_audit_log')
+        .selectAll()
+        .where('action', '=', 'reconciliation.import')
+        .execute()
+      assert.ok(audited.some((row) => row.actor_kind === 'cli' && row.target === 'mtn-momo-ci'))
       const noDay = await runSikaIn(
         undefined,
         ['reconcile', '--connection', 'mtn-momo-ci', '--date', '2026-13-01'],

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { type ImportRefusal, importPortalExport } from '../app/console/reconciliation-import.ts'
 import type { AppContext } from '../app/context.ts'
 import { decideBreak, listBreaks } from '../app/reconciliation/breaks.ts'
-import { importExport } from '../app/reconciliation/imports.ts'
-import { breakReport, type RunReport, reconcileDay } from '../app/reconciliation/run.ts'
+import { breakReport, connectionNamed, type RunReport, reconcileDay } from '../app/reconciliation/run.ts'
 import { workerIdentity } from '../app/workers.ts'
 import { isDay } from '../domain/reconciliation-days.ts'
 import { ApiError } from '../errors.ts'
@@ -117,12 +117,21 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
       return
     }
     case 'import': {
-      const imported = await importExport(context, args.connection, readExport(args.file), args.columns)
-      if (args.json) print(JSON.stringify(imported))
+      const bytes = readExport(args.file)
+      const imported = await importPortalExport(
+        context,
+        { kind: 'cli' },
+        args.connection,
+        bytes,
+        args.columns ?? '',
+      )
+      if ('refused' in imported) throw new CommandError(importRefusalText(context, args, imported))
+      if (args.json)
+        print(JSON.stringify({ days: imported.days, lines: imported.lines, problems: imported.problems }))
       else {
         for (const problem of imported.problems) print(problem)
         print(
-          `imported ${imported.lines} lines for ${args.connection} on ${imported.days.join(', ') || 'no day'}: run sika reconcile --connection ${args.connection} --date <day> for each`,
+          `imported ${imported.lines} lines for ${args.connection} on ${imported.days.join(', ')}: run sika reconcile --connection ${args.connection} --date <day> for each`,
         )
       }
       return
@@ -144,6 +153,28 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
             : `${args.breakId} is ${decided.state}`,
       )
     }
+  }
+}
+
+/** Why an import was refused, in the CLI's words (nothing was kept). */
+function importRefusalText(
+  context: AppContext,
+  args: { connection: string; file: string },
+  refusal: ImportRefusal,
+): string {
+  switch (refusal.refused) {
+    case 'import_connection':
+      connectionNamed(context, args.connection)
+      return `${args.connection} reads its operator's statement API: a portal export is imported only for a connection whose operator publishes none (MTN MoMo, Orange Money).`
+    case 'import_empty':
+      return `${args.file} is empty: nothing was imported.`
+    case 'import_columns':
+      return refusal.message
+    case 'import_unreadable':
+      return [
+        `No row of ${args.file} could be read: each needs a reference, an amount and a date (columns ${refusal.columns.join(', ')}). Nothing was imported.`,
+        ...refusal.problems.slice(0, 5),
+      ].join('\n')
   }
 }
 

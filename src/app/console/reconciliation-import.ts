@@ -5,9 +5,9 @@ import { sha256Of } from '../reconciliation/operator-reading.ts'
 import { type PlatformActor, recordPlatformChange } from './platform-audit.ts'
 
 /**
- * A portal export uploaded in the console (CONTRACT.md, Reconciliation: "or an upload in the
- * console"): the same import as `sika reconcile import`, written to the platform audit log. A file
- * that cannot be imported changes nothing.
+ * A portal export imported by `sika reconcile import` or uploaded in the console (CONTRACT.md,
+ * Reconciliation), written to the platform audit log with who imported it. A file that cannot be
+ * imported changes nothing.
  */
 
 /** Why an upload was refused; nothing was kept. */
@@ -16,17 +16,17 @@ export type ImportRefusal =
   | { refused: 'import_connection' }
   /** No file was sent, or an empty one. */
   | { refused: 'import_empty' }
-  /** The column mapping is not field=column pairs of the import's fields. */
-  | { refused: 'import_columns' }
-  /** No row of the file gave a line: it needs these columns (reference, amount, date). */
-  | { refused: 'import_unreadable'; columns: string[] }
+  /** The column mapping is not field=column pairs of the import's fields (`message` says which, in English). */
+  | { refused: 'import_columns'; message: string }
+  /** No row of the file gave a line: it needs these columns (reference, amount, date); each row's problem. */
+  | { refused: 'import_unreadable'; columns: string[]; problems: string[] }
 
 export interface ImportOutcome {
   connection: string
   days: string[]
   lines: number
-  /** Rows that could not be read, skipped. */
-  skipped: number
+  /** Rows that could not be read, skipped, each with its problem. */
+  problems: string[]
 }
 
 /** Whether a connection takes portal exports: its operator publishes no statement API (MTN MoMo, Orange Money). */
@@ -35,7 +35,7 @@ export const takesExports = (context: AppContext, connectionId: string): boolean
   return connection !== undefined && connection.adapter.statement === undefined
 }
 
-export async function importFromConsole(
+export async function importPortalExport(
   context: AppContext,
   actor: PlatformActor,
   connectionId: string,
@@ -48,13 +48,17 @@ export async function importFromConsole(
   try {
     mapping = parseMapping(columns)
   } catch (error) {
-    if (error instanceof ApiError) return { refused: 'import_columns' }
+    if (error instanceof ApiError) return { refused: 'import_columns', message: error.message }
     throw error
   }
   const imported = await importExport(context, connectionId, bytes, columns)
   // No line, no day: nothing was kept.
   if (imported.lines === 0)
-    return { refused: 'import_unreadable', columns: [mapping.reference, mapping.amount, mapping.date] }
+    return {
+      refused: 'import_unreadable',
+      columns: [mapping.reference, mapping.amount, mapping.date],
+      problems: imported.problems,
+    }
   await recordPlatformChange(context, actor, {
     action: 'reconciliation.import',
     target: connectionId,
@@ -70,6 +74,6 @@ export async function importFromConsole(
     connection: connectionId,
     days: imported.days,
     lines: imported.lines,
-    skipped: imported.problems.length,
+    problems: imported.problems,
   }
 }

@@ -12,7 +12,7 @@ import {
   reconciliationRuns,
   runDayFromConsole,
 } from '../../../app/console/reconciliation-console.ts'
-import { importFromConsole } from '../../../app/console/reconciliation-import.ts'
+import { importPortalExport } from '../../../app/console/reconciliation-import.ts'
 import type { AppContext } from '../../../app/context.ts'
 import { isCurrency, toMajorUnits } from '../../../domain/money.ts'
 import { csvLine } from '../../csv.ts'
@@ -82,7 +82,7 @@ function importRoutes(uploads: FastifyInstance, context: AppContext, guard: Cons
     const { page } = signedIn
     const words = reconciliationWords(page.locale)
     const bytes = Buffer.from(form.file ?? '', 'latin1')
-    const outcome = await importFromConsole(
+    const outcome = await importPortalExport(
       context,
       actorOf(signedIn),
       form.connection ?? '',
@@ -97,7 +97,7 @@ function importRoutes(uploads: FastifyInstance, context: AppContext, guard: Cons
             : (words.refusals[outcome.refused] ?? outcome.refused),
       })
     const done = words.imported(outcome.lines, outcome.connection, outcome.days.join(', '))
-    const skipped = outcome.skipped > 0 ? ` ${words.importSkipped(outcome.skipped)}` : ''
+    const skipped = outcome.problems.length > 0 ? ` ${words.importSkipped(outcome.problems.length)}` : ''
     return sendRuns(reply, page, 200, { notice: `${done}${skipped}` })
   })
 }
