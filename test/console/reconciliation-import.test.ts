@@ -7,6 +7,7 @@ import { type SignedInPlatformMember, signedInPlatformMember } from '../support/
 import { csrfIn } from '../support/dashboard.ts'
 import { controlSimulator, type LiveApp, settledRecord, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
+import { boundary, multipartBody, postWithoutTheBody, uploadBytes } from '../support/uploads.ts'
 
 /**
  * CONTRACT.md, Reconciliation: a portal export is imported "by `sika reconcile import` or an
@@ -159,5 +160,39 @@ describeEachStore('console: importing a portal export', (store) => {
     )
     assert.equal(refused.status, 403)
     assert.equal(await keptFiles(), files)
+  })
+
+  test('no upload body is read before the session, the permission and the CSRF token: it is answered before it arrives', async () => {
+    const analyst = await signedInPlatformMember(app, { role: 'analyst' })
+    const page = await finance.browser.get('/console/reconciliation')
+    const csrf = csrfIn(page.text)
+    const path = '/console/reconciliation/import'
+    const cases = [
+      { what: 'without a session', options: {}, status: 303 },
+      {
+        what: 'without the permission',
+        options: { cookie: analyst.browser.cookieHeader, csrf: analyst.csrf },
+        status: 403,
+      },
+      {
+        what: 'with another session’s token',
+        options: { cookie: finance.browser.cookieHeader, csrf: analyst.csrf },
+        status: 403,
+      },
+      { what: 'with no token first', options: { cookie: finance.browser.cookieHeader }, status: 403 },
+    ]
+    for (const { what, options, status } of cases) {
+      const answer = await postWithoutTheBody(app.url, path, { ...options, sentBytes: 4096 })
+      assert.equal(answer.status, status, `${what}: answered ${answer.status}`)
+    }
+    // The member's own upload, its token first: the rest of the body is awaited.
+    const firstField = multipartBody(uploadBytes, csrf).indexOf(`--${boundary}`, 10)
+    const own = await postWithoutTheBody(
+      app.url,
+      path,
+      { cookie: finance.browser.cookieHeader, csrf, sentBytes: firstField + 200 },
+      1000,
+    )
+    assert.equal(own.status, 'no answer')
   })
 })
