@@ -57,8 +57,9 @@ export interface Config {
   /** OPERATORS_FILE: the JSON file of live operator connections, read and checked at start. */
   readonly operatorsFile: string | undefined
   /**
-   * RECONCILIATION_REVIEW_AMOUNT: a break worth more than this (in major units of its currency;
-   * 100,000 by default) is resolved or ignored only once a second finance member approves.
+   * RECONCILIATION_REVIEW_AMOUNT: a break worth more than this many XOF (100,000 by default; a
+   * break in another currency valued at the fixed rates of domain/review-amount.ts) is resolved
+   * or ignored only once a second finance member approves.
    */
   readonly reconciliationReviewAmount: number
   /** RECONCILIATION_TIMEZONE: the IANA zone whose calendar days the reconciliation's runs cover (UTC). */

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { type ImportRefusal, importPortalExport } from '../app/console/reconciliation-import.ts'
 import type { AppContext } from '../app/context.ts'
 import { decideBreak, listBreaks } from '../app/reconciliation/breaks.ts'
-import { importExport } from '../app/reconciliation/imports.ts'
-import { breakReport, type RunReport, reconcileDay } from '../app/reconciliation/run.ts'
+import { breakReport, connectionNamed, type RunReport, reconcileDay } from '../app/reconciliation/run.ts'
 import { workerIdentity } from '../app/workers.ts'
 import { isDay } from '../domain/reconciliation-days.ts'
 import { ApiError } from '../errors.ts'
@@ -67,7 +67,8 @@ export function parseReconcile(action: string | undefined, rest: string[]): Reco
       ...(values.columns ? { columns: values.columns } : {}),
     }
   }
-  if (!values.date || !isDay(values.date)) throw new UsageError('needs --date YYYY-MM-DD')
+  if (!values.date) throw new UsageError('needs --date YYYY-MM-DD')
+  if (!isDay(values.date)) throw new UsageError(`--date ${values.date} is not a day written YYYY-MM-DD`)
   return { action: 'run', connection: values.connection, date: values.date, json }
 }
 
@@ -116,12 +117,21 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
       return
     }
     case 'import': {
-      const imported = await importExport(context, args.connection, readFileSync(args.file), args.columns)
-      if (args.json) print(JSON.stringify(imported))
+      const bytes = readExport(args.file)
+      const imported = await importPortalExport(
+        context,
+        { kind: 'cli' },
+        args.connection,
+        bytes,
+        args.columns ?? '',
+      )
+      if ('refused' in imported) throw new CommandError(importRefusalText(context, args, imported))
+      if (args.json)
+        print(JSON.stringify({ days: imported.days, lines: imported.lines, problems: imported.problems }))
       else {
         for (const problem of imported.problems) print(problem)
         print(
-          `imported ${imported.lines} lines for ${args.connection} on ${imported.days.join(', ') || 'no day'}: run sika reconcile --connection ${args.connection} --date <day> for each`,
+          `imported ${imported.lines} lines for ${args.connection} on ${imported.days.join(', ')}: run sika reconcile --connection ${args.connection} --date <day> for each`,
         )
       }
       return
@@ -143,6 +153,46 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
             : `${args.breakId} is ${decided.state}`,
       )
     }
+  }
+}
+
+/** Why an import was refused, in the CLI's words (nothing was kept). */
+function importRefusalText(
+  context: AppContext,
+  args: { connection: string; file: string },
+  refusal: ImportRefusal,
+): string {
+  switch (refusal.refused) {
+    case 'import_connection':
+      connectionNamed(context, args.connection)
+      return `${args.connection} reads its operator's statement API: a portal export is imported only for a connection whose operator publishes none (MTN MoMo, Orange Money).`
+    case 'import_empty':
+      return `${args.file} is empty: nothing was imported.`
+    case 'import_columns':
+      return refusal.message
+    case 'import_unreadable':
+      return [
+        `No row of ${args.file} could be read: each needs a reference, an amount and a date (columns ${refusal.columns.join(', ')}). Nothing was imported.`,
+        ...refusal.problems.slice(0, 5),
+      ].join('\n')
+  }
+}
+
+const readProblems: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+}
+
+/** The export's bytes, or a CommandError naming the file and why it cannot be read. */
+function readExport(path: string): Uint8Array {
+  try {
+    return readFileSync(path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? ''
+    const cause = readProblems[code] ?? (error instanceof Error ? error.message : String(error))
+    throw new CommandError(`cannot read ${path}: ${cause}`)
   }
 }
 

@@ -1,5 +1,5 @@
 import { fromUnits, toUnits } from './decimal-units.ts'
-import { type Exchange, queryOf } from './http-io.ts'
+import { type Exchange, queryOf, sendText } from './http-io.ts'
 import type { BookLine, LineDirection, NewLine, WalletBook } from './wallet-book.ts'
 
 /**
@@ -19,6 +19,10 @@ import type { BookLine, LineDirection, NewLine, WalletBook } from './wallet-book
  *        duplicate       the payment's line is there twice, and so is its money
  *        silent-success  the payment succeeds at the operator and no notification is ever sent
  *        balance-drift   the balance moves by `amount` (`direction` in or out) with no line to show it
+ *   GET  /_simulator/books/export?date=YYYY-MM-DD&account=
+ *        the account's listed lines of that UTC day as the CSV a portal would export, in the
+ *        columns docs/guide/reconciliation.md documents (only a simulator whose operator has a
+ *        portal export and no statement API: MTN MoMo)
  */
 export const booksPath = 'books'
 
@@ -48,6 +52,11 @@ export interface BookKeeper<Detail> {
   ): NewLine<Detail>
   /** Another line id for the copy of a line (a duplicate keeps the payment, not the line id). */
   copyLineId(line: BookLine<Detail>): string
+  /**
+   * A listed line as a row of the operator portal's export, by column; absent when the
+   * operator's reconciliation reads a statement API instead.
+   */
+  exportRow?(account: string, line: BookLine<Detail>): Record<string, string>
   /** Succeeds the payment without its notification; false when the operator does not hold it. */
   succeedSilently(paymentId: string): boolean
   sendJson(exchange: Exchange, status: number, body: unknown): void
@@ -175,6 +184,29 @@ function seed<Detail>(keeper: BookKeeper<Detail>, body: Body): { status: number;
   return { status: 200, body: { seeded: count, balance: fromUnits(book.balanceUnits()) } }
 }
 
+const csvCell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value)
+
+/** The listed lines of one UTC day as a portal's CSV export, or the reason there is none. */
+function exportDay<Detail>(
+  keeper: BookKeeper<Detail>,
+  query: URLSearchParams,
+): { status: number; csv?: string; error?: string } {
+  const named = bookNamed(keeper, query.get('account') ?? undefined)
+  const date = query.get('date') ?? ''
+  const startMs = /^\d{4}-\d{2}-\d{2}$/.test(date) ? Date.parse(`${date}T00:00:00Z`) : Number.NaN
+  if (keeper.exportRow === undefined) return { status: 404, error: 'This operator has no portal export' }
+  if (named === undefined) return { status: 404, error: 'No such account' }
+  if (Number.isNaN(startMs)) return { status: 400, error: 'Expected ?date=YYYY-MM-DD' }
+  const rows = named.book
+    .listedBetween(startMs, startMs + 86_400_000)
+    .map(({ line }) => keeper.exportRow!(named.name, line))
+  const columns = Object.keys(rows[0] ?? {})
+  const text = [columns, ...rows.map((row) => columns.map((column) => row[column] ?? ''))]
+    .map((cells) => cells.map(csvCell).join(','))
+    .join('\r\n')
+  return { status: 200, csv: `${text}\r\n` }
+}
+
 /** Answers /_simulator/books/...; false when the path is none of them. */
 export function answerBookControl<Detail>(
   exchange: Exchange,
@@ -195,6 +227,12 @@ export function answerBookControl<Detail>(
         lines: book.listedBetween(0, Number.MAX_SAFE_INTEGER).length,
       }))
     keeper.sendJson(exchange, 200, accounts)
+    return true
+  }
+  if (action === 'export' && rest.length === 1 && method === 'GET') {
+    const exported = exportDay(keeper, queryOf(exchange.request.url))
+    if (exported.csv === undefined) keeper.sendJson(exchange, exported.status, { error: exported.error })
+    else sendText(exchange.response, 200, { 'content-type': 'text/csv; charset=utf-8' }, exported.csv)
     return true
   }
   const body = method === 'POST' ? parseBody(exchange.body) : undefined

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { connect } from 'node:net'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -8,6 +7,7 @@ import { startApp, type TestApp } from '../support/app.ts'
 import { balanceReadsFor } from '../support/balance-reads.ts'
 import { csrfIn, signedInMember } from '../support/dashboard.ts'
 import { describeEachStore } from '../support/stores.ts'
+import { boundary, multipartBody, postWithoutTheBody, uploadBytes } from '../support/uploads.ts'
 import { sleep } from '../support/wait.ts'
 
 // Issue 50, finding 4: every dashboard route read a 2 MiB multipart body before sign-in or CSRF,
@@ -16,72 +16,8 @@ import { sleep } from '../support/wait.ts'
 // may send one: signed in with the permission, from this origin, with the session's CSRF token as
 // the form's first field. Anything else is answered before its body arrives.
 
-const uploadBytes = 2 * 1024 * 1024
 const floodScript = fileURLToPath(new URL('../support/upload-flood.mjs', import.meta.url))
 const run = promisify(execFile)
-const boundary = 'sikaBoundary7MA4YWxk'
-
-/** A multipart body whose first field is `csrf` (when given), padded with a file to `bytes`. */
-function multipartBody(bytes: number, csrf?: string): Buffer {
-  const head = [
-    ...(csrf === undefined ? [] : [`--${boundary}`, 'Content-Disposition: form-data; name="csrf"', '', csrf]),
-    `--${boundary}`,
-    'Content-Disposition: form-data; name="file"; filename="batch.csv"',
-    'Content-Type: text/csv',
-    '',
-    '',
-  ].join('\r\n')
-  const tail = `\r\n--${boundary}--\r\n`
-  const filler = 'x'.repeat(Math.max(0, bytes - Buffer.byteLength(head) - Buffer.byteLength(tail)))
-  return Buffer.from(head + filler + tail)
-}
-
-/**
- * A POST whose headers announce a 2 MiB multipart body, of which only the first `sentBytes` are
- * sent: the status line the server answers with, or 'no answer' after `waitMs` (it waits for the rest).
- */
-function postWithoutTheBody(
-  url: string,
-  path: string,
-  options: { cookie?: string; origin?: string; csrf?: string; sentBytes: number },
-  waitMs = 3000,
-): Promise<{ status: number | 'no answer'; location: string | undefined; ms: number }> {
-  const { port } = new URL(url)
-  const body = multipartBody(uploadBytes, options.csrf)
-  const headers = [
-    `POST ${path} HTTP/1.1`,
-    `host: 127.0.0.1:${port}`,
-    `content-type: multipart/form-data; boundary=${boundary}`,
-    `content-length: ${body.length}`,
-    ...(options.cookie ? [`cookie: ${options.cookie}`] : []),
-    ...(options.origin ? [`origin: ${options.origin}`] : []),
-    '',
-    '',
-  ].join('\r\n')
-  const started = performance.now()
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1')
-    let answer = ''
-    const done = (status: number | 'no answer') => {
-      clearTimeout(timer)
-      socket.destroy()
-      resolve({
-        status,
-        location: /\r\nlocation: ([^\r]+)/i.exec(answer)?.[1],
-        ms: performance.now() - started,
-      })
-    }
-    const timer = setTimeout(() => done('no answer'), waitMs)
-    socket.on('error', () => {})
-    socket.on('data', (chunk) => {
-      answer += chunk.toString('latin1')
-      const status = /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]
-      if (status && answer.includes('\r\n\r\n')) done(Number(status))
-    })
-    socket.write(headers)
-    socket.write(body.subarray(0, options.sentBytes))
-  })
-}
 
 describeEachStore('dashboard: no body is read before sign-in and CSRF', (store) => {
   let app: TestApp

@@ -1,7 +1,8 @@
-import { type Country, countries } from '../../domain/money.ts'
+import { type Country, countries, isCurrency } from '../../domain/money.ts'
 import type { Operation } from '../../domain/operation.ts'
 import { type BreakKind, breakKinds } from '../../domain/reconciliation.ts'
 import { isDay } from '../../domain/reconciliation-days.ts'
+import { reviewAmountIn } from '../../domain/review-amount.ts'
 import { ApiError } from '../../errors.ts'
 import type {
   BreakFilter,
@@ -23,6 +24,7 @@ import { type RunReport, reconcileDay } from '../reconciliation/run.ts'
 import { confirmCodeOf, type SecretHolder } from '../sign-in/secrets.ts'
 import { platformAccounts } from './platform-accounts.ts'
 import { type PlatformActor, recordPlatformChange } from './platform-audit.ts'
+import { takesExports } from './reconciliation-import.ts'
 
 /**
  * The console's reconciliation (CONTRACT.md, Reconciliation and Platform console): the runs per
@@ -43,8 +45,11 @@ export interface RunRow extends ReconciliationRun {
 }
 
 export interface RunsView {
-  /** The live connections, each with the currency of its first country (its runs' matched value). */
-  connections: { id: string; currency: string }[]
+  /**
+   * The live connections, each with the currency of its first country (its runs' matched value),
+   * and whether it takes portal exports (its operator publishes no statement API).
+   */
+  connections: { id: string; currency: string; takesExports: boolean }[]
   runs: RunRow[]
 }
 
@@ -63,6 +68,7 @@ export async function reconciliationRuns(context: AppContext, connectionId?: str
   const connections = context.providers.liveConnections().map((each) => ({
     id: each.id,
     currency: countries[each.countries[0] as Country] ?? 'XOF',
+    takesExports: takesExports(context, each.id),
   }))
   return { connections, runs: rows }
 }
@@ -126,6 +132,8 @@ export interface BreakView {
   history: BreakHistoryEntry[]
   pending?: PendingApproval
   needsSecondApprover: boolean
+  /** RECONCILIATION_REVIEW_AMOUNT in the break's currency (its minor units), at the review's fixed rates. */
+  reviewAmountMinor: number
 }
 
 export async function breakView(context: AppContext, breakId: string): Promise<BreakView | undefined> {
@@ -142,6 +150,9 @@ export async function breakView(context: AppContext, breakId: string): Promise<B
     history,
     ...(found.pendingApproval ? { pending: JSON.parse(found.pendingApproval) as PendingApproval } : {}),
     needsSecondApprover: needsSecondApprover(context, found),
+    reviewAmountMinor: isCurrency(found.currency)
+      ? reviewAmountIn(found.currency, context.config.reconciliationReviewAmount)
+      : context.config.reconciliationReviewAmount,
   }
 }
 

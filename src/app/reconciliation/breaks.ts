@@ -1,4 +1,5 @@
-import { type Currency, toMajorUnits } from '../../domain/money.ts'
+import type { Currency } from '../../domain/money.ts'
+import { exceedsReviewAmount } from '../../domain/review-amount.ts'
 import { ApiError } from '../../errors.ts'
 import type { BreakFilter, BreakState, StoredBreak } from '../../store/repositories/reconciliation.ts'
 import type { AppContext } from '../context.ts'
@@ -6,7 +7,7 @@ import type { AppContext } from '../context.ts'
 /**
  * A finance member's decisions on breaks (CONTRACT.md, Reconciliation): resolve or ignore, with a
  * reason, each change kept in the break's history with who made it. A break worth more than
- * RECONCILIATION_REVIEW_AMOUNT waits, its decision stored, until a second member approves it (the
+ * RECONCILIATION_REVIEW_AMOUNT (XOF; another currency at domain/review-amount.ts's rates) waits, its decision stored, until a second member approves it (the
  * console asks that member for a fresh TOTP code before it calls `approveBreak`).
  */
 
@@ -23,13 +24,15 @@ export function listBreaks(context: AppContext, filter: BreakFilter): Promise<St
   return context.store.reconciliation.listBreaks(filter)
 }
 
-/** Whether a break's amount needs a second approver. */
+/** Whether a break's amount needs a second approver: it is worth more than the review amount in XOF. */
 export function needsSecondApprover(
   context: AppContext,
   found: Pick<StoredBreak, 'amountMinor' | 'currency'>,
 ): boolean {
-  return (
-    toMajorUnits(found.amountMinor, found.currency as Currency) > context.config.reconciliationReviewAmount
+  return exceedsReviewAmount(
+    found.amountMinor,
+    found.currency as Currency,
+    context.config.reconciliationReviewAmount,
   )
 }
 

@@ -1,6 +1,7 @@
-import type { Direction } from '../../domain/kinds.ts'
+import { tokenPattern } from '../../domain/identifiers.ts'
+import type { Direction, SideRole } from '../../domain/kinds.ts'
 import { type Currency, isCurrency, toMinorUnits } from '../../domain/money.ts'
-import type { OperatorLine, OperatorLineStatus } from '../../domain/operator-lines.ts'
+import type { OperatorLine, OperatorLineReferences, OperatorLineStatus } from '../../domain/operator-lines.ts'
 import { dayOf, dayWindow } from '../../domain/reconciliation-days.ts'
 import { ApiError } from '../../errors.ts'
 import { csvRecords } from '../../providers/csv-records.ts'
@@ -59,6 +60,19 @@ function statusOf(text: string): OperatorLineStatus {
   return 'pending'
 }
 
+const tokenReference = new RegExp(`${tokenPattern.slice(0, -1)}(\\.(main|from|to))?$`)
+
+/**
+ * What an export's reference names: the side's operator reference (MTN's X-Reference-Id), the
+ * operator's own id of it, or Sika's token itself (Orange Money's `order_id` is the token),
+ * alone or as `<token>.<role>`.
+ */
+function referencesOf(reference: string): OperatorLineReferences {
+  if (!tokenReference.test(reference)) return { operatorReference: reference, providerReference: reference }
+  const [token, role = 'main'] = reference.split('.') as [string, SideRole?]
+  return { operatorReference: reference, side: { token, role } }
+}
+
 /** The rows of an export as lines; a row that cannot be read (no reference, a bad amount) is skipped with its reason. */
 export function linesOfExport(
   text: string,
@@ -97,7 +111,7 @@ export function linesOfExport(
       account,
       lineId: cell('id') || reference,
       kind: 'payment',
-      references: { operatorReference: reference },
+      references: referencesOf(reference),
       direction,
       amountMinor: amount,
       feeMinor: 0,

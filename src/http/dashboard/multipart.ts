@@ -8,9 +8,15 @@ export function boundaryOf(contentType: string): string | undefined {
 
 /**
  * The text fields and files of a multipart/form-data body (RFC 7578), as the dashboard's own
- * forms send them: a file is read as UTF-8 text. Undefined when the body is not one.
+ * forms send them: a file is read as UTF-8 text, or, named in `bytesFields`, kept byte for byte
+ * (each byte one latin1 character: `Buffer.from(value, 'latin1')` gives the bytes back).
+ * Undefined when the body is not one.
  */
-export function readMultipart(body: Buffer, contentType: string): Record<string, string> | undefined {
+export function readMultipart(
+  body: Buffer,
+  contentType: string,
+  bytesFields: readonly string[] = [],
+): Record<string, string> | undefined {
   const boundary = boundaryOf(contentType)
   if (!boundary) return undefined
   // latin1 keeps every byte as one character, so the offsets found are the bytes' own.
@@ -20,7 +26,7 @@ export function readMultipart(body: Buffer, contentType: string): Record<string,
   if (chunks.length < 3 || !chunks[chunks.length - 1]?.startsWith('--')) return undefined
   const fields: Record<string, string> = {}
   for (const chunk of chunks.slice(1, -1)) {
-    const field = fieldOf(chunk)
+    const field = fieldOf(chunk, bytesFields)
     if (!field) return undefined
     fields[field.name] = field.value
   }
@@ -28,14 +34,20 @@ export function readMultipart(body: Buffer, contentType: string): Record<string,
 }
 
 /** One part between two delimiters: its name and its content, or undefined when it is not a form field. */
-function fieldOf(chunk: string): { name: string; value: string } | undefined {
+function fieldOf(
+  chunk: string,
+  bytesFields: readonly string[] = [],
+): { name: string; value: string } | undefined {
   const part = chunk.startsWith('\r\n') ? chunk.slice(2) : chunk
   const headerEnd = part.indexOf('\r\n\r\n')
   if (headerEnd < 0) return undefined
   const name = /;\s*name="([^"]*)"/i.exec(part.slice(0, headerEnd))?.[1]
   if (name === undefined) return undefined
   const content = part.slice(headerEnd + 4, part.endsWith('\r\n') ? -2 : undefined)
-  return { name, value: Buffer.from(content, 'latin1').toString('utf8') }
+  return {
+    name,
+    value: bytesFields.includes(name) ? content : Buffer.from(content, 'latin1').toString('utf8'),
+  }
 }
 
 /** What readFirstField read: the first field, when its part was whole within the bound, and a stream of the whole body. */

@@ -58,7 +58,7 @@ export interface AreaGuard<
     request: FastifyRequest,
     reply: FastifyReply,
     permission: P,
-    mode: Mode,
+    mode?: Mode,
   ): Promise<SignedInOf<R, L> | undefined>
   /** A session part way through signing in (the code step, the enrolment). */
   partial(request: FastifyRequest, stage: 'second-factor' | 'enrolment'): Promise<L | undefined>

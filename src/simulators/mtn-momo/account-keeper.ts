@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { BookKeeper } from '../book-control.ts'
+import { fromUnits } from '../decimal-units.ts'
 import type { Exchange } from '../http-io.ts'
-import type { AccountLine } from './accounts.ts'
+import { type AccountLine, accountCurrency } from './accounts.ts'
 import { sendJson } from './http-io.ts'
 import { forceStatus } from './settlement.ts'
 import type { SimulatorState } from './state.ts'
@@ -23,6 +24,16 @@ export function accountKeeper(state: SimulatorState): BookKeeper<AccountLine> {
     strangerLine: (account, amountUnits, _direction, atMs) => line(account, amountUnits, atMs),
     seededLine: (account, index, atMs) => line(account, BigInt(100 + (index % 900)) * 10_000n, atMs),
     copyLineId: (copied) => `${copied.lineId}-2`,
+    // The partner portal's export, in the columns the guide documents (MTN publishes no format).
+    exportRow: (_account, exported) => ({
+      'Transaction ID': exported.lineId,
+      'External ID': exported.paymentId ?? '',
+      Amount: fromUnits(exported.amountUnits),
+      Date: new Date(exported.atMs).toISOString(),
+      Status: 'SUCCESSFUL',
+      Type: exported.detail?.resource ?? (exported.direction === 'in' ? 'requesttopay' : 'transfer'),
+      Currency: accountCurrency(state.config),
+    }),
     succeedSilently: (referenceId) => {
       const transaction = state.ledger.withReference(referenceId)[0]
       if (transaction === undefined) return false

@@ -110,7 +110,27 @@ const en = {
     approval_waiting: 'A decision already waits for a second finance member.',
     run_input: 'Choose a connection and a day written YYYY-MM-DD.',
     same_member: 'You asked for this decision: another finance member approves it.',
+    import_connection:
+      'Choose a connection whose operator publishes no statement API (MTN MoMo, Orange Money).',
+    import_empty: 'Choose the export file: none was sent, or it is empty. Nothing was imported.',
+    import_columns:
+      'The column mapping is field=column pairs separated by commas, for reference, amount, date, status, direction, currency and id. Nothing was imported.',
   } as Record<string, string>,
+  importTitle: 'Import a portal export',
+  importIntro:
+    'MTN MoMo and Orange Money publish no statement API: upload the day’s CSV exported from the operator’s portal, as `sika reconcile import` does. Each run of a day it covers then matches its lines.',
+  importFile: 'Export file (CSV)',
+  importColumns: 'Column mapping (optional)',
+  importColumnsHint: (defaults: string) =>
+    `field=column pairs separated by commas, for the columns your export names otherwise. Without it: ${defaults}.`,
+  importSubmit: 'Import',
+  noImportConnection:
+    'No connection takes a portal export: each operator connected gives its statement through its API.',
+  imported: (lines: number, connection: string, days: string) =>
+    `${lines} line(s) imported for ${connection} on ${days}: run each day below to match them.`,
+  importSkipped: (rows: number) => `${rows} row(s) could not be read and were skipped.`,
+  importUnreadable: (columns: string) =>
+    `No row of this file could be read: each needs a reference, an amount and a date (columns ${columns}). Nothing was imported; check the file, or name its columns in the mapping.`,
   notFound: 'No break has this id.',
   openBreaks: 'Open breaks by connection and kind',
   noOpenBreaks: 'No open break.',
@@ -223,7 +243,28 @@ const fr: ReconciliationWords = {
     approval_waiting: 'Une décision attend déjà un second membre des finances.',
     run_input: 'Choisissez une connexion et un jour écrit AAAA-MM-JJ.',
     same_member: 'Vous avez demandé cette décision : un autre membre des finances l’approuve.',
+    import_connection:
+      'Choisissez une connexion dont l’opérateur ne publie aucune API de relevé (MTN MoMo, Orange Money).',
+    import_empty:
+      'Choisissez le fichier d’export : aucun n’a été envoyé, ou il est vide. Rien n’a été importé.',
+    import_columns:
+      'La correspondance des colonnes s’écrit champ=colonne, séparés par des virgules, pour reference, amount, date, status, direction, currency et id. Rien n’a été importé.',
   },
+  importTitle: 'Importer un export du portail',
+  importIntro:
+    'MTN MoMo et Orange Money ne publient aucune API de relevé : envoyez le CSV du jour exporté du portail de l’opérateur, comme le fait `sika reconcile import`. Chaque exécution d’un jour qu’il couvre rapproche alors ses lignes.',
+  importFile: 'Fichier d’export (CSV)',
+  importColumns: 'Correspondance des colonnes (facultative)',
+  importColumnsHint: (defaults: string) =>
+    `Des paires champ=colonne séparées par des virgules, pour les colonnes que votre export nomme autrement. Sans elle : ${defaults}.`,
+  importSubmit: 'Importer',
+  noImportConnection:
+    'Aucune connexion ne prend d’export de portail : chaque opérateur connecté donne son relevé par son API.',
+  imported: (lines: number, connection: string, days: string) =>
+    `${lines} ligne(s) importée(s) pour ${connection} le ${days} : lancez chaque jour ci-dessous pour les rapprocher.`,
+  importSkipped: (rows: number) => `${rows} ligne(s) illisible(s) ont été ignorée(s).`,
+  importUnreadable: (columns: string) =>
+    `Aucune ligne de ce fichier n’a pu être lue : chacune a besoin d’une référence, d’un montant et d’une date (colonnes ${columns}). Rien n’a été importé ; vérifiez le fichier, ou nommez ses colonnes dans la correspondance.`,
   notFound: 'Aucun écart n’a cet identifiant.',
   openBreaks: 'Écarts ouverts par connexion et par type',
   noOpenBreaks: 'Aucun écart ouvert.',

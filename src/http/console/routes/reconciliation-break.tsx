@@ -197,7 +197,7 @@ function DecisionForm({
 }) {
   const { found } = view
   const intro = view.needsSecondApprover
-    ? `${words.decideIntro} ${words.reviewIntro(formatMoney(found.amountMinor, found.currency, page.locale))}`
+    ? `${words.decideIntro} ${words.reviewIntro(formatMoney(view.reviewAmountMinor, found.currency, page.locale))}`
     : words.decideIntro
   return (
     <Section id="decide" title={words.decide}>

@@ -6,10 +6,12 @@ import {
   type RunRow,
   type RunsView,
 } from '../../../app/console/reconciliation-console.ts'
+import { defaultMapping, importFields } from '../../../app/reconciliation/imports.ts'
 import { breakKinds } from '../../../domain/reconciliation.ts'
 import type { StoredBreak } from '../../../store/repositories/reconciliation.ts'
 import {
   ConfirmForm,
+  CsrfInput,
   formatInstant,
   formatMoney,
   Notification,
@@ -22,6 +24,7 @@ import { type ReconciliationWords, reconciliationWords } from '../messages/recon
 
 export const reconciliationPath = '/console/reconciliation'
 export const breaksPath = `${reconciliationPath}/breaks`
+export const importPath = `${reconciliationPath}/import`
 
 export const breakPath = (id: string) => `${breaksPath}/${encodeURIComponent(id)}`
 export const breaksCsvPath = (connectionId: string, day: string) =>
@@ -46,6 +49,7 @@ export function runsPage(
         <RunsTable page={page} view={view} words={words} />
       </Section>
       {consoleAllows(page, 'reconciliation') && <RunForm page={page} view={view} words={words} />}
+      {consoleAllows(page, 'reconciliation') && <ImportForm page={page} view={view} words={words} />}
     </>,
   )
 }
@@ -136,6 +140,58 @@ function RunForm({ page, view, words }: { page: ConsolePage; view: RunsView; wor
           <input type="date" name="day" value={today} required />
         </label>
       </ConfirmForm>
+    </Section>
+  )
+}
+
+/** The upload of a portal export, for the connections that take one (CONTRACT.md: "or an upload in the console"). */
+function ImportForm({
+  page,
+  view,
+  words,
+}: {
+  page: ConsolePage
+  view: RunsView
+  words: ReconciliationWords
+}) {
+  const connections = view.connections.filter((each) => each.takesExports)
+  const defaults = importFields.map((field) => `${field}=${defaultMapping[field]}`).join(', ')
+  return (
+    <Section id="import" title={words.importTitle}>
+      {connections.length === 0 ? (
+        <p>{words.noImportConnection}</p>
+      ) : (
+        <form method="post" action={importPath} enctype="multipart/form-data" class="stack card">
+          <CsrfInput page={page} />
+          <p id="import-intro">{words.importIntro}</p>
+          <label>
+            {words.connection}
+            <select name="connection" required>
+              {connections.map((each) => (
+                <option key={each.id} value={each.id}>
+                  {each.id}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {words.importFile}
+            <input name="file" type="file" accept=".csv,text/csv" required />
+          </label>
+          <label>
+            {words.importColumns}
+            <input name="columns" type="text" maxLength={500} aria-describedby="import-columns-hint" />
+          </label>
+          <p id="import-columns-hint" class="muted">
+            {words.importColumnsHint(defaults)}
+          </p>
+          <p>
+            <button type="submit" aria-describedby="import-intro">
+              {words.importSubmit}
+            </button>
+          </p>
+        </form>
+      )}
     </Section>
   )
 }

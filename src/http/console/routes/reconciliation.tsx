@@ -12,16 +12,25 @@ import {
   reconciliationRuns,
   runDayFromConsole,
 } from '../../../app/console/reconciliation-console.ts'
+import { importPortalExport } from '../../../app/console/reconciliation-import.ts'
 import type { AppContext } from '../../../app/context.ts'
 import { isCurrency, toMajorUnits } from '../../../domain/money.ts'
 import { csvLine } from '../../csv.ts'
 import { refusalText } from '../../dashboard/refusal-text.tsx'
 import { sendPage } from '../../dashboard/respond.ts'
+import { acceptUploads, uploadGate } from '../../dashboard/uploads.ts'
 import type { ConsoleGuard, ConsoleSignedIn } from '../guard.ts'
 import type { ConsolePage } from '../layout.tsx'
 import { reconciliationWords } from '../messages/reconciliation.ts'
 import { breakPage } from './reconciliation-break.tsx'
-import { breakPath, breaksPath, queuePage, reconciliationPath, runsPage } from './reconciliation-runs.tsx'
+import {
+  breakPath,
+  breaksPath,
+  importPath,
+  queuePage,
+  reconciliationPath,
+  runsPage,
+} from './reconciliation-runs.tsx'
 
 type Form = Record<string, string | undefined>
 type Outcome = { notice?: string; error?: string }
@@ -38,22 +47,73 @@ function refusalWords(page: ConsolePage, refused: ReconciliationRefusal): string
   return refusalText(page, refused as Parameters<typeof refusalText>[1])
 }
 
+type SendRuns = (
+  reply: FastifyReply,
+  page: ConsolePage,
+  status: number,
+  outcome?: Outcome,
+) => Promise<FastifyReply>
+
+/** Answers the runs page, with what was done or why not. */
+const runsSender =
+  (context: AppContext): SendRuns =>
+  async (reply, page, status, outcome = {}) =>
+    sendPage(
+      reply,
+      status,
+      runsPage({ ...page, path: reconciliationPath }, await reconciliationRuns(context), outcome),
+    )
+
+/** The largest portal export the console takes: a busy day of an MTN MoMo account. */
+const importLimitBytes = 32 * 1024 * 1024
+
+/**
+ * The upload of a portal export: the console's only multipart body, in a scope of its own whose
+ * body is read only once the session, its permission and its CSRF token have been checked
+ * (dashboard/uploads.ts). The file is kept byte for byte, as `sika reconcile import` keeps it.
+ */
+function importRoutes(uploads: FastifyInstance, context: AppContext, guard: ConsoleGuard): void {
+  acceptUploads(uploads, { limitBytes: importLimitBytes, bytesFields: ['file'] })
+  const sendRuns = runsSender(context)
+  uploads.post(importPath, { preParsing: uploadGate(guard, 'reconciliation') }, async (request, reply) => {
+    const signedIn = await guard.member(request, reply, 'reconciliation')
+    if (!signedIn) return reply
+    const form = (request.body ?? {}) as Form
+    const { page } = signedIn
+    const words = reconciliationWords(page.locale)
+    const bytes = Buffer.from(form.file ?? '', 'latin1')
+    const outcome = await importPortalExport(
+      context,
+      actorOf(signedIn),
+      form.connection ?? '',
+      bytes,
+      form.columns ?? '',
+    )
+    if ('refused' in outcome)
+      return sendRuns(reply, page, 422, {
+        error:
+          outcome.refused === 'import_unreadable'
+            ? words.importUnreadable(outcome.columns.join(', '))
+            : (words.refusals[outcome.refused] ?? outcome.refused),
+      })
+    const done = words.imported(outcome.lines, outcome.connection, outcome.days.join(', '))
+    const skipped = outcome.problems.length > 0 ? ` ${words.importSkipped(outcome.problems.length)}` : ''
+    return sendRuns(reply, page, 200, { notice: `${done}${skipped}` })
+  })
+}
+
 /**
  * The console's reconciliation (CONTRACT.md, Reconciliation): every member reads the runs, the
- * break queue and a break; a finance member (or an admin) runs a day by hand, resolves or ignores
- * a break, and approves another member's decision above the review amount.
+ * break queue and a break; a finance member (or an admin) runs a day by hand, imports a portal
+ * export, resolves or ignores a break, and approves another member's decision above the review
+ * amount.
  */
 export function consoleReconciliationRoutes(
   app: FastifyInstance,
   context: AppContext,
   guard: ConsoleGuard,
 ): void {
-  const sendRuns = async (reply: FastifyReply, page: ConsolePage, status: number, outcome: Outcome = {}) =>
-    sendPage(
-      reply,
-      status,
-      runsPage({ ...page, path: reconciliationPath }, await reconciliationRuns(context), outcome),
-    )
+  const sendRuns = runsSender(context)
 
   app.get(reconciliationPath, async (request, reply) => {
     const signedIn = await guard.member(request, reply, 'read')
@@ -140,6 +200,7 @@ export function consoleReconciliationRoutes(
   })
 
   breakRoutes(app, context, guard)
+  app.register(async (uploads) => importRoutes(uploads, context, guard))
 }
 
 function breakRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGuard): void {

@@ -70,7 +70,7 @@ function uploadRoutes(uploads: FastifyInstance, context: AppContext, guard: Guar
   acceptUploads(uploads)
   for (const mode of modes) {
     const base = `/dashboard/${mode}/payout-batches`
-    const preParsing = uploadGate(guard, mode)
+    const preParsing = uploadGate(guard, 'batches', mode)
     uploads.post(`${base}/preview`, { preParsing }, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'batches', mode)
       if (!signedIn) return reply
