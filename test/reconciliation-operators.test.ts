@@ -380,6 +380,37 @@ describeEachStore('reconciliation through the Wave, MTN MoMo and Orange Money si
       )
       assert.equal(listed.code, 0, listed.stderr)
       assert.ok(JSON.parse(listed.stdout).some((each: any) => each.id === stranger.id))
+      // A decision made by the CLI is the platform's change, audited as the console's are.
+      const ignored = await runSikaIn(
+        undefined,
+        ['reconcile', 'ignore', stranger.id, '--reason', 'a test line of the portal', '--by', 'ops-on-call'],
+        settings,
+      )
+      assert.equal(ignored.code, 0, ignored.stderr)
+      assert.equal(ignored.stdout, `${stranger.id} is ignored\n`)
+      const again = await runSikaIn(
+        undefined,
+        ['reconcile', 'resolve', stranger.id, '--reason', 'twice'],
+        settings,
+      )
+      assert.equal(again.code, 1)
+      assert.equal(again.stderr, `sika: Break ${stranger.id} is no longer open: see sika reconcile breaks.\n`)
+      const nothing = await runSikaIn(
+        undefined,
+        ['reconcile', 'resolve', 'rbk_nope', '--reason', 'x'],
+        settings,
+      )
+      assert.equal(nothing.stderr, 'sika: No break has id rbk_nope.\n')
+      const byCli = await app.db
+        .selectFrom('platform_audit_log')
+        .select(['action', 'actor_kind', 'actor_label', 'target'])
+        .where('actor_kind', '=', 'cli')
+        .where('action', 'in', ['reconciliation.run', 'reconciliation.break_ignored'])
+        .execute()
+      assert.deepEqual(byCli.map((row) => [row.action, row.actor_label, row.target]).sort(), [
+        ['reconciliation.break_ignored', 'ops-on-call', stranger.id],
+        ['reconciliation.run', 'cli', `mtn-momo-ci ${today()}`],
+      ])
       const unknown = await runSikaIn(
         undefined,
         ['reconcile', '--connection', 'nope', '--date', today()],

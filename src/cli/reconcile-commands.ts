@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { decideBreakByHand, runDayByHand } from '../app/console/reconciliation-console.ts'
 import { type ImportRefusal, importPortalExport } from '../app/console/reconciliation-import.ts'
 import type { AppContext } from '../app/context.ts'
-import { decideBreak, listBreaks } from '../app/reconciliation/breaks.ts'
-import { breakReport, connectionNamed, type RunReport, reconcileDay } from '../app/reconciliation/run.ts'
-import { workerIdentity } from '../app/workers.ts'
+import { listBreaks } from '../app/reconciliation/breaks.ts'
+import { breakReport, connectionNamed, type RunReport } from '../app/reconciliation/run.ts'
 import { isDay } from '../domain/reconciliation-days.ts'
 import { ApiError } from '../errors.ts'
 import type { BreakState } from '../store/repositories/reconciliation.ts'
@@ -88,7 +88,9 @@ export async function reconcileCommand(
 async function perform(context: AppContext, args: ReconcileArgs, print: Print): Promise<void> {
   switch (args.action) {
     case 'run': {
-      const report = await reconcileDay(context, args.connection, args.date, workerIdentity())
+      const report = await runDayByHand(context, { kind: 'cli' }, args.connection, args.date)
+      // The day was checked before the store opened: a refusal can only be the connection.
+      if ('refused' in report) throw new CommandError(connectionNamed(context, args.connection).id)
       print(args.json ? JSON.stringify(report) : runText(report))
       if (report.status === 'failed') throw new CommandError(report.reason ?? 'the run failed')
       return
@@ -138,13 +140,11 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
     }
     case 'resolve':
     case 'ignore': {
-      const decided = await decideBreak(
-        context,
-        args.breakId,
-        args.action === 'resolve' ? 'resolved' : 'ignored',
-        args.reason,
-        args.by,
-      )
+      const decision = args.action === 'resolve' ? 'resolved' : 'ignored'
+      const by = { kind: 'cli' as const, label: args.by }
+      const decided = await decideBreakByHand(context, by, args.breakId, decision, args.reason)
+      if (decided === undefined) throw new CommandError(`No break has id ${args.breakId}.`)
+      if ('refused' in decided) throw new CommandError(decisionRefusalText(args.breakId, decided.refused))
       print(
         args.json
           ? JSON.stringify(decided)
@@ -154,6 +154,14 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
       )
     }
   }
+}
+
+/** Why a break could not be resolved or ignored, in the CLI's words (nothing changed). */
+function decisionRefusalText(breakId: string, refused: string): string {
+  if (refused === 'approval_waiting')
+    return `Break ${breakId} already waits for a second finance member's approval of a decision.`
+  if (refused === 'reason_missing') return 'A reason is required to resolve or ignore a break: --reason TEXT.'
+  return `Break ${breakId} is no longer open: see sika reconcile breaks.`
 }
 
 /** Why an import was refused, in the CLI's words (nothing was kept). */

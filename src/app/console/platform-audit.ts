@@ -4,10 +4,13 @@ import type { Repositories } from '../../store/store.ts'
 import type { AppContext } from '../context.ts'
 import { type AuditedChange, audit } from '../dashboard/audit.ts'
 
-/** Who changed something of the platform's own: a platform member in the console, or the CLI. */
+/**
+ * Who changed something of the platform's own: a platform member in the console, or the CLI (with
+ * the name its operator gave, as `sika reconcile resolve --by` takes one).
+ */
 export type PlatformActor =
   | { kind: 'member'; memberId: string; email: string; address: string }
-  | { kind: 'cli' }
+  | { kind: 'cli'; label?: string }
 
 export interface PlatformChange {
   /** E.g. 'platform_member.invited', 'platform_member.role_changed'. */
@@ -31,7 +34,7 @@ export function recordPlatformChange(
     id: `pau_${randomBytes(12).toString('base64url')}`,
     actorKind: actor.kind,
     actorId: actor.kind === 'member' ? actor.memberId : null,
-    actorLabel: actor.kind === 'member' ? actor.email : 'cli',
+    actorLabel: actor.kind === 'member' ? actor.email : (actor.label ?? 'cli'),
     action: change.action,
     target: change.target,
     before: change.before === undefined ? null : JSON.stringify(change.before),

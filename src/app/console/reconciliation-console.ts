@@ -22,6 +22,7 @@ import {
 } from '../reconciliation/breaks.ts'
 import { type RunReport, reconcileDay } from '../reconciliation/run.ts'
 import { confirmCodeOf, type SecretHolder } from '../sign-in/secrets.ts'
+import { workerIdentity } from '../workers.ts'
 import { platformAccounts } from './platform-accounts.ts'
 import { type PlatformActor, recordPlatformChange } from './platform-audit.ts'
 import { takesExports } from './reconciliation-import.ts'
@@ -169,17 +170,17 @@ export type ReconciliationRefusal =
         | 'same_member'
     }
 
-const memberLabel = (actor: PlatformActor) => (actor.kind === 'member' ? actor.email : 'cli')
+const memberLabel = (actor: PlatformActor) => (actor.kind === 'member' ? actor.email : (actor.label ?? 'cli'))
 
-/** A finance member runs a connection's day by hand, through the CLI's use case. */
-export async function runDayFromConsole(
+/** A finance member (in the console) or the CLI runs a connection's day by hand, audited as either. */
+export async function runDayByHand(
   context: AppContext,
   actor: PlatformActor,
   connectionId: string,
   day: string,
 ): Promise<RunReport | ReconciliationRefusal> {
   if (!isDay(day) || !context.providers.liveConnection(connectionId)) return { refused: 'run_input' }
-  const owner = `console:${actor.kind === 'member' ? actor.memberId : 'cli'}`
+  const owner = actor.kind === 'member' ? `console:${actor.memberId}` : workerIdentity()
   const report = await reconcileDay(context, connectionId, day, owner)
   await recordPlatformChange(context, actor, {
     action: 'reconciliation.run',
@@ -195,10 +196,10 @@ export async function runDayFromConsole(
 }
 
 /**
- * A finance member resolves or ignores an open break with a reason: at once, or above the review
- * amount as a decision that waits for a second member.
+ * A finance member (in the console) or the CLI resolves or ignores an open break with a reason: at
+ * once, or above the review amount as a decision that waits for a second member. Audited as either.
  */
-export async function decideFromConsole(
+export async function decideBreakByHand(
   context: AppContext,
   actor: PlatformActor,
   breakId: string,

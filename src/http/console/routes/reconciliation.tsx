@@ -6,11 +6,11 @@ import {
   breaksOfRun,
   breaksPerPage,
   breakView,
-  decideFromConsole,
+  decideBreakByHand,
   queueFilterOf,
   type ReconciliationRefusal,
   reconciliationRuns,
-  runDayFromConsole,
+  runDayByHand,
 } from '../../../app/console/reconciliation-console.ts'
 import { importPortalExport } from '../../../app/console/reconciliation-import.ts'
 import type { AppContext } from '../../../app/context.ts'
@@ -127,7 +127,7 @@ export function consoleReconciliationRoutes(
     const form = request.body as Form
     const { page } = signedIn
     const words = reconciliationWords(page.locale)
-    const report = await runDayFromConsole(context, actorOf(signedIn), form.connection ?? '', form.day ?? '')
+    const report = await runDayByHand(context, actorOf(signedIn), form.connection ?? '', form.day ?? '')
     if ('refused' in report) return sendRuns(reply, page, 422, { error: refusalWords(page, report) })
     const status = words.runStatuses[report.status] ?? report.status
     const notice = words.ran(report.connection, report.date, status, report.breaks.length)
@@ -237,7 +237,7 @@ function breakRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGu
     const { page } = signedIn
     const words = reconciliationWords(page.locale)
     const decision = form.decision === 'ignored' ? 'ignored' : 'resolved'
-    const outcome = await decideFromConsole(context, actorOf(signedIn), id, decision, form.reason ?? '')
+    const outcome = await decideBreakByHand(context, actorOf(signedIn), id, decision, form.reason ?? '')
     if (outcome === undefined) return sendBreak(reply, page, id, 404)
     if ('refused' in outcome) return sendBreak(reply, page, id, 422, { error: refusalWords(page, outcome) })
     const notice = outcome.pendingApproval
