@@ -8,10 +8,10 @@ export type PlatformRole = (typeof platformRoles)[number]
  * activating a merchant; `payouts` pausing or resuming its payouts; `team` inviting, changing
  * roles, removing members and ending their sessions; `onboard` creating a merchant and inviting
  * its first owner; `members` helping a merchant's members who cannot sign in (resetting one's
- * authenticator, inviting one again). The contract's table leaves `members` to no role by name;
- * it is support's, whose work is helping merchants (and admin's, who has every right): it changes
- * no money, limit or status, only who can sign in to the merchant's dashboard. `export` is a
- * merchant's statement CSV, finance's.
+ * authenticator, inviting one again). The contract's table names `members` for no role; it is
+ * admin's alone, as the platform team's own members are: inviting a member again closes their
+ * account and hands a new one to whoever opens the URL, so it is the right of the role that
+ * already invites and removes people. `export` is a merchant's statement CSV, finance's.
  */
 export type PlatformPermission =
   | 'read'
@@ -30,7 +30,7 @@ export type PlatformPermission =
 /** The contract's table of roles: each row lists what the role may do, inherited rights included. */
 const permissionsOf: Record<PlatformRole, readonly PlatformPermission[]> = {
   analyst: ['read'],
-  support: ['read', 'resend', 'recheck', 'members'],
+  support: ['read', 'resend', 'recheck'],
   risk: ['read', 'merchants', 'payouts', 'limits'],
   finance: ['read', 'fees', 'reconciliation', 'export'],
   admin: [

@@ -24,8 +24,9 @@ test('the platform roles are the contract table: admin has every right, analyst 
   ] as const
   const table: Record<(typeof platformRoles)[number], readonly string[]> = {
     analyst: ['read'],
-    // Helping a merchant's members (reset TOTP, invite again): support's, whose work it is.
-    support: ['read', 'resend', 'recheck', 'members'],
+    // Helping a merchant's members (reset TOTP, invite again) is admin's alone: a new invitation
+    // hands the member's account to whoever opens it.
+    support: ['read', 'resend', 'recheck'],
     risk: ['read', 'merchants', 'payouts', 'limits'],
     finance: ['read', 'fees', 'reconciliation', 'export'],
     admin: rights,

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { isRefusal } from '../../src/app/dashboard/refusals.ts'
+import { cliChanger, inviteAgain } from '../../src/app/dashboard/team.ts'
 import { startApp, type TestApp } from '../support/app.ts'
 import { csrfIn, nextTotpCode, type SignedInMember, signedInMember, totpCode } from '../support/dashboard.ts'
 import { initiate } from '../support/operations.ts'
@@ -153,6 +155,26 @@ describeEachStore('dashboard: payout batch upload and preview', (store) => {
       .execute()
     return rows.map((row) => [row.action, row.actor_label])
   }
+
+  test('its creator invited again under the same email is still its creator, and cannot approve it', async () => {
+    const creator = await signedInMember(app, { role: 'finance' })
+    const { path } = await submitted(creator, 'returning')
+    const closed = await inviteAgain(app.context, cliChanger(creator.merchantId), creator.email)
+    assert.ok(!isRefusal(closed), 'the account is closed for a new invitation')
+    const returning = await signedInMember(app, {
+      role: 'finance',
+      merchantId: creator.merchantId,
+      email: creator.email,
+    })
+    const page = await returning.browser.get(path)
+    const forced = await returning.browser.post(`${path}/approve`, {
+      csrf: csrfIn(page.text, `${path}/reject`),
+      code: await nextTotpCode(returning.totpSecret),
+    })
+    assert.equal(forced.status, 422)
+    assert.match(forced.text, /You created this batch: another member/)
+    assert.match(forced.text, /Awaiting approval/)
+  })
 
   test('a dashboard upload waits; its creator cannot approve it; a second member approves it with a code', async () => {
     const creator = await signedInMember(app, { role: 'finance' })

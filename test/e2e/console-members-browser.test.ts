@@ -12,15 +12,17 @@ import { describeEachStore } from '../support/stores.ts'
 
 /**
  * CONTRACT.md, Platform console (a merchant's page, its members: reset TOTP, invite again), in
- * Chromium: support resets a member's authenticator through the confirmation page, and the member's
- * next sign-in to the dashboard asks for a new one; support invites again an invitation nobody
- * accepted, and the new URL works once while the old one no longer does. Both are in the merchant's
- * audit and the platform's; an analyst's forged form is a 403 that changes nothing. Every page is
- * axe-core clean in English and French.
+ * Chromium: an admin resets a member's authenticator through the confirmation page, and the
+ * member's next sign-in to the dashboard asks for a new one; an admin invites again an invitation
+ * nobody accepted, and the new URL works once while the old one no longer does. Both are in the
+ * merchant's audit and the platform's; an analyst's or support's forged form is a 403 that changes
+ * nothing; the merchant's only owner is never invited again. Every page is axe-core clean in
+ * English and French.
  */
 describeEachStore('console: helping a merchant’s members in a real browser', (store) => {
   let app: TestApp
   let browser: Browser
+  let admin: SignedInPlatformMember
   let support: SignedInPlatformMember
   let analyst: SignedInPlatformMember
   const contexts: BrowserContext[] = []
@@ -30,6 +32,7 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
     app = await startApp(store(), {
       environment: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
     })
+    admin = await signedInPlatformMember(app, { role: 'admin' })
     support = await signedInPlatformMember(app, { role: 'support' })
     analyst = await signedInPlatformMember(app, { role: 'analyst' })
     if (!chromiumMissing) browser = await launchChromium()
@@ -69,7 +72,7 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
       .where('target', '=', target)
       .execute()
 
-  test('support resets a member’s TOTP and invites again an invitation not accepted, in both languages', {
+  test('an admin resets a member’s TOTP and invites again an invitation not accepted, in both languages', {
     skip: chromiumMissing,
     timeout: 240_000,
   }, async () => {
@@ -86,7 +89,7 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
       })
       if (isRefusal(first)) throw new Error(first.refused)
 
-      const page = await openAs(support, lang)
+      const page = await openAs(admin, lang)
       await page.goto(`${app.url}/console/merchants/${merchant.id}`)
       await axe(page, 'merchant, members and invitations', lang)
       await Promise.all([
@@ -102,7 +105,7 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
       assert.equal(signIn.status, 303, signIn.text)
       assert.match(signIn.location ?? '', /^\/dashboard\/enrol/, 'asked to enrol a new authenticator')
       const [reset] = await platformRows('merchant.authenticator.reset', `${merchant.id} ${member.email}`)
-      assert.equal(reset?.actor_label, support.email)
+      assert.equal(reset?.actor_label, admin.email)
       assert.deepEqual(JSON.parse(reset?.before_json ?? ''), { enrolled: true })
       assert.deepEqual(JSON.parse(reset?.after_json ?? ''), { enrolled: false })
 
@@ -133,13 +136,13 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
       assert.equal(await accept(), 303, 'the new URL works')
       assert.equal(await accept(), 404, 'once')
       const [again] = await platformRows('merchant.member.invited_again', `${merchant.id} ${late}`)
-      assert.equal(again?.actor_label, support.email)
+      assert.equal(again?.actor_label, admin.email)
       assert.equal(JSON.parse(again?.after_json ?? '').role, 'viewer')
     }
     assert.deepEqual(failures, [])
   })
 
-  test('an analyst is offered no help; a forged reset or invitation (an analyst’s, or without a CSRF token) is a 403 that changes nothing', async () => {
+  test('an analyst or support is offered no help; a forged reset or invitation (theirs, or without a CSRF token) is a 403 that changes nothing', async () => {
     const merchant = await app.createMerchant('Forged Help Shop')
     const member = await signedInMember(app, { role: 'viewer', merchantId: merchant.id })
     const page = await analyst.browser.get(`/console/merchants/${merchant.id}`)
@@ -147,17 +150,22 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
     assert.doesNotMatch(page.text, /\/members\/(reset-totp|invite-again)/)
     const confirm = await analyst.browser.get(helpHref(merchant.id, 'reset-totp', member.email))
     assert.equal(confirm.status, 403)
-    for (const step of ['reset-totp', 'invite-again']) {
-      const forged = await analyst.browser.post(`/console/merchants/${merchant.id}/members/${step}`, {
-        csrf: analyst.csrf,
-        email: member.email,
-      })
-      assert.equal(forged.status, 403, step)
-    }
-    const noToken = await support.browser.post(`/console/merchants/${merchant.id}/members/reset-totp`, {
+    assert.doesNotMatch(
+      (await support.browser.get(`/console/merchants/${merchant.id}`)).text,
+      /\/members\/(reset-totp|invite-again)/,
+    )
+    for (const someone of [analyst, support])
+      for (const step of ['reset-totp', 'invite-again']) {
+        const forged = await someone.browser.post(`/console/merchants/${merchant.id}/members/${step}`, {
+          csrf: someone.csrf,
+          email: member.email,
+        })
+        assert.equal(forged.status, 403, step)
+      }
+    const noToken = await admin.browser.post(`/console/merchants/${merchant.id}/members/reset-totp`, {
       email: member.email,
     })
-    assert.equal(noToken.status, 403, 'support’s form without its CSRF token')
+    assert.equal(noToken.status, 403, 'an admin’s form without its CSRF token')
     assert.equal((await member.browser.get('/dashboard/sandbox')).status, 200, 'still signed in')
     const row = await app.db
       .selectFrom('members')
@@ -174,15 +182,27 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
     assert.deepEqual(audit, [])
   })
 
-  test('invite again for a member locked out: their account closes and the new invitation makes it again', async () => {
+  test('invite again for an owner who lost their password: never the only owner; with another owner, their account closes and the new invitation makes it again', async () => {
     const merchant = await app.createMerchant('Locked Out Shop')
     const member = await signedInMember(app, { role: 'owner', merchantId: merchant.id })
-    const confirm = await support.browser.get(helpHref(merchant.id, 'invite-again', member.email))
-    assert.equal(confirm.status, 200)
-    const issued = await support.browser.post(`/console/merchants/${merchant.id}/members/invite-again`, {
-      csrf: csrfIn(confirm.text, `/console/merchants/${merchant.id}/members/invite-again`),
-      email: member.email,
-    })
+    const inviteAgain = async () => {
+      const confirm = await admin.browser.get(helpHref(merchant.id, 'invite-again', member.email))
+      assert.equal(confirm.status, 200)
+      return admin.browser.post(`/console/merchants/${merchant.id}/members/invite-again`, {
+        csrf: csrfIn(confirm.text, `/console/merchants/${merchant.id}/members/invite-again`),
+        email: member.email,
+      })
+    }
+    const refused = await inviteAgain()
+    assert.equal(refused.status, 422)
+    assert.match(refused.text, /the merchant’s only owner/)
+    assert.equal(
+      (await member.browser.get('/dashboard/sandbox')).status,
+      200,
+      'the only owner is still signed in',
+    )
+    await signedInMember(app, { role: 'owner', merchantId: merchant.id })
+    const issued = await inviteAgain()
     assert.equal(issued.status, 200, issued.text)
     const url = /data-invitation-url[^>]*>([^<]+)</.exec(issued.text)?.[1] ?? ''
     assert.equal((await member.browser.get('/dashboard/sandbox')).status, 303, 'their sessions ended')

@@ -34,6 +34,7 @@ export type MerchantActionRefusal = {
     | 'fixed_invalid'
     | 'bearer_invalid'
     | 'member_unknown'
+    | 'last_owner'
     | 'date_invalid'
     | 'statement_busy'
 }

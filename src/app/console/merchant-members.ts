@@ -18,7 +18,7 @@ export interface PersonToHelp {
   enrolled?: boolean
 }
 
-export type MemberHelpRefusal = { refused: 'member_unknown' }
+export type MemberHelpRefusal = { refused: 'member_unknown' | 'last_owner' }
 
 /** The member of this merchant, or the latest invitation to it not accepted, that has this email. */
 export async function personToHelp(
@@ -78,7 +78,7 @@ export async function resetMemberAuthenticator(
   return isRefusal(reset) ? { refused: 'member_unknown' } : { done: true }
 }
 
-/** A new invitation URL, shown once, for an invitation not accepted or a member locked out. */
+/** A new invitation URL, shown once, for an invitation not accepted or a member who lost their password (never the only owner). */
 export async function inviteMemberAgain(
   context: AppContext,
   actor: ConsoleActor,
@@ -86,6 +86,6 @@ export async function inviteMemberAgain(
   email: string,
 ): Promise<{ done: true; invitationUrl: string; expiresAtUs: number } | MemberHelpRefusal> {
   const issued = await inviteAgain(context, platformChanger(actor, merchantId), email)
-  if (isRefusal(issued)) return { refused: 'member_unknown' }
+  if (isRefusal(issued)) return { refused: issued.refused === 'last_owner' ? 'last_owner' : 'member_unknown' }
   return { done: true, invitationUrl: issued.invitationUrl, expiresAtUs: issued.expiresAtUs }
 }

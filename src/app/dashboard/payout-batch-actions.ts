@@ -109,6 +109,17 @@ export async function submitUploadedBatch(
 }
 
 /**
+ * Whether the member made the batch: the same account, or an earlier account of the same person
+ * (an email invited again gets a new member id, and is still the one who made it).
+ */
+async function madeBy(context: AppContext, creatorId: string | null, member: BatchMember): Promise<boolean> {
+  if (creatorId === null) return false
+  if (creatorId === member.memberId) return true
+  const creator = await context.store.members.findMember(creatorId)
+  return creator !== undefined && creator.email === member.email
+}
+
+/**
  * Approval by a second member: never the batch's creator (refused before the code is used), and
  * only with a fresh code from their authenticator, good once, counted with the sign-in's attempts.
  */
@@ -120,7 +131,7 @@ export async function approveFromDashboard(
 ): Promise<BatchOutcome> {
   const batch = await context.store.payoutBatches.findByToken(target.merchantId, target.mode, target.token)
   if (!batch) return { apiError: new ApiError('not_found', `No payout batch has token ${target.token}.`) }
-  if (batch.createdByMember === member.memberId) return refusal('approver_is_creator')
+  if (await madeBy(context, batch.createdByMember, member)) return refusal('approver_is_creator')
   if (batch.status !== 'awaiting_approval') return refusal('batch_not_awaiting')
   const confirmed = await confirmCode(context, member, code)
   if (confirmed !== true) return confirmed

@@ -243,9 +243,11 @@ export async function resetAuthenticator(
 
 /**
  * A new one-use invitation of 72 hours for someone who cannot get in: an invitation not accepted
- * (expired or not), or a member locked out (a lost password), whose account is closed (their
- * sessions ended) for the invitation to make it again, with the same role. The email's earlier open
- * invitations stop working; the new URL is shown once.
+ * (expired or not), or a member who lost their password, whose account is closed (their sessions
+ * ended) for the invitation to make it again, with the same role. Never the merchant's only owner:
+ * the merchant would have no owner until someone accepted. The member and the invitations are read
+ * in the transaction that replaces them, so two at once leave one invitation open. The email's
+ * earlier open invitations stop working; the new URL is shown once.
  */
 export async function inviteAgain(
   context: AppContext,
@@ -254,19 +256,19 @@ export async function inviteAgain(
 ): Promise<IssuedInvitation | DashboardRefusal> {
   const email = normalEmail(emailText)
   if (!email) return refusal('email_invalid')
-  const [member, invitations] = await Promise.all([
-    teamMember(context, by.merchantId, { email }),
-    context.store.members.listInvitations(by.merchantId),
-  ])
-  const earlier = invitations.filter(
-    (row) => row.email === email && row.acceptedAtUs === null && row.revokedAtUs === null,
-  )
-  const role = member?.role ?? earlier[0]?.role
-  if (!role) return refusal('member_unknown')
-  if (role === 'owner' && !by.actsAsOwner) return refusal('not_allowed')
-  const { row, issued } = newInvitation(context, by.actor, by.merchantId, email, role)
-  const nowUs = context.clock.nowUs()
-  await context.store.transaction(async (tx) => {
+  return context.store.transaction(async (tx) => {
+    const holder = await tx.members.findActiveMemberByEmail(email)
+    const member = holder?.merchantId === by.merchantId ? holder : undefined
+    const earlier = (await tx.members.listInvitations(by.merchantId)).filter(
+      (row) => row.email === email && row.acceptedAtUs === null && row.revokedAtUs === null,
+    )
+    const role = member?.role ?? earlier[0]?.role
+    if (!role) return refusal('member_unknown')
+    if (role === 'owner' && !by.actsAsOwner) return refusal('not_allowed')
+    if (member?.role === 'owner' && (await tx.members.countOwners(by.merchantId)) <= 1)
+      return refusal('last_owner')
+    const { row, issued } = newInvitation(context, by.actor, by.merchantId, email, role)
+    const nowUs = context.clock.nowUs()
     for (const invitation of earlier) await tx.members.revokeInvitation(by.merchantId, invitation.id, nowUs)
     if (member) {
       await tx.members.updateMember(member.id, { removedAtUs: nowUs }, nowUs)
@@ -279,8 +281,8 @@ export async function inviteAgain(
     const after = { role, invitation: row.id, expiresAtUs: row.expiresAtUs }
     const change = { merchantId: by.merchantId, action: 'member.invited_again', target: email, before, after }
     await auditTeam(context, by, change, tx)
+    return issued
   })
-  return issued
 }
 
 /** An admin or owner ends one of the merchant's sessions. */

@@ -92,7 +92,7 @@ const en = {
   inviteAgain: 'Invite again',
   inviteAgainTitle: (email: string) => `Invite ${email} again`,
   inviteAgainMember:
-    'For a member locked out: their account is closed now and every session of theirs ends; a new invitation with the same role, usable once within 72 hours, makes it again.',
+    'For a member who cannot sign in (a lost password): their account is closed now and every session of theirs ends; a new invitation with the same role, usable once within 72 hours, makes it again. Whoever opens the URL becomes this member: give it to them alone.',
   inviteAgainInvitation:
     'Their earlier invitation stops working; a new one with the same role, usable once within 72 hours, replaces it.',
   invitedAgainTitle: (email: string) => `${email} is invited again`,
@@ -131,6 +131,8 @@ const en = {
       'Write a fixed fee of at least 0 in the currency’s precision; a fixed fee other than 0 needs a country.',
     bearer_invalid: 'Choose who bears the fee.',
     member_unknown: 'No member of this merchant, nor an invitation to it not accepted, has this email.',
+    last_owner:
+      'This member is the merchant’s only owner: inviting them again would leave it without one until they accept. Have a second owner invited first (sika member invite --role owner).',
     date_invalid: 'Write each date as YYYY-MM-DD, or leave it blank.',
     statement_busy: 'Too many statements of this merchant are downloading at once: try again in a second.',
   },
@@ -231,7 +233,7 @@ const fr: MerchantWords = {
   inviteAgain: 'Inviter de nouveau',
   inviteAgainTitle: (email: string) => `Inviter de nouveau ${email}`,
   inviteAgainMember:
-    'Pour un membre qui ne peut plus se connecter : son compte est fermé maintenant et toutes ses sessions prennent fin ; une nouvelle invitation avec le même rôle, utilisable une fois dans les 72 heures, le recrée.',
+    'Pour un membre qui ne peut plus se connecter (un mot de passe perdu) : son compte est fermé maintenant et toutes ses sessions prennent fin ; une nouvelle invitation avec le même rôle, utilisable une fois dans les 72 heures, le recrée. Quiconque ouvre l’URL devient ce membre : ne la donnez qu’à lui.',
   inviteAgainInvitation:
     'Son invitation précédente ne fonctionne plus ; une nouvelle, avec le même rôle et utilisable une fois dans les 72 heures, la remplace.',
   invitedAgainTitle: (email: string) => `${email} est invité de nouveau`,
@@ -271,6 +273,8 @@ const fr: MerchantWords = {
     bearer_invalid: 'Choisissez qui supporte les frais.',
     member_unknown:
       'Aucun membre de ce marchand, ni aucune invitation non acceptée, n’a cette adresse e-mail.',
+    last_owner:
+      'Ce membre est le seul propriétaire du marchand : l’inviter de nouveau le laisserait sans propriétaire jusqu’à ce qu’il accepte. Faites d’abord inviter un second propriétaire (sika member invite --role owner).',
     date_invalid: 'Écrivez chaque date au format AAAA-MM-JJ, ou laissez-la vide.',
     statement_busy:
       'Trop de relevés de ce marchand sont en cours de téléchargement : réessayez dans une seconde.',
