@@ -89,8 +89,12 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
   switch (args.action) {
     case 'run': {
       const report = await runDayByHand(context, { kind: 'cli' }, args.connection, args.date)
-      // The day was checked before the store opened: a refusal can only be the connection.
-      if ('refused' in report) throw new CommandError(connectionNamed(context, args.connection).id)
+      // The day was checked before the store opened: a refusal is the connection, which
+      // connectionNamed refuses with the ids of those connected.
+      if ('refused' in report) {
+        connectionNamed(context, args.connection)
+        throw new CommandError(`No live connection has id ${args.connection}.`)
+      }
       print(args.json ? JSON.stringify(report) : runText(report))
       if (report.status === 'failed') throw new CommandError(report.reason ?? 'the run failed')
       return
@@ -118,26 +122,8 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
           )
       return
     }
-    case 'import': {
-      const bytes = readExport(args.file)
-      const imported = await importPortalExport(
-        context,
-        { kind: 'cli' },
-        args.connection,
-        bytes,
-        args.columns ?? '',
-      )
-      if ('refused' in imported) throw new CommandError(importRefusalText(context, args, imported))
-      if (args.json)
-        print(JSON.stringify({ days: imported.days, lines: imported.lines, problems: imported.problems }))
-      else {
-        for (const problem of imported.problems) print(problem)
-        print(
-          `imported ${imported.lines} lines for ${args.connection} on ${imported.days.join(', ')}: run sika reconcile --connection ${args.connection} --date <day> for each`,
-        )
-      }
-      return
-    }
+    case 'import':
+      return importExport(context, args, print)
     case 'resolve':
     case 'ignore': {
       const decision = args.action === 'resolve' ? 'resolved' : 'ignored'
@@ -154,6 +140,31 @@ async function perform(context: AppContext, args: ReconcileArgs, print: Print): 
       )
     }
   }
+}
+
+/** `sika reconcile import`: a portal export kept for its connection's runs, as the console's upload keeps one. */
+async function importExport(
+  context: AppContext,
+  args: Extract<ReconcileArgs, { action: 'import' }>,
+  print: Print,
+): Promise<void> {
+  const bytes = readExport(args.file)
+  const imported = await importPortalExport(
+    context,
+    { kind: 'cli' },
+    args.connection,
+    bytes,
+    args.columns ?? '',
+  )
+  if ('refused' in imported) throw new CommandError(importRefusalText(context, args, imported))
+  if (args.json) {
+    print(JSON.stringify({ days: imported.days, lines: imported.lines, problems: imported.problems }))
+    return
+  }
+  for (const problem of imported.problems) print(problem)
+  print(
+    `imported ${imported.lines} lines for ${args.connection} on ${imported.days.join(', ')}: run sika reconcile --connection ${args.connection} --date <day> for each`,
+  )
 }
 
 /** Why a break could not be resolved or ignored, in the CLI's words (nothing changed). */

@@ -170,7 +170,8 @@ describeEachStore('console: asking an operator for an operation’s status again
     assert.equal(final.status, 200, final.text)
     assert.match(
       final.text,
-      /This operation is final: there is nothing to ask its operator, and nothing was asked\./,
+      /<p class="error" role="alert">This operation is final: there is nothing to ask its operator, and nothing was asked\./,
+      'said as an error, not as something done',
     )
     assert.equal((await asksOf(token)).length, 1, 'the ask that asked nothing is not a change')
 

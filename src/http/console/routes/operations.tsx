@@ -59,29 +59,28 @@ export function consoleOperationsRoutes(
     if (!signedIn) return reply
     const { token, eventId } = request.params as { token: string; eventId: string }
     await resendFromConsole(context, actorOf(signedIn), token, eventId)
-    return sendOperationPage(
-      context,
-      reply,
-      signedIn.page,
-      token,
-      operationWordsOf(signedIn.page.locale).resent,
-    )
+    return sendOperationPage(context, reply, signedIn.page, token, {
+      notice: operationWordsOf(signedIn.page.locale).resent,
+    })
   })
   app.post('/console/operations/:token/recheck', async (request, reply) => {
     const signedIn = await guard.member(request, reply, 'recheck')
     if (!signedIn) return reply
     const { token } = request.params as { token: string }
     const outcome = await recheckFromConsole(context, actorOf(signedIn), token)
-    return sendOperationPage(context, reply, signedIn.page, token, recheckNotice(signedIn.page, outcome))
+    return sendOperationPage(context, reply, signedIn.page, token, recheckMessage(signedIn.page, outcome))
   })
 }
 
-/** What the page says after support asked the operator again, or why nothing was asked. */
-function recheckNotice(page: ConsolePage, outcome: RecheckOutcome): string {
+/** What the page says after support asked the operator again, or, as an error, why nothing was asked. */
+function recheckMessage(page: ConsolePage, outcome: RecheckOutcome): PageMessage {
   const words = operationWordsOf(page.locale)
-  if (!outcome.asked) return words.nothingToAsk[outcome.why]
-  return words.rechecked(page.t.statuses[outcome.before], page.t.statuses[outcome.after])
+  if (!outcome.asked) return { error: words.nothingToAsk[outcome.why] }
+  return { notice: words.rechecked(page.t.statuses[outcome.before], page.t.statuses[outcome.after]) }
 }
+
+/** A line at the top of the operation's page: what was done, or why it was not. */
+type PageMessage = { notice?: string; error?: string }
 
 /** Support's "ask again", or, where there is no operator to ask, the reason in its place. */
 function RecheckStep({ page, view }: { page: ConsolePage; view: ConsoleOperationView }) {
@@ -109,7 +108,7 @@ async function sendOperationPage(
   reply: FastifyReply,
   page: ConsolePage,
   token: string,
-  notice?: string,
+  message: PageMessage = {},
 ): Promise<FastifyReply> {
   const view = await consoleOperationView(context, token)
   if (!view)
@@ -118,10 +117,10 @@ async function sendOperationPage(
       404,
       plainPage(page, page.t.errors.notFoundTitle, <p class="error">{page.t.errors.notFound}</p>),
     )
-  return sendPage(reply, 200, operationPage({ ...page, path: operationHref({ token }) }, view, notice))
+  return sendPage(reply, 200, operationPage({ ...page, path: operationHref({ token }) }, view, message))
 }
 
-function operationPage(page: ConsolePage, view: ConsoleOperationView, notice: string | undefined): string {
+function operationPage(page: ConsolePage, view: ConsoleOperationView, message: PageMessage): string {
   const { t } = page
   const words = operationWordsOf(page.locale)
   const { operation } = view
@@ -132,7 +131,7 @@ function operationPage(page: ConsolePage, view: ConsoleOperationView, notice: st
     page,
     t.operations.recordTitle(t.kinds[operation.kind], operation.token),
     <>
-      <Notification notice={notice} />
+      <Notification notice={message.notice} error={message.error} />
       <p>
         {words.merchantOf}:{' '}
         <a href={`/console/merchants/${encodeURIComponent(operation.merchantId)}`}>{view.merchantName}</a> (
