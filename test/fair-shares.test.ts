@@ -201,5 +201,32 @@ describe('fair shares of a delivery pool', () => {
         )
       })
     }
+
+    test('a merchant is claimed no more than its endpoints can take now; the rest goes to the next', () => {
+      const shares = new FairShares(64)
+      const endpointsTake = (merchantId: string) => (merchantId === 'a' ? 3 : Number.POSITIVE_INFINITY)
+      const quotas = shares.quotas(['a', 'b'], 64, endpointsTake)
+      assert.deepEqual(
+        quotas.map(({ merchantId, count }) => [merchantId, count]),
+        [
+          ['a', 3],
+          ['b', 32],
+        ],
+      )
+    })
+
+    test('a merchant whose endpoints can take nothing now is passed over in the claim’s turn', () => {
+      const shares = new FairShares(64)
+      const looked = [
+        { merchantId: 'a', due: true },
+        { merchantId: 'b', due: true },
+      ]
+      const turn = shares.turn(looked, 64, 2, (merchantId) => (merchantId === 'a' ? 0 : 64))
+      assert.deepEqual(
+        turn.quotas.map(({ merchantId, count }) => [merchantId, count]),
+        [['b', 32]],
+      )
+      assert.equal(turn.nextAfter, 'b')
+    })
   })
 })

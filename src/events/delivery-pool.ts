@@ -58,6 +58,8 @@ interface EndpointLoad {
   silenceLogged: boolean
   /** Each of its deliveries that holds a pool slot: calling one frees that slot now. */
   slotHolders: Set<() => void>
+  /** Records under way that may claim their operation's next event for it (`Delivery.takesNext`). */
+  reservedForNext: number
 }
 
 interface Waiting {
@@ -98,6 +100,11 @@ const merchantsPerClaim = 16
 const merchantsLookedAt = 64
 /** Claims in a row that take nothing, each looking at the next merchants, before the loop rests. */
 const looksBeforeRest = 16
+/**
+ * How often a merchant whose endpoints known here are all full has its room claimed all the same,
+ * in case some of its due events are for another endpoint (`DeliveryPool.endpointRooms`).
+ */
+const probeEveryUs = 100_000
 /** Events wait for an endpoint only as many as it can be expected to start within this. */
 const waitingHorizonMs = 100
 
@@ -138,8 +145,11 @@ function isSilent(load: EndpointLoad, nowUs: number): boolean {
  * endpoint that has them all waits here, still leased, and starts as soon as one of them is
  * answered (at most as many wait as it has slots, fewer for an endpoint too slow to start them
  * within `waitingHorizonMs`, each for at most `longestWaitUs`): a busy endpoint's backlog flows
- * without a write per event. Beyond that, an event goes back to the outbox unsent, due again
- * about when a slot can have freed (paced on how long its requests take).
+ * without a write per event. A claim takes of a merchant no more than its endpoints known here
+ * can start or hold (`endpointRooms`), and a record claims its operation's next event only if the
+ * endpoint has room kept for it (`reserveNext`): what is claimed is sent, not given back. Beyond
+ * that, an event goes back to the outbox unsent, due again about when a slot can have freed
+ * (paced on how long its requests take).
  * With the endpoint circuits (`circuit.ts`), a hanging receiver holds its first slots for one
  * timeout, then one probe now and then.
  */
@@ -163,6 +173,8 @@ export class DeliveryPool {
   private nextLookAfter = ''
   /** Claims in a row that took nothing. */
   private emptyLooks = 0
+  /** When each merchant whose known endpoints are all full last had its room claimed all the same (`endpointRooms`). */
+  private readonly probedAtUs = new Map<string, number>()
 
   constructor(
     delivery: Delivery,
@@ -232,10 +244,12 @@ export class DeliveryPool {
     const { mode } = this.settings
     const nowUs = dependencies.clock.nowUs()
     let lookedAtAll = true
+    const rooms = this.endpointRooms(nowUs)
+    const placeable = (merchantId: string) => rooms.get(merchantId) ?? Number.POSITIVE_INFINITY
     const claimed = await dependencies.outbox.claimTogether(async (outbox) => {
       const looked = await outbox.pendingMerchants(mode, nowUs, this.nextLookAfter, merchantsLookedAt)
       lookedAtAll = looked.length < merchantsLookedAt
-      const { quotas, nextAfter } = this.shares.turn(looked, free, merchantsPerClaim)
+      const { quotas, nextAfter } = this.shares.turn(looked, free, merchantsPerClaim, placeable)
       this.nextLookAfter = nextAfter ?? this.nextLookAfter
       return quotas.length === 0 ? [] : outbox.claimDueOf(owner, nowUs, leaseMs, mode, quotas)
     })
@@ -253,6 +267,34 @@ export class DeliveryPool {
   }
 
   /**
+   * How many events each merchant's endpoints known here can start or hold now: a claim takes no
+   * more of the merchant's (`FairShares.turn`), so that what it claims is placed, not given back.
+   * A merchant none of whose endpoints is known here is not in the map: its claim takes its room.
+   * One whose known endpoints are all full may still have events due for another endpoint, behind
+   * theirs in due order: its claim takes its room once every `probeEveryUs`, and gives back what
+   * its full endpoints cannot take, at their pace, as any claim would.
+   */
+  private endpointRooms(nowUs: number): Map<string, number> {
+    const rooms = new Map<string, number>()
+    for (const load of this.loads.values()) {
+      const { merchantId } = load.destination
+      rooms.set(merchantId, (rooms.get(merchantId) ?? 0) + this.endpointRoomOf(load))
+    }
+    for (const merchantId of this.probedAtUs.keys())
+      if (!rooms.has(merchantId)) this.probedAtUs.delete(merchantId)
+    for (const [merchantId, room] of rooms) {
+      if (room > 0 || nowUs - (this.probedAtUs.get(merchantId) ?? 0) < probeEveryUs) continue
+      this.probedAtUs.set(merchantId, nowUs)
+      rooms.delete(merchantId)
+    }
+    return rooms
+  }
+
+  private waitingRoomOf(load: EndpointLoad): number {
+    return Math.max(0, this.waitingSlotsOf(load) - load.waiting.length)
+  }
+
+  /**
    * Starts the event if its merchant has room and its endpoint a free slot, holds it if the
    * endpoint has room for one more waiting; otherwise returns when to try it again.
    */
@@ -260,7 +302,7 @@ export class DeliveryPool {
     const load = this.loadOf(destinationOf(event))
     const room = this.shares.roomOf(load.destination.merchantId) > 0
     if (room && load.inFlight < this.slotsOf(load)) this.start(event, load)
-    else if (room && load.waiting.length < this.waitingSlotsOf(load)) {
+    else if (room && this.waitingRoomOf(load) > 0) {
       this.hold(load)
       load.waiting.push({ event, claimedAtUs: leasedSinceUs })
     } else {
@@ -374,17 +416,49 @@ export class DeliveryPool {
         this.observe(load, durationMs, answered)
         sent()
       },
+      takesNext: () => {
+        reserved ||= this.reserveNext(load)
+        return reserved
+      },
+    }
+    // The room kept for the operation's next event while the record claims it.
+    let reserved = false
+    const unreserve = () => {
+      if (reserved) load.reservedForNext--
+      reserved = false
     }
     const run = deliverThroughCircuit(delivery, event)
-      .then((next) => next && this.placeNext(next, sentAtUs))
+      .then((next) => {
+        unreserve()
+        if (next) this.placeNext(next, sentAtUs)
+      })
       .catch((error) => logger.error({ err: error }, 'callback delivery failed'))
       .finally(() => {
+        unreserve()
         sent()
         // Wakes the loop, unless its endpoint's silence freed the slot already.
         freeSlot()
         this.running.delete(run)
       })
     this.running.add(run)
+  }
+
+  /**
+   * Whether an event for the endpoint would be started or held now: if so, that room is kept for
+   * the operation's next event, which the record claims; if not, that event is left due for a
+   * later claim (`Delivery.takesNext`), not claimed only to be given back.
+   */
+  private reserveNext(load: EndpointLoad): boolean {
+    if (this.stopped || this.shares.roomOf(load.destination.merchantId) === 0) return false
+    if (this.endpointRoomOf(load) === 0) return false
+    load.reservedForNext++
+    return true
+  }
+
+  /** What the endpoint can start or hold now, less what the records under way may claim for it. */
+  private endpointRoomOf(load: EndpointLoad): number {
+    const room = Math.max(0, this.slotsOf(load) - load.inFlight) + this.waitingRoomOf(load)
+    return Math.max(0, room - load.reservedForNext)
   }
 
   /** An operation's next event, claimed once its event was done: placed, or given back when the pool stops. */
@@ -488,6 +562,7 @@ export class DeliveryPool {
         lastAnsweredAtUs: 0,
         silenceLogged: false,
         slotHolders: new Set(),
+        reservedForNext: 0,
       }
       this.loads.set(destination.key, load)
     }

@@ -58,6 +58,11 @@ export interface Delivery {
   readonly circuits?: EndpointCircuits
   /** Hears how long each request sent took, and whether it was answered. */
   readonly attempted?: (durationMs: number, answered: boolean) => void
+  /**
+   * Asked as an attempt is recorded: whether the operation's next event, if one is due, is to be
+   * claimed with the record (the default) or left due for a later claim (`EndedAttempt.claimNext`).
+   */
+  readonly takesNext?: () => boolean
 }
 
 /**
@@ -116,7 +121,7 @@ export async function deliverThroughCircuit(
   event: ClaimedEvent,
 ): Promise<ClaimedEvent | undefined> {
   const { dependencies, circuits, owner } = delivery
-  if (!event.callbackUrl) return deliver(dependencies, event, owner, () => {})
+  if (!event.callbackUrl) return deliver(delivery, event, () => {})
   const destination = destinationOf(event)
   const heldTooLong = dependencies.clock.nowUs() >= scheduledAttemptAtUs(event) + longestHoldMs * 1000
   const gated = circuits && !heldTooLong
@@ -146,7 +151,7 @@ export async function deliverThroughCircuit(
   }
   const started = performance.now()
   try {
-    return await deliver(dependencies, event, owner, (verdict) => {
+    return await deliver(delivery, event, (verdict) => {
       judge(verdict)
       delivery.attempted?.(performance.now() - started, verdict === 'answered')
     })
@@ -246,11 +251,11 @@ export async function signedDelivery(
  * endpoint as soon as it is known.
  */
 async function deliver(
-  dependencies: DispatcherDependencies,
+  delivery: Delivery,
   event: ClaimedEvent,
-  owner: string,
   judged: (verdict: EndpointVerdict) => void,
 ): Promise<ClaimedEvent | undefined> {
+  const { dependencies, owner } = delivery
   // Receivers compare the signature's timestamp with their own clock: it is the wall-clock time.
   const request = await signedDelivery(dependencies, event, Math.floor(Date.now() / 1000))
   if (!request) {
@@ -263,7 +268,7 @@ async function deliver(
   const result = await post(request.url, request.body, request.headers, event.mode === 'live')
   const durationMs = Math.round(performance.now() - started)
   judged(result.verdict)
-  return recordAttempt(dependencies, event, owner, startedAtUs, durationMs, result)
+  return recordAttempt(delivery, event, startedAtUs, durationMs, result)
 }
 
 /** One signed POST, as a delivery sends it: live ones reach public addresses only; no redirect followed. */
@@ -326,9 +331,8 @@ const targetOf = createBoundedMemo((url: string): Target => {
 }, 1024)
 
 async function recordAttempt(
-  dependencies: DispatcherDependencies,
+  { dependencies, owner, takesNext }: Delivery,
   event: ClaimedEvent,
-  owner: string,
   startedAtUs: number,
   durationMs: number,
   result: AttemptResult,
@@ -342,6 +346,7 @@ async function recordAttempt(
   const next = await dependencies.outbox.recordAttempt({
     event,
     owner,
+    claimNext: takesNext?.() ?? true,
     attempt: {
       number,
       startedAtUs,

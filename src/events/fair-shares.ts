@@ -70,12 +70,13 @@ export class FairShares {
   /**
    * How many due events to claim for each of `merchantIds` (in the order given: the claims'
    * turn) out of `free` slots: each at most its room, and the slots split evenly between those
-   * with room, so that one merchant's backlog does not fill the claim. Those left without any
+   * with room, so that one merchant's backlog does not fill the claim; `cap` lowers a merchant's
+   * room further (`MerchantCap`). Those left without any
    * this time come first next time (the caller starts its next turn after the last merchant given some).
    */
-  quotas(merchantIds: readonly string[], free: number): MerchantQuota[] {
+  quotas(merchantIds: readonly string[], free: number, cap: MerchantCap = noCap): MerchantQuota[] {
     const withRoom = merchantIds
-      .map((merchantId) => ({ merchantId, room: this.roomOf(merchantId) }))
+      .map((merchantId) => ({ merchantId, room: this.cappedRoomOf(merchantId, cap) }))
       .filter(({ room }) => room > 0)
     const quotas: MerchantQuota[] = []
     let left = free
@@ -96,12 +97,17 @@ export class FairShares {
    * when there were more, and otherwise the last merchant looked at (the look's merchants are all
    * served, at their share or not due).
    */
-  turn(looked: readonly PendingMerchant[], free: number, perClaim: number): ClaimTurn {
+  turn(
+    looked: readonly PendingMerchant[],
+    free: number,
+    perClaim: number,
+    cap: MerchantCap = noCap,
+  ): ClaimTurn {
     const due = looked
-      .filter((merchant) => merchant.due && this.roomOf(merchant.merchantId) > 0)
+      .filter((merchant) => merchant.due && this.cappedRoomOf(merchant.merchantId, cap) > 0)
       .map((merchant) => merchant.merchantId)
     const taken = due.slice(0, perClaim)
-    const quotas = this.quotas(taken, free)
+    const quotas = this.quotas(taken, free, cap)
     const nextAfter =
       quotas.length < taken.length
         ? quotas.at(-1)?.merchantId
@@ -109,6 +115,10 @@ export class FairShares {
           ? taken.at(-1)
           : looked.at(-1)?.merchantId
     return { quotas, nextAfter }
+  }
+
+  private cappedRoomOf(merchantId: string, cap: MerchantCap): number {
+    return Math.min(this.roomOf(merchantId), cap(merchantId))
   }
 
   private leaveEndpoint(merchant: MerchantHolding, endpoint: string): boolean {
@@ -124,6 +134,14 @@ export class FairShares {
     if (merchant.total <= 0) this.merchants.delete(merchantId)
   }
 }
+
+/**
+ * How many of a merchant's due events its claim may take at most besides its room (the events its
+ * endpoints can start or hold now): claimed beyond it, they would only be given back.
+ */
+export type MerchantCap = (merchantId: string) => number
+
+const noCap: MerchantCap = () => Number.POSITIVE_INFINITY
 
 /** What a claim takes of each merchant, and where the next claim's look at the merchants starts. */
 export interface ClaimTurn {

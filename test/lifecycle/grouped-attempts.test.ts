@@ -118,6 +118,35 @@ describeEachStore('attempts recorded together, and events given back together', 
     assert.equal(attempts.length, 5, 'every attempt made is on record')
   })
 
+  test('an owner with no room for the next event leaves it due and unclaimed, for a later claim', async () => {
+    const [first] = await operationsWithEvents(1)
+    assert.ok(first)
+    const now = clock.nowUs()
+    const next = await app.context.store.transaction((tx) =>
+      tx.outbox.recordAttempts(
+        [{ event: first, owner: 'a', attempt: attempt('delivered', now), claimNext: false }],
+        now,
+        leaseMs,
+      ),
+    )
+    assert.deepEqual(next, [], 'nothing claimed with the record')
+    const later = await app.db
+      .selectFrom('events')
+      .selectAll()
+      .where('operation_id', '=', first.operationId)
+      .where('position', '>', first.position)
+      .executeTakeFirstOrThrow()
+    assert.equal(later.lease_owner, null)
+    assert.equal(later.delivery_status, 'pending')
+    assert.ok(later.next_attempt_at_us! <= now, 'due now')
+    const claimedLater = await app.context.store.outbox.claimDue('a', now, leaseMs, 100)
+    assert.deepEqual(
+      claimedLater.map((event) => event.id),
+      [later.id],
+      'the next claim takes it',
+    )
+  })
+
   test('events given back together are each due again at their own time, and unleased', async () => {
     const claimed = await operationsWithEvents(3)
     const now = clock.nowUs()

@@ -101,6 +101,11 @@ export interface EndedAttempt {
   event: ClaimedEvent
   owner: string
   attempt: AttemptRecord
+  /**
+   * False when its owner has no room for its subject's next event now: that event is then left
+   * due for a later claim, not claimed with the record only to be given back.
+   */
+  claimNext?: boolean
 }
 
 /** The events a park moves: one merchant's, of one mode, to one endpoint (a callback URL's origin). */
@@ -485,9 +490,9 @@ async function recordAttempts(
   // A subject's next event goes to its event's owner (one owner per group, in practice).
   const doneByOwner = new Map<string, SubjectKey[]>()
   const retried: Deferral[] = []
-  for (const { event, owner, attempt } of ended) {
+  for (const { event, owner, attempt, claimNext } of ended) {
     if (!recorded.has(event.id)) continue
-    if (attempt.deliveryStatus !== 'pending')
+    if (attempt.deliveryStatus !== 'pending' && claimNext !== false)
       doneByOwner.set(owner, [...(doneByOwner.get(owner) ?? []), subjectOf(event)])
     else if (attempt.nextAttemptAtUs !== null) retried.push({ event, untilUs: attempt.nextAttemptAtUs })
   }
