@@ -52,4 +52,22 @@ describe('WAL checkpointer', () => {
       await checkpointer.close()
     }
   })
+
+  test('a store closed at any moment of its thread’s start waits for the thread to end by itself, and nothing aborts', async () => {
+    const path = join(folder, 'closed-at-once.db')
+    const writer = new BetterSqlite3(path)
+    writer.pragma('journal_mode = WAL')
+    try {
+      for (let waitMs = 0; waitMs < 40; waitMs += 2) {
+        const problems: string[] = []
+        const checkpointer = new WalCheckpointer(path, (problem) => problems.push(problem), 1)
+        await new Promise((resolve) => setTimeout(resolve, waitMs))
+        await checkpointer.close(60_000)
+        assert.deepEqual(problems, [], `closed after ${waitMs} ms`)
+      }
+      writer.exec('create table after_the_threads (id integer)')
+    } finally {
+      writer.close()
+    }
+  })
 })

@@ -3,7 +3,7 @@
 // checker through its JSDoc, so that it has one name in src/ and in dist/, where a service's bundle
 // of it lies beside sika.mjs (scripts/build.mjs): wal-checkpointer.ts finds it beside itself, from
 // the sources or from the bundle.
-import { workerData } from 'node:worker_threads'
+import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 
 /**
@@ -15,7 +15,7 @@ import Database from 'better-sqlite3'
 const { path, intervalMs } = /** @type {CheckpointThreadData} */ (workerData)
 const database = new Database(path, { fileMustExist: true })
 database.pragma('busy_timeout = 0')
-setInterval(() => {
+const checkpoints = setInterval(() => {
   try {
     database.pragma('wal_checkpoint(PASSIVE)')
   } catch (error) {
@@ -23,3 +23,10 @@ setInterval(() => {
     if (!(error instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(error.code))) throw error
   }
 }, intervalMs)
+
+// Asked to stop (WalCheckpointer.close): the thread ends by itself, never in the middle of a call.
+parentPort?.once('message', () => {
+  clearInterval(checkpoints)
+  database.close()
+  parentPort?.close()
+})

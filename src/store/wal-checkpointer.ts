@@ -12,18 +12,33 @@ import type { CheckpointThreadData } from './wal-checkpoint-thread.mjs'
  */
 export class WalCheckpointer {
   private readonly worker: Worker
+  private readonly exited: Promise<unknown>
 
   constructor(path: string, onProblem: (message: string) => void, intervalMs = 100) {
     this.worker = new Worker(threadModule, {
       workerData: { path, intervalMs } satisfies CheckpointThreadData,
     })
+    // Its end, however it came: an 'error' is reported below and still ends in 'exit'.
+    this.exited = new Promise((resolve) => this.worker.once('exit', resolve))
     this.worker.on('error', (error) => onProblem(`the WAL checkpointer stopped: ${error.message}`))
     // It never keeps the process alive by itself.
     this.worker.unref()
   }
 
-  async close(): Promise<void> {
-    await this.worker.terminate()
+  /**
+   * Asks the thread to close its connection and end, and waits until it has. Terminating it
+   * instead can land inside better-sqlite3's native code (loading the addon, a checkpoint), which
+   * aborts the whole process: a short command that closes its store at once did. Terminated only
+   * if it has not ended within `stopWithinMs`.
+   */
+  async close(stopWithinMs = 5000): Promise<void> {
+    this.worker.postMessage('stop')
+    const late = setTimeout(() => void this.worker.terminate(), stopWithinMs)
+    try {
+      await this.exited
+    } finally {
+      clearTimeout(late)
+    }
   }
 }
 
