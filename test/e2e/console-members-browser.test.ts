@@ -5,7 +5,7 @@ import { inviteMember } from '../../src/app/dashboard/invitations.ts'
 import { isRefusal } from '../../src/app/dashboard/refusals.ts'
 import { startApp, type TestApp } from '../support/app.ts'
 import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
-import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
+import { openConsolePage, type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { csrfIn, DashboardBrowser, signedInMember } from '../support/dashboard.ts'
 import { freePort } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
@@ -43,18 +43,8 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
     await app?.close()
   })
 
-  async function openAs(member: SignedInPlatformMember, lang: 'en' | 'fr'): Promise<Page> {
-    const context = await browser.newContext({ bypassCSP: true, locale: lang === 'fr' ? 'fr-FR' : 'en-US' })
-    contexts.push(context)
-    const url = `${app.url}/console`
-    await context.addCookies([
-      { name: 'sika_console_session', value: member.browser.cookies.get('sika_console_session') ?? '', url },
-      { name: 'sika_console_lang', value: lang, url },
-    ])
-    const page = await context.newPage()
-    page.on('pageerror', (error) => assert.fail(`a script ran and failed: ${error.message}`))
-    return page
-  }
+  const openAs = (member: SignedInPlatformMember, lang: 'en' | 'fr') =>
+    openConsolePage(browser, app.url, member, lang, contexts)
 
   async function passwordStep(email: string, password: string) {
     const browser = new DashboardBrowser(app)

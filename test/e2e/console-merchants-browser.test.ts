@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { startApp, type TestApp } from '../support/app.ts'
 import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
-import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
+import { openConsolePage, type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { freePort } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
 
@@ -32,21 +32,8 @@ describeEachStore('the console’s merchants and operations in a real browser', 
   })
 
   /** A browser profile signed in as the member (its session cookie), in the language asked. */
-  async function openAs(member: SignedInPlatformMember, lang: 'en' | 'fr'): Promise<Page> {
-    const context = await browser.newContext({ bypassCSP: true, locale: lang === 'fr' ? 'fr-FR' : 'en-US' })
-    contexts.push(context)
-    await context.addCookies([
-      {
-        name: 'sika_console_session',
-        value: member.browser.cookies.get('sika_console_session') ?? '',
-        url: `${app.url}/console`,
-      },
-      { name: 'sika_console_lang', value: lang, url: `${app.url}/console` },
-    ])
-    const page = await context.newPage()
-    page.on('pageerror', (error) => assert.fail(`a script ran and failed: ${error.message}`))
-    return page
-  }
+  const openAs = (member: SignedInPlatformMember, lang: 'en' | 'fr') =>
+    openConsolePage(browser, app.url, member, lang, contexts)
 
   const axeFailures: string[] = []
   async function axeCheck(page: Page, name: string, lang: string) {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext } from 'playwright-core'
 import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-simulator.ts'
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
-import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
+import { openConsolePage, type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { controlSimulator, type LiveApp, operatorReferenceOf, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 
@@ -67,18 +67,8 @@ describeEachStore('console: asking an operator for an operation’s status again
   const statusRequests = (reference: string) =>
     mtn.requests.filter((request) => request.method === 'GET' && request.url.includes(reference))
 
-  async function openAs(member: SignedInPlatformMember, lang: 'en' | 'fr'): Promise<Page> {
-    const context = await browser.newContext({ bypassCSP: true, locale: lang === 'fr' ? 'fr-FR' : 'en-US' })
-    contexts.push(context)
-    const url = `${running.app.url}/console`
-    await context.addCookies([
-      { name: 'sika_console_session', value: member.browser.cookies.get('sika_console_session') ?? '', url },
-      { name: 'sika_console_lang', value: lang, url },
-    ])
-    const page = await context.newPage()
-    page.on('pageerror', (error) => assert.fail(`a script ran and failed: ${error.message}`))
-    return page
-  }
+  const openAs = (member: SignedInPlatformMember, lang: 'en' | 'fr') =>
+    openConsolePage(browser, running.app.url, member, lang, contexts)
 
   test('support asks again with the page’s button, in English and French: the answer moves the operation and is audited', {
     skip: chromiumMissing,

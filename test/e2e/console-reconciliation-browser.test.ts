@@ -6,7 +6,7 @@ import { startPawapaySimulator } from '../../src/simulators/pawapay/pawapay-simu
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import type { TestApp } from '../support/app.ts'
 import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
-import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
+import { openConsolePage, type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { nextTotpCode } from '../support/dashboard.ts'
 import { type LiveApp, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
@@ -61,21 +61,8 @@ describeEachStore('console reconciliation in a real browser', (store) => {
   })
 
   /** A browser profile signed in as the member (its session cookie), in the language asked. */
-  async function openAs(member: SignedInPlatformMember, lang: 'en' | 'fr' = 'en'): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
-    contexts.push(context)
-    await context.addCookies([
-      {
-        name: 'sika_console_session',
-        value: member.browser.cookies.get('sika_console_session') ?? '',
-        url: `${app.url}/console`,
-      },
-      { name: 'sika_console_lang', value: lang, url: `${app.url}/console` },
-    ])
-    const page = await context.newPage()
-    page.on('pageerror', (error) => assert.fail(`a script ran and failed: ${error.message}`))
-    return page
-  }
+  const openAs = (member: SignedInPlatformMember, lang: 'en' | 'fr' = 'en') =>
+    openConsolePage(browser, app.url, member, lang, contexts)
 
   const axeFailures: string[] = []
   async function axeCheck(page: Page, name: string, lang: string) {

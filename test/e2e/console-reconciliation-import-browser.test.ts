@@ -5,7 +5,7 @@ import { startMtnMomoSimulator } from '../../src/simulators/mtn-momo/mtn-momo-si
 import type { RunningSimulator } from '../../src/simulators/simulator.ts'
 import type { TestApp } from '../support/app.ts'
 import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
-import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
+import { openConsolePage, type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { controlSimulator, type LiveApp, startLiveApp } from '../support/live.ts'
 import { describeEachStore } from '../support/stores.ts'
 
@@ -42,22 +42,8 @@ describeEachStore('console: a portal export uploaded in a real browser', (store)
     await running?.close()
   })
 
-  async function openAs(member: SignedInPlatformMember, lang: 'en' | 'fr'): Promise<Page> {
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      bypassCSP: true,
-    })
-    contexts.push(context)
-    await context.addCookies([
-      {
-        name: 'sika_console_session',
-        value: member.browser.cookies.get('sika_console_session') ?? '',
-        url: `${app.url}/console`,
-      },
-      { name: 'sika_console_lang', value: lang, url: `${app.url}/console` },
-    ])
-    return context.newPage()
-  }
+  const openAs = (member: SignedInPlatformMember, lang: 'en' | 'fr') =>
+    openConsolePage(browser, app.url, member, lang, contexts)
 
   async function send(page: Page, name: string, text: string) {
     await page.selectOption(

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext } from 'playwright-core'
 import type { IssuedMerchant } from '../../src/app/merchants.ts'
 import { startApp, type TestApp } from '../support/app.ts'
 import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
-import { type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
+import { openConsolePage, type SignedInPlatformMember, signedInPlatformMember } from '../support/console.ts'
 import { freePort } from '../support/process.ts'
 import { describeEachStore } from '../support/stores.ts'
 
@@ -57,22 +57,8 @@ describeEachStore('console: a merchant’s statement in a real browser', (store)
     await app?.close()
   })
 
-  async function openAs(member: SignedInPlatformMember, lang: 'en' | 'fr'): Promise<Page> {
-    const context = await browser.newContext({
-      bypassCSP: true,
-      acceptDownloads: true,
-      locale: lang === 'fr' ? 'fr-FR' : 'en-US',
-    })
-    contexts.push(context)
-    const url = `${app.url}/console`
-    await context.addCookies([
-      { name: 'sika_console_session', value: member.browser.cookies.get('sika_console_session') ?? '', url },
-      { name: 'sika_console_lang', value: lang, url },
-    ])
-    const page = await context.newPage()
-    page.on('pageerror', (error) => assert.fail(`a script ran and failed: ${error.message}`))
-    return page
-  }
+  const openAs = (member: SignedInPlatformMember, lang: 'en' | 'fr') =>
+    openConsolePage(browser, app.url, member, lang, contexts)
 
   test('finance downloads the sandbox XOF statement with the page’s form, in both languages', {
     skip: chromiumMissing,

@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { invitePlatformMember } from '../../src/app/console/platform-team.ts'
 import { isRefusal } from '../../src/app/dashboard/refusals.ts'
 import type { PlatformRole } from '../../src/domain/platform-roles.ts'
@@ -63,4 +65,32 @@ export async function signedInPlatformMember(
   const signedIn = await acceptConsoleInvitation(app, invitation.invitationUrl, options)
   const member = await app.context.store.platformMembers.findActiveMemberByEmail(email)
   return { ...signedIn, id: member?.id ?? '', email }
+}
+
+/**
+ * A page in Chromium signed in as the platform member (their console session cookie moved into a
+ * browser context of its own), in the language given; its context joins `contexts` for the test's
+ * after hook to close. A script error on any page fails the test: the console's pages run none.
+ */
+export async function openConsolePage(
+  browser: Browser,
+  appUrl: string,
+  member: SignedInPlatformMember,
+  lang: 'en' | 'fr',
+  contexts: BrowserContext[],
+): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    bypassCSP: true,
+    locale: lang === 'fr' ? 'fr-FR' : 'en-US',
+  })
+  contexts.push(context)
+  const url = `${appUrl}/console`
+  await context.addCookies([
+    { name: 'sika_console_session', value: member.browser.cookies.get('sika_console_session') ?? '', url },
+    { name: 'sika_console_lang', value: lang, url },
+  ])
+  const page = await context.newPage()
+  page.on('pageerror', (error) => assert.fail(`a script ran and failed: ${error.message}`))
+  return page
 }
