@@ -98,26 +98,7 @@ export function MerchantLimits({ page, file }: Props) {
         <form method="post" action={pathOf(file, 'limits')} class="stack">
           <CsrfInput page={page} />
           <p id="limits-intro">{words.setLimitsIntro}</p>
-          <label>
-            {words.mode}
-            <select name="mode">
-              {modes.map((mode) => (
-                <option key={mode} value={mode}>
-                  {words.modes[mode]}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            {words.currency}
-            <select name="currency">
-              {Object.keys(currencies).map((currency) => (
-                <option key={currency} value={currency}>
-                  {currency}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ModeAndCurrency page={page} />
           <label>
             {words.maxAmount}
             <input name="maxAmount" inputMode="decimal" />
@@ -132,6 +113,36 @@ export function MerchantLimits({ page, file }: Props) {
         </form>
       )}
     </Section>
+  )
+}
+
+/** A form's mode and currency choices, the currency optionally "all" (an empty value, first). */
+function ModeAndCurrency({ page, orAll = false }: { page: ConsolePage; orAll?: boolean }) {
+  const words = merchantWordsOf(page.locale)
+  return (
+    <>
+      <label>
+        {words.mode}
+        <select name="mode">
+          {modes.map((mode) => (
+            <option key={mode} value={mode}>
+              {words.modes[mode]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {words.currency}
+        <select name="currency">
+          {orAll && <option value="">{words.allCurrencies}</option>}
+          {Object.keys(currencies).map((currency) => (
+            <option key={currency} value={currency}>
+              {currency}
+            </option>
+          ))}
+        </select>
+      </label>
+    </>
   )
 }
 
@@ -168,27 +179,7 @@ export function MerchantStatement({ page, file }: Props) {
     <Section id="statement" title={words.statement}>
       <form method="get" action={pathOf(file, 'statement.csv')} class="stack">
         <p id="statement-intro">{words.statementIntro}</p>
-        <label>
-          {words.mode}
-          <select name="mode">
-            {modes.map((mode) => (
-              <option key={mode} value={mode}>
-                {words.modes[mode]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {words.currency}
-          <select name="currency">
-            <option value="">{words.allCurrencies}</option>
-            {Object.keys(currencies).map((currency) => (
-              <option key={currency} value={currency}>
-                {currency}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ModeAndCurrency page={page} orAll />
         <label>
           {words.from}
           <input name="from" type="date" />
