@@ -1,3 +1,4 @@
+import type { AccountFields } from '../../store/repositories/account-rows.ts'
 import type { Repositories } from '../../store/store.ts'
 import type { AppContext } from '../context.ts'
 
@@ -7,18 +8,7 @@ import type { AppContext } from '../context.ts'
  * lockout and sessions are written once against this book; each kind gives its own tables, the
  * subjects its attempts count under, and where its changes are audited.
  */
-export interface AccountRow {
-  id: string
-  /** Lowercased. */
-  email: string
-  name: string
-  role: string
-  passwordHash: string | null
-  totpSealed: string | null
-  totpLastStep: number
-  timeZone: string
-  removedAtUs: number | null
-}
+export type AccountRow = Omit<AccountFields, 'createdAtUs' | 'updatedAtUs'>
 
 export interface AccountSessionRow {
   id: string
