@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { bareFastify, dropPgbench, initialisePgbench, pgbench, rawSqlite } from './lib/baselines.ts'
+import { measureControlsCost } from './lib/controls-cost.ts'
 import { type Baselines, renderReport, type StoreReport } from './lib/report.ts'
 import { benchStore, postgresReachable, type RunOptions } from './lib/store-run.ts'
 
@@ -98,10 +99,13 @@ try {
     report.baselines = await measureBaselines(recordFile, withPostgres)
     stores.push(report)
   }
+  log("merchant controls: an initiation's checks, timed in this process")
+  const controls = await measureControlsCost(smoke ? 20_000 : 2_000_000)
   const text = renderReport({
     options,
     stores,
     generator: 'wrk 4.1 (2 threads), open loop for overload',
+    controls,
   })
   process.stdout.write(text)
   if (values.out) writeFileSync(values.out, text)

@@ -1,9 +1,11 @@
 import { cpus, totalmem } from 'node:os'
 import type { PgbenchResult, SqliteBaseline } from './baselines.ts'
 import { callbackConcurrency } from './callbacks.ts'
+import type { ControlsCost } from './controls-cost.ts'
 import type { LoadResult } from './load.ts'
 import type { MechanismRow } from './mechanisms.ts'
 import { mechanismLines } from './mechanisms-report.ts'
+import { apiOnlyScenario } from './scenarios.ts'
 import { eventLoopResolutionMs } from './sika.ts'
 import type { RunOptions } from './store-run.ts'
 
@@ -241,10 +243,37 @@ function tps(result: PgbenchResult | undefined): string | undefined {
   return result && `${n(result.transactionsPerSecond)} TPS (average ${n(result.latencyAverageMs, 2)} ms)`
 }
 
+/**
+ * The merchant controls' checks against a collect: their time per request, measured in this
+ * process, as a share of the time a collect takes at each store's POST collect rate (API only: the
+ * write path alone), which is what one instance's event loop spends per collect. The bound is 3 %.
+ */
+function controlsLines(stores: StoreReport[], cost: ControlsCost | undefined): string[] {
+  if (!cost) return []
+  const lines = [
+    '## Merchant controls on a collect',
+    `An initiation's checks of the platform's controls, read with the credential (no query of their own): ${n(cost.collectNs)} ns for a collect, ${n(cost.payoutNs)} ns for a payout (its pause and daily limit as well), timed in the bench's process. Their share of a collect at each store's API-only rate, where one instance's loop spends 1/rate per request; the bound is 3 %.`,
+    '',
+    "| store | operations | API-only req/s | µs a collect | the checks' share |",
+    '|---|---:|---:|---:|---:|',
+  ]
+  for (const report of stores)
+    for (const { scale, rows } of report.scales) {
+      const row = rows.find((candidate) => candidate.scenario === apiOnlyScenario)
+      if (!row) continue
+      const share = (cost.collectNs / 1000) * (row.load.perSecond / 1e6)
+      lines.push(
+        `| ${report.store} | ${n(scale)} | ${n(row.load.perSecond)} | ${n(1e6 / row.load.perSecond, 1)} | ${pct(share)} ${share <= 0.03 ? '(within 3 %)' : '(**above 3 %**)'} |`,
+      )
+    }
+  return [...lines, '']
+}
+
 export function renderReport(input: {
   options: RunOptions
   stores: StoreReport[]
   generator: string
+  controls?: ControlsCost
 }): string {
   const { options, stores } = input
   const cpu = cpus()
@@ -270,6 +299,7 @@ export function renderReport(input: {
     '',
     ...callbackAndSoakLines(stores),
     '',
+    ...controlsLines(stores, input.controls),
     ...mechanismLines(stores),
   ].join('\n')
 }
