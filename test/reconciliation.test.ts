@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { platformAuditPage } from '../src/app/console/platform-audit.ts'
+import { decideBreakByHand } from '../src/app/console/reconciliation-console.ts'
 import { operationView } from '../src/app/dashboard/operation-view.ts'
 import { approveBreak, decideBreak } from '../src/app/reconciliation/breaks.ts'
 import { reconcileDay } from '../src/app/reconciliation/run.ts'
@@ -279,5 +281,31 @@ describeEachStore('reconciliation through the pawaPay simulator', (store) => {
     const again = await reconcile()
     assert.equal(again.breaks.find((each) => each.id === small.id)?.state, 'resolved')
     assert.equal(again.breaks.find((each) => each.id === large.id)?.state, 'ignored')
+  })
+  test('two members deciding one break at once: one decision stands, with one history row and one audit row', async () => {
+    await control('books/breaks', { kind: 'unknown-line', amount: '900', provider: 'MOOV_BEN' })
+    const report = await reconcile()
+    const open = report.breaks.find((each) => each.amount === 900 && each.state === 'open')!
+    assert.ok(open, JSON.stringify(report.breaks))
+    const [first, second] = await Promise.all([
+      decideBreakByHand(app.context, { kind: 'cli', label: 'awa' }, open.id, 'resolved', 'Paid by hand'),
+      decideBreakByHand(app.context, { kind: 'cli', label: 'kofi' }, open.id, 'ignored', 'Test line'),
+    ])
+    const refused = [first, second].filter((outcome) => outcome && 'refused' in outcome)
+    assert.deepEqual(refused, [{ refused: 'break_not_open' }], JSON.stringify([first, second]))
+    const stood = [first, second].find((outcome) => outcome && 'state' in outcome) as { state: string }
+    assert.equal((await app.context.store.reconciliation.findBreak(open.id))?.state, stood.state)
+    const history = await app.context.store.reconciliation.history(open.id)
+    assert.deepEqual(
+      history.map((entry) => entry.what),
+      [stood.state],
+    )
+    const audited = (await platformAuditPage(app.context, undefined)).entries.filter(
+      (entry) => entry.target === open.id,
+    )
+    assert.deepEqual(
+      audited.map((entry) => entry.action),
+      [`reconciliation.break_${stood.state}`],
+    )
   })
 })

@@ -211,19 +211,39 @@ export async function decideBreakByHand(
   if (found.state !== 'open') return { refused: 'break_not_open' }
   if (found.pendingApproval) return { refused: 'approval_waiting' }
   if (reason.trim() === '') return { refused: 'reason_missing' }
-  const outcome = await decideBreak(context, breakId, decision, reason.slice(0, 2000), memberLabel(actor))
-  await recordPlatformChange(context, actor, {
-    action: outcome.pendingApproval ? 'reconciliation.approval_asked' : `reconciliation.break_${decision}`,
-    target: breakId,
-    before: { state: found.state },
-    after: {
-      state: outcome.state,
+  try {
+    return await decideBreak(
+      context,
+      breakId,
       decision,
-      reason: reason.trim(),
-      pendingApproval: outcome.pendingApproval,
-    },
-  })
-  return outcome
+      reason.slice(0, 2000),
+      memberLabel(actor),
+      (tx, outcome) =>
+        recordPlatformChange(
+          context,
+          actor,
+          {
+            action: outcome.pendingApproval
+              ? 'reconciliation.approval_asked'
+              : `reconciliation.break_${decision}`,
+            target: breakId,
+            before: { state: found.state },
+            after: {
+              state: outcome.state,
+              decision,
+              reason: reason.trim(),
+              pendingApproval: outcome.pendingApproval,
+            },
+          },
+          tx,
+        ),
+    )
+  } catch (error) {
+    // Another member decided it, or asked for an approval of it, between the read and the write.
+    if (!(error instanceof ApiError)) throw error
+    const now = await context.store.reconciliation.findBreak(breakId)
+    return { refused: now?.state === 'open' && now.pendingApproval ? 'approval_waiting' : 'break_not_open' }
+  }
 }
 
 /**
@@ -245,21 +265,25 @@ export async function approveFromConsole(
   if (pending.requestedBy === memberLabel(actor)) return { refused: 'same_member' }
   const confirmed = await confirmCodeOf(context, platformAccounts, holder, code)
   if (confirmed !== true) return confirmed
-  let state: BreakState
   try {
-    state = await approveBreak(context, breakId, memberLabel(actor))
+    return await approveBreak(context, breakId, memberLabel(actor), (tx, state) =>
+      recordPlatformChange(
+        context,
+        actor,
+        {
+          action: 'reconciliation.break_approved',
+          target: breakId,
+          before: { state: found.state, askedBy: pending.requestedBy },
+          after: { state, reason: pending.reason },
+        },
+        tx,
+      ),
+    )
   } catch (error) {
     // Another member approved it between the read and the write.
     if (error instanceof ApiError) return { refused: 'break_not_open' }
     throw error
   }
-  await recordPlatformChange(context, actor, {
-    action: 'reconciliation.break_approved',
-    target: breakId,
-    before: { state: found.state, askedBy: pending.requestedBy },
-    after: { state, reason: pending.reason },
-  })
-  return state
 }
 
 /** What the console's overview shows of reconciliation: open breaks by connection and kind, each connection's last completed run. */

@@ -1,7 +1,13 @@
 import type { Currency } from '../../domain/money.ts'
 import { exceedsReviewAmount } from '../../domain/review-amount.ts'
 import { ApiError } from '../../errors.ts'
-import type { BreakFilter, BreakState, StoredBreak } from '../../store/repositories/reconciliation.ts'
+import type {
+  BreakFilter,
+  BreakHistoryEntry,
+  BreakState,
+  StoredBreak,
+} from '../../store/repositories/reconciliation.ts'
+import type { Repositories } from '../../store/store.ts'
 import type { AppContext } from '../context.ts'
 
 /**
@@ -53,6 +59,7 @@ export async function decideBreak(
   decision: Decision,
   reason: string,
   actor: string,
+  alsoWithin?: AlsoWithin<{ state: BreakState; pendingApproval: boolean }>,
 ): Promise<{ state: BreakState; pendingApproval: boolean }> {
   const trimmed = reason.trim()
   if (trimmed === '') throw new ApiError('bad_request', 'A reason is required to resolve or ignore a break.')
@@ -60,19 +67,23 @@ export async function decideBreak(
   const nowUs = context.clock.nowUs()
   if (needsSecondApprover(context, found)) {
     const pending: PendingApproval = { decision, reason: trimmed, requestedBy: actor, requestedAtUs: nowUs }
-    await context.store.reconciliation.updateBreak(
+    return changeBreak(
+      context,
       breakId,
       { pendingApproval: JSON.stringify(pending) },
       { atUs: nowUs, what: 'approval_asked', actor, detail: `${decision}: ${trimmed}` },
+      { state: 'open', pendingApproval: true },
+      alsoWithin,
     )
-    return { state: 'open', pendingApproval: true }
   }
-  await context.store.reconciliation.updateBreak(
+  return changeBreak(
+    context,
     breakId,
     { state: decision, reason: trimmed, closedAtUs: nowUs },
     { atUs: nowUs, what: decision, actor, detail: trimmed },
+    { state: decision, pendingApproval: false },
+    alsoWithin,
   )
-  return { state: decision, pendingApproval: false }
 }
 
 /** A second member approves the decision waiting on a break: never the member who asked it. */
@@ -80,6 +91,7 @@ export async function approveBreak(
   context: AppContext,
   breakId: string,
   approver: string,
+  alsoWithin?: AlsoWithin<BreakState>,
 ): Promise<BreakState> {
   const found = await openBreak(context, breakId)
   if (!found.pendingApproval) throw new ApiError('bad_request', `Break ${breakId} waits for no approval.`)
@@ -87,7 +99,8 @@ export async function approveBreak(
   if (pending.requestedBy === approver)
     throw new ApiError('validation_failed', 'A second finance member approves: not the one who asked.')
   const nowUs = context.clock.nowUs()
-  await context.store.reconciliation.updateBreak(
+  return changeBreak(
+    context,
     breakId,
     { state: pending.decision, reason: pending.reason, closedAtUs: nowUs, pendingApproval: null },
     {
@@ -96,6 +109,30 @@ export async function approveBreak(
       actor: approver,
       detail: `${pending.reason} (asked by ${pending.requestedBy}, approved by ${approver})`,
     },
+    pending.decision,
+    alsoWithin,
   )
-  return pending.decision
+}
+
+/** What a caller writes in the same transaction as a break's change (its audit row), given the outcome. */
+export type AlsoWithin<T> = (tx: Repositories, outcome: T) => Promise<void>
+
+/**
+ * A break's change, its history row and what the caller writes with it, in one transaction; a
+ * break closed (or given a decision to approve) by someone else since it was read changes nothing.
+ */
+async function changeBreak<T>(
+  context: AppContext,
+  breakId: string,
+  change: Parameters<Repositories['reconciliation']['updateBreak']>[1],
+  history: BreakHistoryEntry,
+  outcome: T,
+  alsoWithin: AlsoWithin<T> | undefined,
+): Promise<T> {
+  return context.store.transaction(async (tx) => {
+    if (!(await tx.reconciliation.updateBreak(breakId, change, history)))
+      throw new ApiError('bad_request', `Break ${breakId} was decided by someone else meanwhile.`)
+    await alsoWithin?.(tx, outcome)
+    return outcome
+  })
 }

@@ -90,16 +90,19 @@ async function repairOne(
     answer: asked.outcome,
   }
   const nowUs = context.clock.nowUs()
-  await context.store.reconciliation.updateBreak(
-    stored.id,
-    { state: 'auto_resolved', evidence: JSON.stringify(evidence), closedAtUs: nowUs },
-    {
-      atUs: nowUs,
-      what: 'auto_resolved',
-      actor: 'reconciliation',
-      detail: asked.wrote
-        ? `The operator's status endpoint says ${asked.outcome.status}: written to ${side.token}.`
-        : `The operator's status endpoint says ${asked.outcome.status}, as Sika holds.`,
-    },
+  // A member who decided the break meanwhile keeps their decision: the repair then changes nothing.
+  await context.store.transaction((tx) =>
+    tx.reconciliation.updateBreak(
+      stored.id,
+      { state: 'auto_resolved', evidence: JSON.stringify(evidence), closedAtUs: nowUs },
+      {
+        atUs: nowUs,
+        what: 'auto_resolved',
+        actor: 'reconciliation',
+        detail: asked.wrote
+          ? `The operator's status endpoint says ${asked.outcome.status}: written to ${side.token}.`
+          : `The operator's status endpoint says ${asked.outcome.status}, as Sika holds.`,
+      },
+    ),
   )
 }

@@ -153,11 +153,17 @@ export interface ReconciliationRepository {
   /** Open breaks counted by connection and kind. */
   openBreakCounts(): Promise<{ connectionId: string; kind: string; count: number }[]>
   /** Sets a break's state (with its evidence, reason or pending approval) and notes it in its history. */
+  /**
+   * Changes a break that is still open (and, to ask for an approval, waits for none), and keeps the
+   * change in its history; false, with nothing written, when it was not so (a member's decision
+   * racing another's, or a repair).
+   * Run it in a transaction so that the change and its history row are one.
+   */
   updateBreak(
     id: string,
     change: Partial<Pick<StoredBreak, 'state' | 'evidence' | 'reason' | 'pendingApproval' | 'closedAtUs'>>,
     history: BreakHistoryEntry,
-  ): Promise<void>
+  ): Promise<boolean>
   history(breakId: string): Promise<BreakHistoryEntry[]>
   /** Keeps a document once per (connection, day, source, hash). */
   keepFile(file: StoredFile, nowUs: number): Promise<void>
@@ -409,7 +415,7 @@ function breaksPart(db: Executor): BreaksPart {
       return gone.length
     },
     async updateBreak(id, change, history) {
-      await db
+      const updated = await db
         .updateTable('reconciliation_breaks')
         .set({
           ...(change.state === undefined ? {} : { state: change.state }),
@@ -419,7 +425,13 @@ function breaksPart(db: Executor): BreaksPart {
           ...(change.closedAtUs === undefined ? {} : { closed_at_us: change.closedAtUs }),
         })
         .where('id', '=', id)
-        .execute()
+        .where('state', '=', 'open')
+        // A decision waiting for approval is asked of a break that waits for none yet.
+        .$if(typeof change.pendingApproval === 'string', (query) =>
+          query.where('pending_approval', 'is', null),
+        )
+        .executeTakeFirst()
+      if (updated.numUpdatedRows === 0n) return false
       await db
         .insertInto('reconciliation_break_history')
         .values({
@@ -430,6 +442,7 @@ function breaksPart(db: Executor): BreaksPart {
           detail: history.detail,
         })
         .execute()
+      return true
     },
   }
 }
