@@ -65,7 +65,10 @@ test('npm run bench -- --smoke prints every scenario for every store', {
   if (postgresAvailable) assert.match(report, /\| postgres \| read batches \| details \| [\d,]+\/s/)
   assert.match(report, /\| sqlite \|.*RSS every 0\.2 s: \d+(, \d+)* MB \|/, 'the soak samples its RSS')
   // The merchant controls' checks, as a share of each store's API-only collect.
-  assert.match(report, /## Merchant controls on a collect\n.*: [\d,]+ ns for a collect, [\d,]+ ns for a payout/)
+  assert.match(
+    report,
+    /## Merchant controls on a collect\n.*: [\d,]+ ns for a collect, [\d,]+ ns for a payout/,
+  )
   assert.match(report, /\| sqlite \| 100 \| [\d,]+ \| [\d,.]+ \| [\d.]+ % \(within 3 %\) \|/)
 })
 
