@@ -1,7 +1,7 @@
 import type { ReconciliationSummary } from '../../app/console/reconciliation-console.ts'
 import { formatInstant, Section, Table } from '../pages/kit/index.ts'
 import type { ConsolePage } from './layout.tsx'
-import { reconciliationWords } from './messages/reconciliation.ts'
+import { reconciliationWords, wordOf } from './messages/reconciliation.ts'
 import { breaksPath } from './routes/reconciliation-runs.tsx'
 
 /**
@@ -30,7 +30,7 @@ export function ReconciliationOverview({
         rowKey={(row) => `${row.connectionId} ${row.kind}`}
         columns={[
           { header: words.connection, cell: (row) => row.connectionId, rowHeader: true },
-          { header: words.kind, cell: (row) => words.kinds[row.kind] ?? row.kind },
+          { header: words.kind, cell: (row) => wordOf(words.kinds, row.kind) },
           {
             header: words.breaks,
             cell: (row) => <a href={queueOf(row.connectionId, row.kind)}>{row.count}</a>,

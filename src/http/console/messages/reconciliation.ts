@@ -1,4 +1,19 @@
+import type { ReconciliationRefusal } from '../../../app/console/reconciliation-console.ts'
+import type { ImportRefusal } from '../../../app/console/reconciliation-import.ts'
+import type { DashboardRefusal } from '../../../app/dashboard/refusals.ts'
+import type { BreakKind } from '../../../domain/reconciliation.ts'
+import type { BreakState } from '../../../store/repositories/reconciliation.ts'
 import type { Locale } from '../../dashboard/messages/catalogue.ts'
+
+/**
+ * The refusals the reconciliation pages word themselves: each of the use cases' own codes, so a
+ * new one without its words in both languages does not compile. The dashboard's shared codes keep
+ * the shared words; an unreadable import is worded with its columns.
+ */
+export type ReconciliationRefusalCode = Exclude<
+  ReconciliationRefusal['refused'] | ImportRefusal['refused'],
+  DashboardRefusal['refused'] | 'import_unreadable'
+>
 
 /** The reconciliation pages' words in English; `fr` below has the same shape. */
 const en = {
@@ -55,13 +70,13 @@ const en = {
     amount_mismatch: 'Amount mismatch',
     duplicate: 'Duplicate',
     balance_drift: 'Balance drift',
-  } as Record<string, string>,
+  } satisfies Record<BreakKind, string> as Record<BreakKind, string>,
   states: {
     open: 'Open',
     auto_resolved: 'Repaired automatically',
     resolved: 'Resolved',
     ignored: 'Ignored',
-  } as Record<string, string>,
+  } satisfies Record<BreakState, string> as Record<BreakState, string>,
   breakTitle: (kind: string) => `Break: ${kind}`,
   record: 'The break',
   detail: 'What the run found',
@@ -115,7 +130,7 @@ const en = {
     import_empty: 'Choose the export file: none was sent, or it is empty. Nothing was imported.',
     import_columns:
       'The column mapping is field=column pairs separated by commas, for reference, amount, date, status, direction, currency and id. Nothing was imported.',
-  } as Record<string, string>,
+  } satisfies Record<ReconciliationRefusalCode, string> as Record<ReconciliationRefusalCode, string>,
   importTitle: 'Import a portal export',
   importIntro:
     'MTN MoMo and Orange Money publish no statement API: upload the day’s CSV exported from the operator’s portal, as `sika reconcile import` does. Each run of a day it covers then matches its lines.',
@@ -139,6 +154,11 @@ const en = {
 }
 
 export type ReconciliationWords = typeof en
+
+/** The word for a stored code (a break's kind or state, a refusal): the code itself when none has one. */
+export function wordOf<K extends string>(words: Readonly<Record<K, string>>, code: string): string {
+  return Object.hasOwn(words, code) ? words[code as K] : code
+}
 
 const fr: ReconciliationWords = {
   title: 'Rapprochement',

@@ -10,7 +10,7 @@ import {
   Table,
 } from '../../pages/kit/index.ts'
 import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
-import { type ReconciliationWords, reconciliationWords } from '../messages/reconciliation.ts'
+import { type ReconciliationWords, reconciliationWords, wordOf } from '../messages/reconciliation.ts'
 import { breakPath, breaksPath } from './reconciliation-runs.tsx'
 
 /** A break's page: the record, both sides, its history and evidence, and finance's decision or approval. */
@@ -24,7 +24,7 @@ export function breakPage(
   const zone = page.member?.timeZone ?? 'UTC'
   return consolePage(
     page,
-    words.breakTitle(words.kinds[found.kind] ?? found.kind),
+    words.breakTitle(wordOf(words.kinds, found.kind)),
     <>
       <Notification notice={outcome.notice} error={outcome.error} />
       <p>

@@ -20,7 +20,7 @@ import {
   Table,
 } from '../../pages/kit/index.ts'
 import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
-import { type ReconciliationWords, reconciliationWords } from '../messages/reconciliation.ts'
+import { type ReconciliationWords, reconciliationWords, wordOf } from '../messages/reconciliation.ts'
 
 export const reconciliationPath = '/console/reconciliation'
 export const breaksPath = `${reconciliationPath}/breaks`
@@ -251,7 +251,7 @@ function breakColumns(page: ConsolePage, words: ReconciliationWords) {
   return [
     {
       header: words.kind,
-      cell: (found: StoredBreak) => <a href={breakPath(found.id)}>{words.kinds[found.kind] ?? found.kind}</a>,
+      cell: (found: StoredBreak) => <a href={breakPath(found.id)}>{wordOf(words.kinds, found.kind)}</a>,
       rowHeader: true,
     },
     { header: words.connection, cell: (found: StoredBreak) => found.connectionId },
@@ -262,7 +262,7 @@ function breakColumns(page: ConsolePage, words: ReconciliationWords) {
       cell: (found: StoredBreak) => formatMoney(found.amountMinor, found.currency, page.locale),
       numeric: true,
     },
-    { header: words.state, cell: (found: StoredBreak) => words.states[found.state] ?? found.state },
+    { header: words.state, cell: (found: StoredBreak) => wordOf(words.states, found.state) },
     {
       header: words.foundAt,
       cell: (found: StoredBreak) => formatInstant(found.foundAtUs, page.locale, zone),
@@ -303,14 +303,14 @@ function QueueFilters({
       {choice(
         'kind',
         words.anyKind,
-        breakKinds.map((kind) => [kind, words.kinds[kind] ?? kind]),
+        breakKinds.map((kind) => [kind, words.kinds[kind]]),
         filter.kind,
       )}
       <label for="filter-state">{words.state}</label>
       {choice(
         'state',
         words.anyState,
-        breakStates.map((state) => [state, words.states[state] ?? state]),
+        breakStates.map((state) => [state, words.states[state]]),
         filter.state,
       )}
       <label for="filter-age">{words.age}</label>

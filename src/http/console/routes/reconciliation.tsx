@@ -21,7 +21,7 @@ import { sendPage } from '../../dashboard/respond.ts'
 import { acceptUploads, uploadGate } from '../../dashboard/uploads.ts'
 import type { ConsoleGuard, ConsoleSignedIn } from '../guard.ts'
 import type { ConsolePage } from '../layout.tsx'
-import { reconciliationWords } from '../messages/reconciliation.ts'
+import { reconciliationWords, wordOf } from '../messages/reconciliation.ts'
 import { breakPage } from './reconciliation-break.tsx'
 import {
   breakPath,
@@ -42,8 +42,9 @@ function actorOf(signedIn: ConsoleSignedIn): PlatformActor & { kind: 'member' } 
 
 /** A refusal in the page's words: the console's own for reconciliation, the shared ones for codes. */
 function refusalWords(page: ConsolePage, refused: ReconciliationRefusal): string {
-  const own = reconciliationWords(page.locale).refusals[refused.refused]
-  if (own) return own
+  const code = refused.refused
+  const own = reconciliationWords(page.locale).refusals
+  if (Object.hasOwn(own, code)) return wordOf(own, code)
   return refusalText(page, refused as Parameters<typeof refusalText>[1])
 }
 
@@ -94,7 +95,7 @@ function importRoutes(uploads: FastifyInstance, context: AppContext, guard: Cons
         error:
           outcome.refused === 'import_unreadable'
             ? words.importUnreadable(outcome.columns.join(', '))
-            : (words.refusals[outcome.refused] ?? outcome.refused),
+            : words.refusals[outcome.refused],
       })
     const done = words.imported(outcome.lines, outcome.connection, outcome.days.join(', '))
     const skipped = outcome.problems.length > 0 ? ` ${words.importSkipped(outcome.problems.length)}` : ''
@@ -240,9 +241,7 @@ function breakRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGu
     const outcome = await decideBreakByHand(context, actorOf(signedIn), id, decision, form.reason ?? '')
     if (outcome === undefined) return sendBreak(reply, page, id, 404)
     if ('refused' in outcome) return sendBreak(reply, page, id, 422, { error: refusalWords(page, outcome) })
-    const notice = outcome.pendingApproval
-      ? words.asked
-      : words.decided(words.states[outcome.state] ?? outcome.state)
+    const notice = outcome.pendingApproval ? words.asked : words.decided(words.states[outcome.state])
     return sendBreak(reply, page, id, 200, { notice })
   })
 
@@ -259,6 +258,6 @@ function breakRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGu
     if (typeof outcome !== 'string')
       return sendBreak(reply, page, id, 422, { error: refusalWords(page, outcome) })
     const words = reconciliationWords(page.locale)
-    return sendBreak(reply, page, id, 200, { notice: words.decided(words.states[outcome] ?? outcome) })
+    return sendBreak(reply, page, id, 200, { notice: words.decided(words.states[outcome]) })
   })
 }
