@@ -1,3 +1,4 @@
+import type { Repositories } from '../../store/store.ts'
 import type { AppContext } from '../context.ts'
 import { type DashboardRefusal, refusal } from '../dashboard/refusals.ts'
 import type {
@@ -95,7 +96,7 @@ async function changeOwnAccount<A extends AccountRow, S extends AccountSessionRo
   book: Book<A, S>,
   holder: AccountHolder<A, S>,
   change: { action: string; before?: unknown; after?: unknown },
-  work: (within: Parameters<Book<A, S>['members']>[0], nowUs: number) => Promise<void>,
+  work: (within: Repositories, nowUs: number) => Promise<void>,
 ): Promise<void> {
   const { member } = holder.live
   const nowUs = context.clock.nowUs()

@@ -19,7 +19,7 @@ import { type AccountOutcome, AccountSections } from './account-page.tsx'
 import type { AreaGuard, SignedInOf } from './session-guard.tsx'
 import { sendLockedOutOf } from './sign-in-routes.tsx'
 
-type Live = LiveSessionOf<AccountRow, AccountSessionRow>
+type Live<R extends string> = LiveSessionOf<AccountRow & { role: R }, AccountSessionRow>
 type Form = Record<string, string | undefined>
 
 /**
@@ -30,7 +30,7 @@ export interface AccountArea<R extends string, P extends string> {
   base: string
   /** Where the sign-in page sends a member locked out here once they sign in again. */
   home: string
-  guard: AreaGuard<R, P, Live>
+  guard: AreaGuard<R, P, Live<R>>
   /** A permission every role of the area holds. */
   permission: P
   book: AnyAccountBook
@@ -56,7 +56,7 @@ export function accountRoutesOf<R extends string, P extends string>(
     work: (
       request: FastifyRequest,
       reply: FastifyReply,
-      signedIn: SignedInOf<R, Live>,
+      signedIn: SignedInOf<R, Live<R>>,
       holder: AccountHolder<AccountRow, AccountSessionRow>,
       form: Form,
     ) => Promise<FastifyReply>,
@@ -116,13 +116,13 @@ export function accountRoutesOf<R extends string, P extends string>(
 
 /** The page, with what the last form did. */
 function accountShower<R extends string, P extends string>(context: AppContext, area: AccountArea<R, P>) {
-  return async (reply: FastifyReply, signedIn: SignedInOf<R, Live>, outcome: AccountOutcome) => {
+  return async (reply: FastifyReply, signedIn: SignedInOf<R, Live<R>>, outcome: AccountOutcome) => {
     const view = await accountViewOf(context, area.book, signedIn.live)
     const { page, live } = signedIn
     const { member } = live
     const parts = {
       base: area.base,
-      member: { name: member.name, email: member.email, role: area.roleName(page, member.role as R) },
+      member: { name: member.name, email: member.email, role: area.roleName(page, member.role) },
       currentSessionId: live.session.id,
       view,
       outcome,
