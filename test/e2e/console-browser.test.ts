@@ -5,7 +5,7 @@ import { invitePlatformMember } from '../../src/app/console/platform-team.ts'
 import { isRefusal } from '../../src/app/dashboard/refusals.ts'
 import type { PlatformRole } from '../../src/domain/platform-roles.ts'
 import { startApp, type TestApp, testSecretsKey } from '../support/app.ts'
-import { chromiumMissing, launchChromium, seriousAxeViolations } from '../support/browser.ts'
+import { chromiumMissing, launchChromium, seriousAxeViolations, tabTo } from '../support/browser.ts'
 import { runSikaIn } from '../support/cli.ts'
 import { signedInPlatformMember } from '../support/console.ts'
 import { signedInMember, totpCode } from '../support/dashboard.ts'
@@ -251,30 +251,6 @@ describeEachStore('the console in a real browser', (store) => {
     assert.equal(moles.length, 0, 'the forged invitation changed nothing')
     assert.deepEqual(axeFailures, [])
   })
-
-  /** Where the focus is, and whether it can be seen: an outline of at least 2px. */
-  async function focused(page: Page) {
-    return page.evaluate(() => {
-      const element = document.activeElement as HTMLElement
-      const style = getComputedStyle(element)
-      return {
-        name: element.getAttribute('name') ?? '',
-        href: element.getAttribute('href') ?? '',
-        text: element.textContent?.trim() ?? '',
-        visible: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) >= 2,
-      }
-    })
-  }
-
-  async function tabTo(page: Page, wanted: (focus: Awaited<ReturnType<typeof focused>>) => boolean) {
-    for (let stop = 0; stop < 40; stop++) {
-      await page.keyboard.press('Tab')
-      const focus = await focused(page)
-      assert.ok(focus.visible, `the focus on ${focus.name || focus.href || focus.text} is visible`)
-      if (wanted(focus)) return focus
-    }
-    throw new Error('tabbing never reached the element')
-  }
 
   test('with the keyboard alone: sign in to the console, then open the team from the navigation', {
     skip: chromiumMissing,

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { type Browser, chromium, type Page } from 'playwright-core'
 
@@ -52,4 +53,29 @@ export async function seriousAxeViolations(page: Page, label: string): Promise<s
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${label}: ${violation.id} at ${violation.targets.join(', ')}`)
+}
+
+/** Where the focus is, and whether it can be seen: an outline of at least 2px. */
+export async function focused(page: Page) {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement
+    const style = getComputedStyle(element)
+    return {
+      name: element.getAttribute('name') ?? '',
+      href: element.getAttribute('href') ?? '',
+      text: element.textContent?.trim() ?? '',
+      visible: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) >= 2,
+    }
+  })
+}
+
+/** Presses Tab until the focus is on what `wanted` picks, each stop's focus visible; 40 stops at most. */
+export async function tabTo(page: Page, wanted: (focus: Awaited<ReturnType<typeof focused>>) => boolean) {
+  for (let stop = 0; stop < 40; stop++) {
+    await page.keyboard.press('Tab')
+    const focus = await focused(page)
+    assert.ok(focus.visible, `the focus on ${focus.name || focus.href || focus.text} is visible`)
+    if (wanted(focus)) return focus
+  }
+  throw new Error('tabbing never reached the element')
 }

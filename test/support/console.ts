@@ -94,3 +94,19 @@ export async function openConsolePage(
   page.on('pageerror', (error) => assert.fail(`a script ran and failed: ${error.message}`))
   return page
 }
+
+/** The console's password step over HTTP, from a fresh cookie jar: 303 to the code step when right. */
+export async function consolePasswordStep(app: TestApp, email: string, password: string, from?: string) {
+  const browser = new DashboardBrowser(app, from)
+  const form = await browser.get('/console/login')
+  const answer = await browser.post('/console/login', { csrf: csrfIn(form.text), email, password })
+  return { browser, answer }
+}
+
+/** Both steps of the console's sign-in over HTTP; the code is the authenticator's or a recovery code. */
+export async function consoleSignIn(app: TestApp, email: string, password: string, code: string) {
+  const { browser, answer } = await consolePasswordStep(app, email, password)
+  if (answer.status !== 303) return { browser, answer }
+  const codeForm = await browser.get(answer.location ?? '/console/login/code')
+  return { browser, answer: await browser.post('/console/login/code', { csrf: csrfIn(codeForm.text), code }) }
+}

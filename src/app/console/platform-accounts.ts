@@ -14,6 +14,7 @@ export const platformAccounts: AccountBook<PlatformMemberRow, PlatformSessionRow
   sessions: (repositories) => repositories.platformSessions,
   invitations: (repositories) => repositories.platformMembers,
   sessionRow: (_member, common) => common,
+  sessionsOf: (repositories, member) => repositories.platformSessions.listLiveSessions(member.id),
   memberOf: (invitation, made) => ({
     id: made.id,
     email: invitation.email,
@@ -34,6 +35,7 @@ export const platformAccounts: AccountBook<PlatformMemberRow, PlatformSessionRow
       {
         action: change.action,
         target: change.target,
+        ...(change.before === undefined ? {} : { before: change.before }),
         ...(change.after === undefined ? {} : { after: change.after }),
       },
       within,

@@ -4,7 +4,7 @@ import type { PlatformSessionRow } from '../../store/repositories/platform-sessi
 import type { AppContext } from '../context.ts'
 import { type DashboardRefusal, refusal } from '../dashboard/refusals.ts'
 import { invitationLifetimeUs, normalEmail } from '../sign-in/invitations.ts'
-import { sessionIdleUs } from '../sign-in/sessions.ts'
+import { isInUse } from '../sign-in/sessions.ts'
 import { newBearerToken, newId } from '../sign-in/tokens.ts'
 import { type PlatformActor, recordPlatformChange } from './platform-audit.ts'
 
@@ -70,8 +70,7 @@ export async function platformTeamOf(context: AppContext): Promise<PlatformTeamV
     invitations,
     sessions: sessions.flatMap((session) => {
       const member = byId.get(session.memberId)
-      const live = nowUs < session.absoluteEndsAtUs && nowUs < session.lastSeenAtUs + sessionIdleUs
-      return member && live ? [{ session, member }] : []
+      return member && isInUse(session, nowUs) ? [{ session, member }] : []
     }),
   }
 }

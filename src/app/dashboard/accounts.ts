@@ -11,6 +11,8 @@ export const dashboardAccounts: AccountBook<MemberRow, SessionRow, InvitationRow
   sessions: (repositories) => repositories.dashboardSessions,
   invitations: (repositories) => repositories.members,
   sessionRow: (member, common) => ({ ...common, merchantId: member.merchantId }),
+  sessionsOf: (repositories, member) =>
+    repositories.dashboardSessions.listLiveSessions(member.merchantId, member.id),
   memberOf: (invitation, made) => ({
     id: made.id,
     merchantId: invitation.merchantId,
@@ -33,6 +35,7 @@ export const dashboardAccounts: AccountBook<MemberRow, SessionRow, InvitationRow
         merchantId: change.member.merchantId,
         action: change.action,
         target: change.target,
+        ...(change.before === undefined ? {} : { before: change.before }),
         ...(change.after === undefined ? {} : { after: change.after }),
       },
       within,

@@ -4,10 +4,10 @@ import type { InvitationRow, MemberRow } from '../../store/repositories/members.
 import type { Repositories } from '../../store/store.ts'
 import { auditMerchantChange, type PlatformActor } from '../console/platform-audit.ts'
 import type { AppContext } from '../context.ts'
+import { isInUse } from '../sign-in/sessions.ts'
 import { type Actor, type AuditedChange, audit } from './audit.ts'
 import { type IssuedInvitation, inviteMember, newInvitation, normalEmail } from './invitations.ts'
 import { type DashboardRefusal, refusal } from './refusals.ts'
-import { sessionIdleUs } from './sessions.ts'
 
 /**
  * Who changes the team: a member of the merchant (an admin or an owner), or the CLI, which
@@ -95,10 +95,7 @@ export async function liveSessionsOf(
 ): Promise<SessionRow[]> {
   const nowUs = context.clock.nowUs()
   const rows = await context.store.dashboardSessions.listLiveSessions(merchantId, memberId)
-  return rows.filter(
-    (row) =>
-      row.stage === 'signed-in' && nowUs < row.absoluteEndsAtUs && nowUs < row.lastSeenAtUs + sessionIdleUs,
-  )
+  return rows.filter((row) => isInUse(row, nowUs))
 }
 
 /** An invitation from the dashboard or the CLI: only an owner invites an owner. */

@@ -37,21 +37,31 @@ export interface AccountInvitationRow {
 export interface AccountMembers<A extends AccountRow> {
   findMember(memberId: string): Promise<A | undefined>
   findActiveMemberByEmail(email: string): Promise<A | undefined>
-  updateMember(
-    memberId: string,
-    changes: { totpSealed: string | null; totpLastStep: number },
-    nowUs: number,
-  ): Promise<void>
+  updateMember(memberId: string, changes: AccountSecretChanges, nowUs: number): Promise<void>
   claimTotpStep(memberId: string, step: number): Promise<boolean>
   replaceRecoveryCodes(memberId: string, codeHashes: string[], nowUs: number): Promise<void>
   useRecoveryCode(memberId: string, codeHash: string, nowUs: number): Promise<boolean>
+  countUnusedRecoveryCodes(memberId: string): Promise<number>
 }
+
+/** What a member changes of their own account: their secrets and the zone their times are shown in. */
+export type AccountSecretChanges = Partial<
+  Pick<AccountRow, 'passwordHash' | 'totpSealed' | 'totpLastStep' | 'timeZone'>
+>
 
 export interface AccountSessions<A extends AccountRow, S extends AccountSessionRow> {
   insertSession(row: S): Promise<void>
   findLiveSession(tokenHash: string): Promise<{ session: S; member: A } | undefined>
   touchSession(id: string, nowUs: number): Promise<void>
   endSession(id: string, reason: string, nowUs: number): Promise<boolean>
+  setStage(id: string, stage: AccountSessionRow['stage']): Promise<void>
+  /** Ends the member's live sessions but `exceptSessionId`; returns how many it ended. */
+  endSessionsOfMember(
+    memberId: string,
+    reason: string,
+    nowUs: number,
+    exceptSessionId?: string,
+  ): Promise<number>
 }
 
 export interface AccountInvitations<A extends AccountRow, I extends AccountInvitationRow> {
@@ -82,13 +92,15 @@ export interface AccountBook<
   invitations(repositories: Repositories): AccountInvitations<A, I>
   /** The session row of this kind for a member (the dashboard's names the merchant). */
   sessionRow(member: A, common: AccountSessionRow): S
+  /** The member's sessions not ended, newest first (the dashboard's are looked up by merchant). */
+  sessionsOf(repositories: Repositories, member: A): Promise<S[]>
   /** The member an accepted invitation makes. */
   memberOf(invitation: I, made: { id: string; name: string; passwordHash: string; nowUs: number }): A
   /** A change of this kind's account, written in `within` (a transaction, or the store). */
   audit(
     context: AppContext,
     actor: SignedInActor,
-    change: { action: string; target: string; after?: unknown; member: A },
+    change: { action: string; target: string; before?: unknown; after?: unknown; member: A },
     within: Repositories,
   ): Promise<void>
 }

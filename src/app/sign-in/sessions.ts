@@ -14,6 +14,15 @@ export const sessionLifetimeUs = 12 * hourUs
 /** A request writes the session's last use at most this often: reading a page stays one read. */
 const touchEveryUs = minuteUs
 
+/** A session a member could still use now: signed in, neither idle nor past its lifetime. */
+export function isInUse(session: AccountSessionRow, nowUs: number): boolean {
+  return (
+    session.stage === 'signed-in' &&
+    nowUs < session.absoluteEndsAtUs &&
+    nowUs < session.lastSeenAtUs + sessionIdleUs
+  )
+}
+
 /** Where the request comes from, as the session records it. */
 export interface SessionClient {
   address: string

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '../../app/context.ts'
 import { registerPageArea } from '../pages/page-area.tsx'
 import { type ConsoleGuard, createConsoleGuard } from './guard.ts'
+import { consoleAccountRoutes } from './routes/account.tsx'
 import { consoleAuditRoutes } from './routes/audit.tsx'
 import { consoleHomeRoutes } from './routes/home.tsx'
 import { consoleMerchantsRoutes } from './routes/merchants.tsx'
@@ -19,6 +20,7 @@ const areas: ((app: FastifyInstance, context: AppContext, guard: ConsoleGuard) =
   consoleOperationsRoutes,
   consoleTeamRoutes,
   consoleAuditRoutes,
+  consoleAccountRoutes,
   consoleOperatorAccountsRoutes,
   consoleReconciliationRoutes,
 ]

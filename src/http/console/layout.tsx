@@ -61,6 +61,11 @@ function ConsoleTopBar({ page }: { page: ConsolePage }) {
       </nav>
       <LanguageSwitch page={page} />
       {member && <span class="who">{t.common.signedInAs(member.name, words.roles[member.role])}</span>}
+      {member && (
+        <a href="/console/account" aria-current={current === '/console/account' ? 'page' : undefined}>
+          {words.nav.account}
+        </a>
+      )}
       {page.csrf && (
         <form method="post" action="/console/logout">
           <input type="hidden" name="csrf" value={page.csrf} />

@@ -13,6 +13,7 @@ export interface PlatformSessionsRepository {
     tokenHash: string,
   ): Promise<{ session: PlatformSessionRow; member: PlatformMemberRow } | undefined>
   touchSession(id: string, nowUs: number): Promise<void>
+  setStage(id: string, stage: PlatformSessionRow['stage']): Promise<void>
   /** False when unknown or already ended. */
   endSession(id: string, reason: string, nowUs: number): Promise<boolean>
   /** Ends the member's live sessions but `exceptSessionId`; returns how many it ended. */

@@ -13,6 +13,11 @@ export const consoleEn = {
     reconciliation: 'Reconciliation',
     team: 'Team',
     audit: 'Audit log',
+    account: 'Your account',
+  },
+  account: {
+    intro:
+      'Your own sign-in to the console: your password, your authenticator, your recovery codes, the time zone the console shows times in, and where you are signed in.',
   },
   roles: {
     analyst: 'Analyst',

@@ -11,6 +11,11 @@ export const consoleFr: ConsoleMessages = {
     reconciliation: 'Rapprochement',
     team: 'Équipe',
     audit: "Journal d'audit",
+    account: 'Votre compte',
+  },
+  account: {
+    intro:
+      'Votre propre connexion à la console : votre mot de passe, votre authentificateur, vos codes de secours, le fuseau horaire des heures affichées, et les sessions où vous êtes connecté.',
   },
   roles: {
     analyst: 'Analyste',
