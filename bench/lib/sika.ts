@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { demoCredentials, freePort } from '../../test/support/process.ts'
+import { canListen, demoCredentials, freePort } from '../../test/support/process.ts'
 import type { Keys } from './load.ts'
 
 export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -48,9 +48,26 @@ async function startService(
   environment: Record<string, string>,
   checkout: Checkout = thisCheckout,
 ): Promise<ServiceProcess> {
-  const port = await freePort()
+  // A port found free can be taken by another process before Sika listens on it (tests started
+  // beside the bench pick ports in the same range): Sika then exits at once, and starts again on others.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOn(await freePort(), await freePort(), environment, checkout)
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startServiceOn(
+  port: number,
+  metricsPort: number,
+  environment: Record<string, string>,
+  checkout: Checkout,
+): Promise<ServiceProcess> {
   const url = `http://127.0.0.1:${port}`
-  const metricsPort = await freePort()
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every Sika process the bench starts.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
   const child = spawn(checkout.node, [...nodeArgs, 'bin/sika.mjs', 'serve'], {
@@ -75,7 +92,10 @@ async function startService(
   })
   const deadline = Date.now() + 60_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`sika serve exited with ${child.exitCode}:\n${stdout}`)
+    if (child.exitCode !== null) {
+      const taken = !(await canListen(port)) || !(await canListen(metricsPort))
+      throw new (taken ? PortTaken : Error)(`sika serve exited with ${child.exitCode}:\n${stdout}`)
+    }
     if (Date.now() > deadline) throw new Error(`sika serve did not answer /health in 60 s:\n${stdout}`)
     const healthy = await fetch(`${url}/health`).then(
       (r) => r.ok,

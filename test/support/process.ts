@@ -84,7 +84,8 @@ export async function freePort(): Promise<number> {
 const fixedPortsFrom = 20_000
 const fixedPortsCount = 12_000
 
-async function canListen(port: number): Promise<boolean> {
+/** Whether a server could listen on this port of 127.0.0.1 now. */
+export async function canListen(port: number): Promise<boolean> {
   const server = createServer()
   const listening = new Promise<boolean>((resolve) => {
     server.once('listening', () => resolve(true))
@@ -96,12 +97,30 @@ async function canListen(port: number): Promise<boolean> {
   return free
 }
 
-/** Starts `node bin/sika.mjs serve` and resolves once it logs that it is ready. */
+/**
+ * Starts `node bin/sika.mjs serve` and resolves once it logs that it is ready. On a port it chose,
+ * taken by another process between the check and the listen (tests run side by side pick ports in
+ * the same range), it starts again on another.
+ */
 export async function startService(
   environment: Record<string, string>,
   port?: number,
 ): Promise<ServiceProcess> {
-  const chosenPort = port ?? (await freePort())
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOn(environment, port ?? (await freePort()))
+    } catch (error) {
+      if (port !== undefined || !(error instanceof PortTaken) || attempt === 3) throw error
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startServiceOn(
+  environment: Record<string, string>,
+  chosenPort: number,
+): Promise<ServiceProcess> {
   const url = `http://127.0.0.1:${chosenPort}`
   const child = spawnSika(['serve'], {
     env: {
@@ -126,8 +145,10 @@ export async function startService(
   })
   const deadline = Date.now() + 30_000
   while (!stdout.includes('Sika is ready')) {
-    if (child.exitCode !== null)
-      throw new Error(`sika serve exited with ${child.exitCode}:\n${stdout}\n${stderr}`)
+    if (child.exitCode !== null) {
+      const taken = stderr.includes(`port ${chosenPort} is in use`)
+      throw new (taken ? PortTaken : Error)(`sika serve exited with ${child.exitCode}:\n${stdout}\n${stderr}`)
+    }
     if (Date.now() > deadline) {
       await stopGroup(child, 'SIGKILL')
       throw new Error(`sika serve did not become ready in 30 s:\n${stdout}\n${stderr}`)
