@@ -51,25 +51,31 @@ export async function importPortalExport(
     if (error instanceof ApiError) return { refused: 'import_columns', message: error.message }
     throw error
   }
-  const imported = await importExport(context, connectionId, bytes, columns)
-  // No line, no day: nothing was kept.
+  const imported = await importExport(context, connectionId, bytes, columns, (tx, kept) =>
+    recordPlatformChange(
+      context,
+      actor,
+      {
+        action: 'reconciliation.import',
+        target: connectionId,
+        after: {
+          sha256: sha256Of(bytes),
+          bytes: bytes.length,
+          days: kept.days,
+          lines: kept.lines,
+          skipped: kept.problems.length,
+        },
+      },
+      tx,
+    ),
+  )
+  // No line, no day: nothing was kept, nor audited.
   if (imported.lines === 0)
     return {
       refused: 'import_unreadable',
       columns: [mapping.reference, mapping.amount, mapping.date],
       problems: imported.problems,
     }
-  await recordPlatformChange(context, actor, {
-    action: 'reconciliation.import',
-    target: connectionId,
-    after: {
-      sha256: sha256Of(bytes),
-      bytes: bytes.length,
-      days: imported.days,
-      lines: imported.lines,
-      skipped: imported.problems.length,
-    },
-  })
   return {
     connection: connectionId,
     days: imported.days,

@@ -6,6 +6,7 @@ import { dayOf, dayWindow } from '../../domain/reconciliation-days.ts'
 import { ApiError } from '../../errors.ts'
 import { csvRecords } from '../../providers/csv-records.ts'
 import type { AppContext } from '../context.ts'
+import type { AlsoWithin } from './breaks.ts'
 import { sha256Of } from './operator-reading.ts'
 
 /**
@@ -125,13 +126,24 @@ export function linesOfExport(
   return { lines, problems }
 }
 
-/** Keeps the export under each day its rows cover; the days, and the rows that could not be read. */
+/** What an import kept: the days its rows cover, its lines, and the rows that could not be read. */
+export interface ImportedExport {
+  days: string[]
+  lines: number
+  problems: string[]
+}
+
+/**
+ * Keeps the export under each day its rows cover, with what the caller writes beside it (its
+ * audit row) when it kept any, in one transaction.
+ */
 export async function importExport(
   context: AppContext,
   connectionId: string,
   bytes: Uint8Array,
   mappingText: string | undefined,
-): Promise<{ days: string[]; lines: number; problems: string[] }> {
+  alsoWithin?: AlsoWithin<ImportedExport>,
+): Promise<ImportedExport> {
   const connection = context.providers.liveConnection(connectionId)
   if (!connection) throw new ApiError('not_found', `No live connection has id ${connectionId}.`)
   const mapping = parseMapping(mappingText)
@@ -139,21 +151,26 @@ export async function importExport(
   const timeZone = context.config.reconciliationTimezone
   const days = [...new Set(lines.map((line) => dayOf(line.atUs, timeZone)))].sort()
   const sha256 = sha256Of(bytes)
-  for (const day of days)
-    await context.store.reconciliation.keepFile(
-      {
-        connectionId,
-        day,
-        source: 'import',
-        name: `import-${sha256.slice(0, 12)}.csv`,
-        contentType: 'text/csv',
-        sha256,
-        bytes,
-        mapping: JSON.stringify(mapping),
-      },
-      context.clock.nowUs(),
-    )
-  return { days, lines: lines.length, problems }
+  const imported = { days, lines: lines.length, problems }
+  // Every day it covers, or none: an import that fails part way leaves no day with it and others without.
+  await context.store.transaction(async (tx) => {
+    for (const day of days)
+      await tx.reconciliation.keepFile(
+        {
+          connectionId,
+          day,
+          source: 'import',
+          name: `import-${sha256.slice(0, 12)}.csv`,
+          contentType: 'text/csv',
+          sha256,
+          bytes,
+          mapping: JSON.stringify(mapping),
+        },
+        context.clock.nowUs(),
+      )
+    if (days.length > 0) await alsoWithin?.(tx, imported)
+  })
+  return imported
 }
 
 /** The lines of the day from every export imported for it, each line once (by its id). */
