@@ -224,11 +224,13 @@ async function work(
   phases.lap('match')
   const nowUs = context.clock.nowUs()
   await context.store.reconciliation.recordBreaks(connection.id, day, matching.breaks.map(breakRow), nowUs)
-  await context.store.reconciliation.closeNotFound(
-    connection.id,
-    day,
-    nowUs,
-    JSON.stringify({ repaired: false, by: `${connection.id} for ${day}`, notFoundAgainAtUs: nowUs }),
+  const notFoundAgain = JSON.stringify({
+    repaired: false,
+    by: `${connection.id} for ${day}`,
+    notFoundAgainAtUs: nowUs,
+  })
+  await context.store.transaction((tx) =>
+    tx.reconciliation.closeNotFound(connection.id, day, nowUs, notFoundAgain),
   )
   const repairable = await context.store.reconciliation.listBreaks({
     connectionId: connection.id,

@@ -140,7 +140,11 @@ export interface ReconciliationRepository {
     found: readonly FoundBreakRow[],
     nowUs: number,
   ): Promise<void>
-  /** The open breaks of the day the run at `nowUs` did not find again: closed as auto_resolved with `evidence`. */
+  /**
+   * The open breaks of the day the run at `nowUs` did not find again: closed as auto_resolved with
+   * `evidence`, each with its history row; how many. Run it in a transaction, so that each break's
+   * change and its history row are one.
+   */
   closeNotFound(connectionId: string, day: string, nowUs: number, evidence: string): Promise<number>
   findBreak(id: string): Promise<StoredBreak | undefined>
   listBreaks(filter: BreakFilter): Promise<StoredBreak[]>
@@ -379,41 +383,55 @@ function runOutcomesPart(
   }
 }
 
+async function closeNotFound(
+  db: Executor,
+  connectionId: string,
+  day: string,
+  nowUs: number,
+  evidence: string,
+): Promise<number> {
+  const open = await db
+    .selectFrom('reconciliation_breaks')
+    .select('id')
+    .where('connection_id', '=', connectionId)
+    .where('day', '=', day)
+    .where('state', '=', 'open')
+    .where('last_seen_at_us', '<', nowUs)
+    .execute()
+  const gone = open.map((row) => row.id)
+  let closedCount = 0
+  for (let from = 0; from < gone.length; from += chunkSize) {
+    // Only those still open: a member who decided one since the select keeps their decision.
+    const closed = await db
+      .updateTable('reconciliation_breaks')
+      .set({ state: 'auto_resolved', evidence, closed_at_us: nowUs })
+      .where('id', 'in', gone.slice(from, from + chunkSize))
+      .where('state', '=', 'open')
+      .returning('id')
+      .execute()
+    closedCount += closed.length
+    if (closed.length === 0) continue
+    await db
+      .insertInto('reconciliation_break_history')
+      .values(
+        closed.map(({ id }) => ({
+          break_id: id,
+          at_us: nowUs,
+          what: 'auto_resolved',
+          actor: 'reconciliation',
+          detail: evidence,
+        })),
+      )
+      .execute()
+  }
+  return closedCount
+}
+
 function breaksPart(db: Executor): BreaksPart {
   return {
     recordBreaks: (connectionId, day, found, nowUs) => recordBreaks(db, connectionId, day, found, nowUs),
-    async closeNotFound(connectionId, day, nowUs, evidence) {
-      const open = await db
-        .selectFrom('reconciliation_breaks')
-        .select('id')
-        .where('connection_id', '=', connectionId)
-        .where('day', '=', day)
-        .where('state', '=', 'open')
-        .where('last_seen_at_us', '<', nowUs)
-        .execute()
-      const gone = open.map((row) => row.id)
-      for (let from = 0; from < gone.length; from += chunkSize) {
-        const ids = gone.slice(from, from + chunkSize)
-        await db
-          .updateTable('reconciliation_breaks')
-          .set({ state: 'auto_resolved', evidence, closed_at_us: nowUs })
-          .where('id', 'in', ids)
-          .execute()
-        await db
-          .insertInto('reconciliation_break_history')
-          .values(
-            ids.map((id) => ({
-              break_id: id,
-              at_us: nowUs,
-              what: 'auto_resolved',
-              actor: 'reconciliation',
-              detail: evidence,
-            })),
-          )
-          .execute()
-      }
-      return gone.length
-    },
+    closeNotFound: (connectionId, day, nowUs, evidence) =>
+      closeNotFound(db, connectionId, day, nowUs, evidence),
     async updateBreak(id, change, history) {
       const updated = await db
         .updateTable('reconciliation_breaks')
