@@ -324,6 +324,58 @@ describeEachStore('console: reconciliation pages', (store) => {
       `reconciliation.break_ignored ${finance.email}`,
     ])
   })
+  test('wrong codes for an approval lock the member out as at sign-in: the session ends, the sign-in page says why', {
+    timeout: 60_000,
+  }, async () => {
+    // A connection of its own: the overview's counts below stay the day's.
+    await app.context.store.reconciliation.recordBreaks(
+      'locked-conn',
+      '2026-01-06',
+      [
+        {
+          kind: 'missing_in_sika',
+          reference: 'locked-approval',
+          operationId: null,
+          token: null,
+          role: null,
+          operatorReference: 'locked-approval',
+          amountMinor: 900_000,
+          currency: 'XOF',
+          detail: 'a large line',
+          lines: '[]',
+        },
+      ],
+      app.context.clock.nowUs(),
+    )
+    const [waiting] = await app.context.store.reconciliation.listBreaks({
+      connectionId: 'locked-conn',
+      day: '2026-01-06',
+    })
+    assert.ok(waiting)
+    const asked = await finance.browser.post(`/console/reconciliation/breaks/${waiting.id}/decide`, {
+      csrf: csrfIn((await finance.browser.get(`/console/reconciliation/breaks/${waiting.id}`)).text),
+      decision: 'ignored',
+      reason: 'A treasury top-up',
+    })
+    assert.match(asked.text, /waits for a second finance member/)
+    const approver = await signedInPlatformMember(app, { role: 'finance' })
+    const csrf = csrfIn((await approver.browser.get(`/console/reconciliation/breaks/${waiting.id}`)).text)
+    const statuses: number[] = []
+    let last = ''
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const wrong = await approver.browser.post(`/console/reconciliation/breaks/${waiting.id}/approve`, {
+        csrf,
+        code: '000000',
+      })
+      statuses.push(wrong.status)
+      last = wrong.text
+    }
+    assert.deepEqual(statuses, [422, 422, 422, 422, 429])
+    assert.match(last, /action="\/console\/login/, 'the sign-in page')
+    const after = await approver.browser.get('/console/reconciliation')
+    assert.notEqual(after.status, 200, 'the session has ended')
+    assert.equal((await app.context.store.reconciliation.findBreak(waiting.id))?.state, 'open')
+  })
   test('the overview’s section shows the open breaks by kind and each connection’s last completed run', async () => {
     const summary = await reconciliationSummary(app.context)
     assert.deepEqual(

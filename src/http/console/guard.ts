@@ -1,3 +1,5 @@
+import type { FastifyRequest } from 'fastify'
+import type { PlatformActor } from '../../app/console/platform-audit.ts'
 import { type PlatformLiveSession, resolvePlatformSession } from '../../app/console/platform-sign-in.ts'
 import type { AppContext } from '../../app/context.ts'
 import { type PlatformPermission, type PlatformRole, platformMay } from '../../domain/platform-roles.ts'
@@ -24,4 +26,16 @@ export function createConsoleGuard(context: AppContext): ConsoleGuard {
     may: platformMay,
     messages: consoleSharedMessagesOf,
   })
+}
+
+/**
+ * The member acting in a console request, as the platform audit log records them: with the
+ * request's own address, not the one they signed in from, so a session used from elsewhere shows.
+ */
+export function consoleActorOf(
+  signedIn: ConsoleSignedIn,
+  request: FastifyRequest,
+): Extract<PlatformActor, { kind: 'member' }> {
+  const { member } = signedIn.live
+  return { kind: 'member', memberId: member.id, email: member.email, address: request.ip }
 }

@@ -9,10 +9,10 @@ import type { AppContext } from '../../../app/context.ts'
 import { plainPage } from '../../dashboard/layout.tsx'
 import { sendPage } from '../../dashboard/respond.ts'
 import { ConfirmForm, Notification, SummaryList, showInstant } from '../../pages/kit/index.ts'
-import type { ConsoleGuard } from '../guard.ts'
+import { type ConsoleGuard, consoleActorOf } from '../guard.ts'
 import { type ConsolePage, consolePage } from '../layout.tsx'
 import { merchantWordsOf } from '../messages/merchants.ts'
-import { actorOf, sendMerchantPage } from './merchant.tsx'
+import { sendMerchantPage } from './merchant.tsx'
 import { helpPath, type HelpStep as Step } from './merchant-parts.tsx'
 
 const merchantPath = (merchantId: string) => `/console/merchants/${encodeURIComponent(merchantId)}`
@@ -47,7 +47,7 @@ export function consoleMerchantMembersRoutes(
     if (!signedIn) return reply
     const merchantId = (request.params as { id: string }).id
     const email = String((request.body as { email?: string } | undefined)?.email ?? '')
-    const actor = actorOf(signedIn, signedIn.live.session.address)
+    const actor = consoleActorOf(signedIn, request)
     const outcome = await resetMemberAuthenticator(context, actor, merchantId, email)
     const notice = 'done' in outcome ? merchantWordsOf(signedIn.page.locale).resetTotpDone(email) : undefined
     return sendMerchantPage(context, reply, signedIn.page, merchantId, {
@@ -61,7 +61,7 @@ export function consoleMerchantMembersRoutes(
     const merchantId = (request.params as { id: string }).id
     const email = String((request.body as { email?: string } | undefined)?.email ?? '')
     const person = await personToHelp(context, merchantId, email.trim().toLowerCase())
-    const actor = actorOf(signedIn, signedIn.live.session.address)
+    const actor = consoleActorOf(signedIn, request)
     const outcome = await inviteMemberAgain(context, actor, merchantId, email)
     if (!person || !('done' in outcome))
       return sendMerchantPage(context, reply, signedIn.page, merchantId, { outcome })

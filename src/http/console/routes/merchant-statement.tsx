@@ -3,8 +3,8 @@ import { exportMerchantStatement } from '../../../app/console/merchant-statement
 import type { AppContext } from '../../../app/context.ts'
 import { ApiError } from '../../../errors.ts'
 import { sendStatement, statementRange } from '../../dashboard/routes/balance.tsx'
-import type { ConsoleGuard } from '../guard.ts'
-import { actorOf, sendMerchantPage } from './merchant.tsx'
+import { type ConsoleGuard, consoleActorOf } from '../guard.ts'
+import { sendMerchantPage } from './merchant.tsx'
 
 type Query = { mode?: string; currency?: string; from?: string; to?: string }
 
@@ -27,7 +27,7 @@ export function consoleMerchantStatementRoutes(
     const refuse = (refused: 'date_invalid' | 'statement_busy', status: number) =>
       sendMerchantPage(context, reply, signedIn.page, merchantId, { outcome: { refused }, status })
     if (!range) return refuse('date_invalid', 400)
-    const actor = actorOf(signedIn, signedIn.live.session.address)
+    const actor = consoleActorOf(signedIn, request)
     const asked = { mode: query.mode ?? '', currency: query.currency ?? '', ...range }
     try {
       const opened = await exportMerchantStatement(context, actor, merchantId, asked)

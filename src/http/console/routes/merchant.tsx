@@ -17,7 +17,7 @@ import { plainPage } from '../../dashboard/layout.tsx'
 import { OperationsTable } from '../../dashboard/operations-table.tsx'
 import { sendPage } from '../../dashboard/respond.ts'
 import { Notification, Section, SummaryList, showInstant } from '../../pages/kit/index.ts'
-import type { ConsoleGuard, ConsoleSignedIn } from '../guard.ts'
+import { type ConsoleGuard, consoleActorOf } from '../guard.ts'
 import { type ConsolePage, consolePage } from '../layout.tsx'
 import { merchantWordsOf } from '../messages/merchants.ts'
 import {
@@ -35,11 +35,6 @@ type Form = Record<string, string | undefined>
 type Done = keyof ReturnType<typeof merchantWordsOf>['done']
 /** What the page says after an action: what was done, or why it was refused. */
 type Outcome = { done?: Done; outcome?: MerchantActionOutcome; notice?: string; status?: number }
-
-export function actorOf(signedIn: ConsoleSignedIn, address: string): ConsoleActor {
-  const { member } = signedIn.live
-  return { kind: 'member', memberId: member.id, email: member.email, address }
-}
 
 /**
  * A merchant's page: every role reads it; risk pauses and resumes payouts, sets limits, suspends and
@@ -62,11 +57,7 @@ export function consoleMerchantRoutes(app: FastifyInstance, context: AppContext,
       const signedIn = await guard.member(request, reply, permission)
       if (!signedIn) return reply
       const merchantId = (request.params as { id: string }).id
-      const outcome = await work(
-        actorOf(signedIn, signedIn.live.session.address),
-        merchantId,
-        (request.body ?? {}) as Form,
-      )
+      const outcome = await work(consoleActorOf(signedIn, request), merchantId, (request.body ?? {}) as Form)
       return sendMerchantPage(context, reply, signedIn.page, merchantId, { done: name, outcome })
     })
 

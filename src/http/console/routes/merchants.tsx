@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import type { ConsoleActor } from '../../../app/console/merchant-actions.ts'
 import {
   createMerchantWithOwner,
   type NewMerchant,
@@ -22,7 +21,7 @@ import {
   showInstant,
   Table,
 } from '../../pages/kit/index.ts'
-import type { ConsoleGuard } from '../guard.ts'
+import { type ConsoleGuard, consoleActorOf } from '../guard.ts'
 import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
 import { type MerchantWords, merchantWordsOf } from '../messages/merchants.ts'
 import { consoleMerchantRoutes } from './merchant.tsx'
@@ -62,13 +61,7 @@ export function consoleMerchantsRoutes(app: FastifyInstance, context: AppContext
     const signedIn = await guard.member(request, reply, 'onboard')
     if (!signedIn) return reply
     const form = (request.body ?? {}) as Record<string, string | undefined>
-    const { member, session } = signedIn.live
-    const actor: ConsoleActor = {
-      kind: 'member',
-      memberId: member.id,
-      email: member.email,
-      address: session.address,
-    }
+    const actor = consoleActorOf(signedIn, request)
     const created = await createMerchantWithOwner(context, actor, {
       name: form.name ?? '',
       ownerEmail: form.ownerEmail ?? '',

@@ -17,18 +17,13 @@ import { OperationSections } from '../../dashboard/routes/operation-page.tsx'
 import { operationQuery } from '../../dashboard/routes/operations.tsx'
 import { type ListParameters, OperationSearchForm } from '../../dashboard/routes/operations-page.tsx'
 import { ConfirmForm, Notification, Pagination, Section } from '../../pages/kit/index.ts'
-import type { ConsoleGuard, ConsoleSignedIn } from '../guard.ts'
+import { type ConsoleGuard, consoleActorOf } from '../guard.ts'
 import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
 import { operationWordsOf } from '../messages/operations.ts'
 
 type Parameters = ListParameters & { merchant?: string; mode?: string }
 
 const operationHref = (operation: { token: string }) => `/console/operations/${operation.token}`
-
-function actorOf(signedIn: ConsoleSignedIn) {
-  const { member, session } = signedIn.live
-  return { kind: 'member', memberId: member.id, email: member.email, address: session.address } as const
-}
 
 /** Operations of every merchant: one search, the filters, a page at a time; an operation's page read-only but for support's resend and its ask of the operator. */
 export function consoleOperationsRoutes(
@@ -58,7 +53,7 @@ export function consoleOperationsRoutes(
     const signedIn = await guard.member(request, reply, 'resend')
     if (!signedIn) return reply
     const { token, eventId } = request.params as { token: string; eventId: string }
-    await resendFromConsole(context, actorOf(signedIn), token, eventId)
+    await resendFromConsole(context, consoleActorOf(signedIn, request), token, eventId)
     return sendOperationPage(context, reply, signedIn.page, token, {
       notice: operationWordsOf(signedIn.page.locale).resent,
     })
@@ -67,7 +62,7 @@ export function consoleOperationsRoutes(
     const signedIn = await guard.member(request, reply, 'recheck')
     if (!signedIn) return reply
     const { token } = request.params as { token: string }
-    const outcome = await recheckFromConsole(context, actorOf(signedIn), token)
+    const outcome = await recheckFromConsole(context, consoleActorOf(signedIn, request), token)
     return sendOperationPage(context, reply, signedIn.page, token, recheckMessage(signedIn.page, outcome))
   })
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { PlatformActor } from '../../../app/console/platform-audit.ts'
 import {
   approveFromConsole,
   breakQueue,
@@ -19,7 +18,8 @@ import { csvLine } from '../../csv.ts'
 import { refusalText } from '../../dashboard/refusal-text.tsx'
 import { sendPage } from '../../dashboard/respond.ts'
 import { acceptUploads, uploadGate } from '../../dashboard/uploads.ts'
-import type { ConsoleGuard, ConsoleSignedIn } from '../guard.ts'
+import { sendLockedOutOf } from '../../pages/sign-in-routes.tsx'
+import { type ConsoleGuard, consoleActorOf } from '../guard.ts'
 import type { ConsolePage } from '../layout.tsx'
 import { reconciliationWords, wordOf } from '../messages/reconciliation.ts'
 import { breakPage } from './reconciliation-break.tsx'
@@ -34,11 +34,6 @@ import {
 
 type Form = Record<string, string | undefined>
 type Outcome = { notice?: string; error?: string }
-
-function actorOf(signedIn: ConsoleSignedIn): PlatformActor & { kind: 'member' } {
-  const { member, session } = signedIn.live
-  return { kind: 'member', memberId: member.id, email: member.email, address: session.address }
-}
 
 /** A refusal in the page's words: the console's own for reconciliation, the shared ones for codes. */
 function refusalWords(page: ConsolePage, refused: ReconciliationRefusal): string {
@@ -85,7 +80,7 @@ function importRoutes(uploads: FastifyInstance, context: AppContext, guard: Cons
     const bytes = Buffer.from(form.file ?? '', 'latin1')
     const outcome = await importPortalExport(
       context,
-      actorOf(signedIn),
+      consoleActorOf(signedIn, request),
       form.connection ?? '',
       bytes,
       form.columns ?? '',
@@ -128,7 +123,12 @@ export function consoleReconciliationRoutes(
     const form = request.body as Form
     const { page } = signedIn
     const words = reconciliationWords(page.locale)
-    const report = await runDayByHand(context, actorOf(signedIn), form.connection ?? '', form.day ?? '')
+    const report = await runDayByHand(
+      context,
+      consoleActorOf(signedIn, request),
+      form.connection ?? '',
+      form.day ?? '',
+    )
     if ('refused' in report) return sendRuns(reply, page, 422, { error: refusalWords(page, report) })
     const status = words.runStatuses[report.status] ?? report.status
     const notice = words.ran(report.connection, report.date, status, report.breaks.length)
@@ -238,7 +238,13 @@ function breakRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGu
     const { page } = signedIn
     const words = reconciliationWords(page.locale)
     const decision = form.decision === 'ignored' ? 'ignored' : 'resolved'
-    const outcome = await decideBreakByHand(context, actorOf(signedIn), id, decision, form.reason ?? '')
+    const outcome = await decideBreakByHand(
+      context,
+      consoleActorOf(signedIn, request),
+      id,
+      decision,
+      form.reason ?? '',
+    )
     if (outcome === undefined) return sendBreak(reply, page, id, 404)
     if ('refused' in outcome) return sendBreak(reply, page, id, 422, { error: refusalWords(page, outcome) })
     const notice = outcome.pendingApproval ? words.asked : words.decided(words.states[outcome.state])
@@ -250,13 +256,18 @@ function breakRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGu
     if (!signedIn) return reply
     const { id } = request.params as { id: string }
     const { page } = signedIn
-    const actor = actorOf(signedIn)
+    const actor = consoleActorOf(signedIn, request)
     const holder = { memberId: actor.memberId, sessionId: signedIn.live.session.id, address: actor.address }
     const code = (request.body as Form).code ?? ''
     const outcome = await approveFromConsole(context, actor, holder, id, code)
     if (outcome === undefined) return sendBreak(reply, page, id, 404)
-    if (typeof outcome !== 'string')
-      return sendBreak(reply, page, id, 422, { error: refusalWords(page, outcome) })
+    // The code's attempt that locks the member ends this session, as at sign-in.
+    if (typeof outcome !== 'string' && outcome.refused === 'account_locked')
+      return sendLockedOutOf(guard, request, reply, breakPath(id), '/console')
+    if (typeof outcome !== 'string') {
+      const status = outcome.refused === 'address_throttled' ? 429 : 422
+      return sendBreak(reply, page, id, status, { error: refusalWords(page, outcome) })
+    }
     const words = reconciliationWords(page.locale)
     return sendBreak(reply, page, id, 200, { notice: words.decided(words.states[outcome]) })
   })

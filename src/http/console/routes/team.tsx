@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { PlatformActor } from '../../../app/console/platform-audit.ts'
 import {
   changePlatformRole,
   endPlatformMemberSessions,
@@ -15,18 +14,13 @@ import { formatInstant } from '../../dashboard/format.ts'
 import { CsrfField } from '../../dashboard/layout.tsx'
 import { RefusalNote } from '../../dashboard/refusal-text.tsx'
 import { sendPage } from '../../dashboard/respond.ts'
-import type { ConsoleGuard, ConsoleSignedIn } from '../guard.ts'
+import { type ConsoleGuard, consoleActorOf } from '../guard.ts'
 import { type ConsolePage, consoleAllows, consolePage } from '../layout.tsx'
 import { type ConsoleMessages, consoleMessagesOf } from '../messages/catalogue.ts'
 
 type Form = Record<string, string | undefined>
 /** What the page says after an action: a sentence, the invitation's address shown once, or a refusal. */
 type Outcome = { notice?: string; invitation?: { email: string; url: string }; refusal?: DashboardRefusal }
-
-function actorOf(signedIn: ConsoleSignedIn, address: string): PlatformActor {
-  const { member } = signedIn.live
-  return { kind: 'member', memberId: member.id, email: member.email, address }
-}
 
 /** The platform's team: every member reads it; an admin invites, changes roles, removes and ends sessions. */
 export function consoleTeamRoutes(app: FastifyInstance, context: AppContext, guard: ConsoleGuard): void {
@@ -39,21 +33,21 @@ export function consoleTeamRoutes(app: FastifyInstance, context: AppContext, gua
   /** An admin's action: the guard refuses any other role with a 403 before anything changes. */
   const action = (
     path: string,
-    work: (signedIn: ConsoleSignedIn, form: Form, words: ConsoleMessages) => Promise<Outcome>,
+    work: (actor: ReturnType<typeof consoleActorOf>, form: Form, words: ConsoleMessages) => Promise<Outcome>,
   ) =>
     app.post(path, async (request, reply) => {
       const signedIn = await guard.member(request, reply, 'team')
       if (!signedIn) return reply
       const outcome = await work(
-        signedIn,
+        consoleActorOf(signedIn, request),
         { ...(request.body as Form), ...(request.params as Form) },
         consoleMessagesOf(signedIn.page.locale),
       )
       return sendTeamPage(context, reply, signedIn.page, outcome.refusal ? 422 : 200, outcome)
     })
 
-  action('/console/team/invite', async (signedIn, form) => {
-    const issued = await invitePlatformMember(context, actorOf(signedIn, signedIn.live.session.address), {
+  action('/console/team/invite', async (actor, form) => {
+    const issued = await invitePlatformMember(context, actor, {
       email: form.email ?? '',
       role: form.role ?? '',
     })
@@ -61,28 +55,19 @@ export function consoleTeamRoutes(app: FastifyInstance, context: AppContext, gua
       ? { refusal: issued }
       : { invitation: { email: issued.email, url: issued.invitationUrl } }
   })
-  action('/console/team/members/:id/role', async (signedIn, form, words) => {
-    const changed = await changePlatformRole(
-      context,
-      actorOf(signedIn, signedIn.live.session.address),
-      form.id ?? '',
-      form.role ?? '',
-    )
+  action('/console/team/members/:id/role', async (actor, form, words) => {
+    const changed = await changePlatformRole(context, actor, form.id ?? '', form.role ?? '')
     return isRefusal(changed) ? { refusal: changed } : { notice: words.team.roleChanged(changed.email) }
   })
-  action('/console/team/members/:id/remove', async (signedIn, form, words) => {
-    const removed = await removePlatformMember(context, actorOf(signedIn, signedIn.live.session.address), {
+  action('/console/team/members/:id/remove', async (actor, form, words) => {
+    const removed = await removePlatformMember(context, actor, {
       memberId: form.id ?? '',
     })
     return isRefusal(removed) ? { refusal: removed } : { notice: words.team.removed(removed.email) }
   })
-  action('/console/team/members/:id/end-sessions', async (signedIn, form, words) => {
+  action('/console/team/members/:id/end-sessions', async (actor, form, words) => {
     const target = await context.store.platformMembers.findMember(form.id ?? '')
-    const ended = await endPlatformMemberSessions(
-      context,
-      actorOf(signedIn, signedIn.live.session.address),
-      form.id ?? '',
-    )
+    const ended = await endPlatformMemberSessions(context, actor, form.id ?? '')
     return isRefusal(ended)
       ? { refusal: ended }
       : { notice: words.team.sessionsEnded(target?.email ?? '', ended) }
