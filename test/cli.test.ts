@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { signingSecrets } from '../src/app/webhook-secrets.ts'
+import type { Mode } from '../src/domain/kinds.ts'
 import { parseDatabaseLocation } from '../src/store/database-location.ts'
 import { migrate, openStore } from '../src/store/store.ts'
 import { type ApiClient, type ApiResponse, startApp, type TestApp } from './support/app.ts'
@@ -30,6 +31,14 @@ describeEachStore('The sika command', (store) => {
   let app: TestApp
   const databaseUrl = () => store().databaseUrl
   const sika = (...args: string[]) => runSika(databaseUrl(), args)
+  /**
+   * The secrets that sign now, as stored: the command rotates them in another process, which
+   * this process's cache of them sees only after it is no longer fresh.
+   */
+  const storedSigningSecrets = (merchantId: string, mode: Mode) => {
+    app.context.signingSecrets.forgetAll()
+    return signingSecrets(app.context, merchantId, mode)
+  }
   const rowCounts = async () => {
     const counts: Record<string, number> = {}
     for (const table of writableTables) {
@@ -80,8 +89,8 @@ describeEachStore('The sika command', (store) => {
     assert.match(issued.live.webhookSecret, /^whsec_/)
     assert.notEqual(issued.live.webhookSecret, issued.sandbox.webhookSecret, 'each mode has its own')
     assert.equal(issued.webhookSecret, issued.sandbox.webhookSecret, 'the top-level one is the sandbox one')
-    assert.deepEqual(await signingSecrets(app.context, issued.id, 'sandbox'), [issued.sandbox.webhookSecret])
-    assert.deepEqual(await signingSecrets(app.context, issued.id, 'live'), [issued.live.webhookSecret])
+    assert.deepEqual(await storedSigningSecrets(issued.id, 'sandbox'), [issued.sandbox.webhookSecret])
+    assert.deepEqual(await storedSigningSecrets(issued.id, 'live'), [issued.live.webhookSecret])
 
     const sandbox = await app.client(issued.sandbox).get('/api/v1/channels')
     assert.equal(sandbox.status, 200, sandbox.text)
@@ -103,8 +112,8 @@ describeEachStore('The sika command', (store) => {
     const sandboxAt = result.stdout.indexOf('sandbox')
     const liveAt = result.stdout.indexOf('live ')
     assert.ok(sandboxAt < result.stdout.indexOf(secrets[0]!) && liveAt < result.stdout.indexOf(secrets[1]!))
-    assert.deepEqual(await signingSecrets(app.context, id, 'sandbox'), [secrets[0]])
-    assert.deepEqual(await signingSecrets(app.context, id, 'live'), [secrets[1]])
+    assert.deepEqual(await storedSigningSecrets(id, 'sandbox'), [secrets[0]])
+    assert.deepEqual(await storedSigningSecrets(id, 'live'), [secrets[1]])
   })
 
   test('webhook-secret rotate ID --mode live --json: a new live secret; sandbox signing is untouched', {
@@ -119,24 +128,22 @@ describeEachStore('The sika command', (store) => {
     assert.deepEqual(Object.keys(rotated).sort(), ['mode', 'webhookSecret'])
     assert.equal(rotated.mode, 'live')
     assert.match(rotated.webhookSecret, /^whsec_/)
-    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'live'), [
+    assert.deepEqual(await storedSigningSecrets(merchant.id, 'live'), [
       rotated.webhookSecret,
       merchant.live.webhookSecret,
     ])
-    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'sandbox'), [
-      merchant.sandbox.webhookSecret,
-    ])
+    assert.deepEqual(await storedSigningSecrets(merchant.id, 'sandbox'), [merchant.sandbox.webhookSecret])
 
     const sandbox = await sika('webhook-secret', 'rotate', merchant.id, '--mode', 'sandbox')
     assert.equal(sandbox.code, 0, sandbox.stderr)
     const shown = /(whsec_[A-Za-z0-9+/=]+)/.exec(sandbox.stdout)?.[1]
     assert.ok(shown, sandbox.stdout)
     assert.match(sandbox.stdout, /sandbox/)
-    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'sandbox'), [
+    assert.deepEqual(await storedSigningSecrets(merchant.id, 'sandbox'), [
       shown,
       merchant.sandbox.webhookSecret,
     ])
-    assert.equal((await signingSecrets(app.context, merchant.id, 'live')).length, 2, 'live is untouched')
+    assert.equal((await storedSigningSecrets(merchant.id, 'live')).length, 2, 'live is untouched')
 
     const unknown = await sika('webhook-secret', 'rotate', 'mer_doesnotexist0000000', '--mode', 'live')
     assert.equal(unknown.code, 1, unknown.stdout)
@@ -170,10 +177,8 @@ describeEachStore('The sika command', (store) => {
       )
       assert.equal(result.stdout, '', args)
     }
-    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'sandbox'), [
-      merchant.sandbox.webhookSecret,
-    ])
-    assert.deepEqual(await signingSecrets(app.context, merchant.id, 'live'), [merchant.live.webhookSecret])
+    assert.deepEqual(await storedSigningSecrets(merchant.id, 'sandbox'), [merchant.sandbox.webhookSecret])
+    assert.deepEqual(await storedSigningSecrets(merchant.id, 'live'), [merchant.live.webhookSecret])
   })
 
   test('merchant list shows each merchant with its status and active api keys', {
