@@ -78,7 +78,7 @@ describeEachStore('the console in a real browser', (store) => {
     const secret = (await page.textContent('[data-setup-key]'))?.trim() ?? ''
     assert.match(secret, /^[A-Z2-7]{16,}$/)
     await page.fill('input[name=code]', await totpCode(secret))
-    await Promise.all([page.waitForLoadState(), page.click('main button[type=submit]')])
+    await Promise.all([page.waitForEvent('load'), page.click('main button[type=submit]')])
     const recoveryCodes = await page.locator('[data-recovery-codes] li').allTextContents()
     assert.equal(recoveryCodes.length, 10)
     await visit('recovery codes')
@@ -185,7 +185,7 @@ describeEachStore('the console in a real browser', (store) => {
       await page.goto(`${app.url}/console/team`)
       await axeCheck(page, 'team', lang)
       await page.fill('main input[name=email]', `axe.${lang}.${store().name}@platform.example`)
-      await Promise.all([page.waitForLoadState(), page.click('form[action="/console/team/invite"] button')])
+      await Promise.all([page.waitForEvent('load'), page.click('form[action="/console/team/invite"] button')])
       assert.ok(await page.isVisible('[data-invitation-url]'))
       await axeCheck(page, 'team with an invitation', lang)
       await page.goto(`${app.url}/console/audit`)
@@ -196,7 +196,7 @@ describeEachStore('the console in a real browser', (store) => {
       await page.locator('header form input[name=csrf]').evaluate((input: HTMLInputElement) => {
         input.value = 'forged'
       })
-      await Promise.all([page.waitForLoadState(), page.click('header form button')])
+      await Promise.all([page.waitForEvent('load'), page.click('header form button')])
       await axeCheck(page, '403 csrf', lang)
       await page.goto(`${app.url}/console`)
       await Promise.all([page.waitForURL('**/console/login?out'), page.click('header form button')])
@@ -206,7 +206,7 @@ describeEachStore('the console in a real browser', (store) => {
       await Promise.all([page.waitForURL('**/console/login/code**'), page.click('main button[type=submit]')])
       await axeCheck(page, 'code step', lang)
       await page.fill('input[name=code]', '000000')
-      await Promise.all([page.waitForLoadState(), page.click('main button[type=submit]')])
+      await Promise.all([page.waitForEvent('load'), page.click('main button[type=submit]')])
       await axeCheck(page, 'code step refused', lang)
       await page.fill('input[name=code]', await totpCode(secret, Date.now() + 30_000))
       await Promise.all([page.waitForURL('**/console'), page.click('main button[type=submit]')])
@@ -221,6 +221,7 @@ describeEachStore('the console in a real browser', (store) => {
         0,
         'no action offered',
       )
+      const forbiddenPage = analystPage.waitForEvent('load')
       const status = await analystPage.evaluate(async () => {
         const csrf = (document.querySelector('header form input[name=csrf]') as HTMLInputElement).value
         const form = document.createElement('form')
@@ -238,7 +239,7 @@ describeEachStore('the console in a real browser', (store) => {
         return 'sent'
       })
       assert.equal(status, 'sent')
-      await analystPage.waitForLoadState()
+      await forbiddenPage
       await analystPage.waitForFunction(() => document.querySelector('h1') !== null)
       assert.match((await analystPage.textContent('h1')) ?? '', lang === 'en' ? /Not allowed/ : /./)
       await axeCheck(analystPage, '403 forbidden', lang)

@@ -83,11 +83,11 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
       await page.goto(`${app.url}/console/merchants/${merchant.id}`)
       await axe(page, 'merchant, members and invitations', lang)
       await Promise.all([
-        page.waitForLoadState(),
+        page.waitForEvent('load'),
         page.click(`a[href="${helpHref(merchant.id, 'reset-totp', member.email)}"]`),
       ])
       await axe(page, 'reset TOTP, confirmation', lang)
-      await Promise.all([page.waitForLoadState(), page.click('main form button.danger')])
+      await Promise.all([page.waitForEvent('load'), page.click('main form button.danger')])
       assert.ok(await page.isVisible('main p.notice'), 'the page says the authenticator is reset')
       await axe(page, 'reset TOTP, done', lang)
       assert.equal((await member.browser.get('/dashboard/sandbox')).status, 303, 'their sessions ended')
@@ -101,11 +101,11 @@ describeEachStore('console: helping a merchant’s members in a real browser', (
 
       await page.goto(`${app.url}/console/merchants/${merchant.id}`)
       await Promise.all([
-        page.waitForLoadState(),
+        page.waitForEvent('load'),
         page.click(`a[href="${helpHref(merchant.id, 'invite-again', late)}"]`),
       ])
       await axe(page, 'invite again, confirmation', lang)
-      await Promise.all([page.waitForLoadState(), page.click('main form button.danger')])
+      await Promise.all([page.waitForEvent('load'), page.click('main form button.danger')])
       const url = (await page.textContent('code[data-invitation-url]')) ?? ''
       assert.match(url, /\/dashboard\/invitations\//)
       await axe(page, 'invited again', lang)

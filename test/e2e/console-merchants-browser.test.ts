@@ -68,22 +68,25 @@ describeEachStore('the console’s merchants and operations in a real browser', 
       await page.fill('input[name=q]', 'browser traders')
       await Promise.all([page.waitForURL('**/console/merchants?**'), page.click('main form button')])
       await axeCheck(page, 'merchants found', lang)
-      await Promise.all([page.waitForLoadState(), page.click(`a[href="/console/merchants/${merchant.id}"]`)])
+      await Promise.all([
+        page.waitForEvent('load'),
+        page.click(`a[href="/console/merchants/${merchant.id}"]`),
+      ])
       await axeCheck(page, 'merchant', lang)
 
       await page.fill('input[name=reason]', 'checking a pattern')
-      await Promise.all([page.waitForLoadState(), page.click(`form[action$="/pause"] button`)])
+      await Promise.all([page.waitForEvent('load'), page.click(`form[action$="/pause"] button`)])
       assert.ok(await page.isVisible('main p.notice'), 'the page says the payouts are paused')
       await axeCheck(page, 'merchant paused', lang)
       const refused = await api.post('/api/v1/disbursement', payout())
       assert.equal(refused.status, 403, refused.text)
       assert.equal(refused.body.code, 'payouts_paused')
       assert.equal((await api.post('/api/v1/collect', payout())).status, 200, 'a collect still succeeds')
-      await Promise.all([page.waitForLoadState(), page.click(`form[action$="/resume"] button`)])
+      await Promise.all([page.waitForEvent('load'), page.click(`form[action$="/resume"] button`)])
       assert.equal((await api.post('/api/v1/disbursement', payout())).status, 200)
 
       await page.fill('input[name=maxAmount]', 'not a number')
-      await Promise.all([page.waitForLoadState(), page.click(`form[action$="/limits"] button`)])
+      await Promise.all([page.waitForEvent('load'), page.click(`form[action$="/limits"] button`)])
       assert.ok(await page.isVisible('main p.error'), 'the page says why the limits are refused')
       await axeCheck(page, 'limits refused', lang)
 
@@ -118,19 +121,19 @@ describeEachStore('the console’s merchants and operations in a real browser', 
       await page.fill('input[name=name]', `Browser Created ${lang}`)
       await page.fill('input[name=ownerEmail]', `owner-${lang}.${process.pid}@browser.example`)
       await Promise.all([
-        page.waitForLoadState(),
+        page.waitForEvent('load'),
         page.click('form[action="/console/merchants"][method=post] button'),
       ])
       assert.match((await page.textContent('code[data-invitation-url]')) ?? '', /\/dashboard\/invitations\//)
       await axeCheck(page, 'merchant created', lang)
-      await Promise.all([page.waitForLoadState(), page.click('main a[href^="/console/merchants/"]')])
+      await Promise.all([page.waitForEvent('load'), page.click('main a[href^="/console/merchants/"]')])
       await axeCheck(page, 'merchant, with the fee form', lang)
       await page.fill('input[name=percentage]', '250')
-      await Promise.all([page.waitForLoadState(), page.click('form[action$="/fees"] button')])
+      await Promise.all([page.waitForEvent('load'), page.click('form[action$="/fees"] button')])
       assert.ok(await page.isVisible('main p.error'), 'the page says why the fee is refused')
       await axeCheck(page, 'fee refused', lang)
       await page.fill('input[name=percentage]', '1.5')
-      await Promise.all([page.waitForLoadState(), page.click('form[action$="/fees"] button')])
+      await Promise.all([page.waitForEvent('load'), page.click('form[action$="/fees"] button')])
       assert.ok(await page.isVisible('main p.notice'), 'the page says the fee is set')
       assert.ok((await page.locator('table td', { hasText: '1.5 %' }).count()) > 0, 'the new row is listed')
     }

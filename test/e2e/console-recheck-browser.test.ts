@@ -92,7 +92,7 @@ describeEachStore('console: asking an operator for an operation’s status again
       })
       assert.equal(await statusOf(token), 'pending', 'no callback: Sika does not know yet')
       await Promise.all([
-        page.waitForLoadState(),
+        page.waitForEvent('load'),
         page.click(`form[action="/console/operations/${token}/recheck"] button`),
       ])
       const notice = (await page.textContent('main p.notice')) ?? ''

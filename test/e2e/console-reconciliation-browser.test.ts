@@ -80,7 +80,7 @@ describeEachStore('console reconciliation in a real browser', (store) => {
       assert.equal(await page.getAttribute('html', 'lang'), lang)
       await axeCheck(page, 'runs', lang)
       await Promise.all([
-        page.waitForLoadState(),
+        page.waitForEvent('load'),
         page.click('form[action="/console/reconciliation/run"] button'),
       ])
       assert.ok(await page.isVisible('p.notice[role=status]'), 'the run by hand answered')
@@ -130,7 +130,7 @@ describeEachStore('console reconciliation in a real browser', (store) => {
     await page.keyboard.type(reason)
     const submit = await tabTo(page, (focus) => focus.text === 'Record the decision')
     assert.ok(submit)
-    await Promise.all([page.waitForLoadState(), page.keyboard.press('Enter')])
+    await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')])
   }
 
   test('with the keyboard alone, a finance member ignores a break with a reason', {
@@ -168,10 +168,10 @@ describeEachStore('console reconciliation in a real browser', (store) => {
     const secondPage = await openAs(second)
     await secondPage.goto(path)
     await secondPage.fill('input[name=code]', '000000')
-    await Promise.all([secondPage.waitForLoadState(), secondPage.click('form[action$="/approve"] button')])
+    await Promise.all([secondPage.waitForEvent('load'), secondPage.click('form[action$="/approve"] button')])
     assert.ok(await secondPage.isVisible('p.error[role=alert]'), 'a wrong code is refused')
     await secondPage.fill('input[name=code]', await nextTotpCode(second.totpSecret))
-    await Promise.all([secondPage.waitForLoadState(), secondPage.click('form[action$="/approve"] button')])
+    await Promise.all([secondPage.waitForEvent('load'), secondPage.click('form[action$="/approve"] button')])
     assert.match((await secondPage.textContent('[role=status]')) ?? '', /The break is Ignored\./)
     const row = await app.db
       .selectFrom('reconciliation_breaks')

@@ -52,7 +52,7 @@ describeEachStore('console: a portal export uploaded in a real browser', (store)
     )
     await page.setInputFiles('input[name=file]', { name, mimeType: 'text/csv', buffer: Buffer.from(text) })
     await Promise.all([
-      page.waitForLoadState(),
+      page.waitForEvent('load'),
       page.click('form[action="/console/reconciliation/import"] button[type=submit]'),
     ])
   }

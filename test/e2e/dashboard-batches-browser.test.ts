@@ -101,7 +101,7 @@ describeEachStore('the payout batch and payment link pages in a real browser', (
   async function uploadFile(page: Page, path: string) {
     await page.goto(`${app.url}/dashboard/sandbox/payout-batches`)
     await page.setInputFiles('input[name=file]', path)
-    await Promise.all([page.waitForLoadState(), page.click('main form[enctype] button[type=submit]')])
+    await Promise.all([page.waitForEvent('load'), page.click('main form[enctype] button[type=submit]')])
   }
 
   for (const lang of ['en', 'fr'] as const) {
@@ -234,17 +234,17 @@ describeEachStore('the payout batch and payment link pages in a real browser', (
       await page.goto(`${app.url}/dashboard/settings`)
       await axeCheck(page, 'settings', lang)
       await page.check('input[name=requireBatchApproval]')
-      await Promise.all([page.waitForLoadState(), page.click('main form button[type=submit]')])
+      await Promise.all([page.waitForEvent('load'), page.click('main form button[type=submit]')])
       assert.equal(await page.locator('input[name=requireBatchApproval]').isChecked(), true)
       await axeCheck(page, 'settings saved', lang)
       await page.uncheck('input[name=requireBatchApproval]')
-      await Promise.all([page.waitForLoadState(), page.click('main form button[type=submit]')])
+      await Promise.all([page.waitForEvent('load'), page.click('main form button[type=submit]')])
       await uploadFile(page, csvFile(`cancel-${lang}`, goodLines(`cancel-${lang}`, 1)))
       await Promise.all([
         page.waitForURL('**/payout-batches/*?done=submitted'),
         page.click('main form[enctype] button[type=submit]'),
       ])
-      await Promise.all([page.waitForLoadState(), page.click('#batch-items tbody a')])
+      await Promise.all([page.waitForEvent('load'), page.click('#batch-items tbody a')])
       await axeCheck(page, 'operation with cancel', lang)
       await Promise.all([
         page.waitForURL('**?canceled=1'),

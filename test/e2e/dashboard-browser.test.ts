@@ -111,7 +111,7 @@ describeEachStore('the dashboard in a real browser', (store) => {
     const secret = (await page.textContent('[data-setup-key]'))?.trim() ?? ''
     assert.match(secret, /^[A-Z2-7]{16,}$/, 'the setup key is on the page')
     await page.fill('input[name=code]', await code(secret))
-    await Promise.all([page.waitForLoadState(), page.click('main button[type=submit]')])
+    await Promise.all([page.waitForEvent('load'), page.click('main button[type=submit]')])
     const recoveryCodes = await page.locator('[data-recovery-codes] li').allTextContents()
     assert.equal(recoveryCodes.length, 10)
     await visit('recovery codes')
@@ -129,9 +129,9 @@ describeEachStore('the dashboard in a real browser', (store) => {
     await page.fill('input[name=password]', typed)
     const [response] = await Promise.all([
       page.waitForResponse((answer) => answer.request().method() === 'POST'),
+      page.waitForEvent('load'),
       page.click('main button[type=submit]'),
     ])
-    await page.waitForLoadState()
     return response.status()
   }
 
@@ -139,9 +139,9 @@ describeEachStore('the dashboard in a real browser', (store) => {
     await page.fill('input[name=code]', typed)
     const [response] = await Promise.all([
       page.waitForResponse((answer) => answer.request().method() === 'POST'),
+      page.waitForEvent('load'),
       page.click('main button[type=submit]'),
     ])
-    await page.waitForLoadState()
     return response.status()
   }
 
@@ -324,7 +324,7 @@ describeEachStore('the dashboard in a real browser', (store) => {
       await page.locator('header form input[name=csrf]').evaluate((input: HTMLInputElement) => {
         input.value = 'forged'
       })
-      await Promise.all([page.waitForLoadState(), page.click('header form button')])
+      await Promise.all([page.waitForEvent('load'), page.click('header form button')])
       assert.ok((await bodyText(page)).length > 0)
       await axeCheck(page, '403 csrf', lang)
       await page.goto(`${app.url}/dashboard/sandbox`)
@@ -494,7 +494,7 @@ describeEachStore('the dashboard in a real browser', (store) => {
     assert.match((await page.textContent('main [role=status]')) ?? '', /^Refund \S+ created\.$/)
     if (screenshots) await page.screenshot({ path: `${screenshots}/dashboard-operation.png`, fullPage: true })
     await page.fill('#refund-amount', '20000')
-    await Promise.all([page.waitForLoadState(), page.click('section[aria-labelledby=refund] button')])
+    await Promise.all([page.waitForEvent('load'), page.click('section[aria-labelledby=refund] button')])
     const refused = (await page.textContent('main [role=alert]')) ?? ''
     assert.match(refused, /Only XOF\s10,000 is left to refund\./, refused)
 
@@ -548,7 +548,7 @@ describeEachStore('the dashboard in a real browser', (store) => {
     const shop = await app.createMerchant('Boutique Keys')
     const { page, member } = await signedInPage('developer', { merchantId: shop.id })
     await page.goto(`${app.url}/dashboard/sandbox/developers`)
-    await Promise.all([page.waitForLoadState(), page.click('#rotate-keys')])
+    await Promise.all([page.waitForEvent('load'), page.click('#rotate-keys')])
     const secret = (await page.textContent('#new-secret-key'))?.trim() ?? ''
     assert.ok(secret.length >= 20, 'the new secret key is on the answer')
     await page.goto(`${app.url}/dashboard/sandbox/developers`)

@@ -157,9 +157,9 @@ describeEachStore('payment links in a real browser', (store) => {
     await page.fill('input[name=phoneNumber]', fields.phoneNumber)
     const [response] = await Promise.all([
       page.waitForResponse((answer) => answer.request().method() === 'POST'),
+      page.waitForEvent('load'),
       page.click('form button[type=submit]'),
     ])
-    await page.waitForLoadState()
     return response.status()
   }
 
