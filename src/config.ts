@@ -270,7 +270,7 @@ function onOrOff(name: string, raw: string | undefined, fallback: boolean, probl
 /**
  * Off unless asked for: the thread loads its own bundle and opens the store again, which costs
  * memory, and at saturation its callbacks run further behind the operations; what it gives back is
- * more collects a second on SQLite (BENCHMARKS.md). A database in memory cannot be opened by a
+ * more collects a second on SQLite (`git show f72dada:BENCHMARKS.md`). A database in memory cannot be opened by a
  * second connection: the thread would deliver from an empty one.
  */
 function deliveryThreadSetting(
