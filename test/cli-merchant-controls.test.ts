@@ -217,6 +217,10 @@ describeEachStore('sika merchant pause-payouts, resume-payouts, limit and show',
         ['merchant', 'limit', 'mer_x', '--mode', 'live', '--currency', 'XOF', '--max-amount', '0'],
         /--max-amount is an amount above 0/,
       ],
+      [
+        ['merchant', 'limit', 'mer_x', '--mode', 'live', '--currency', 'XOF', '--max-amount', '-5'],
+        /^sika merchant limit: --max-amount takes a value that starts with "-" only as --max-amount=-5/,
+      ],
     ]
     for (const [args, expected] of cases) {
       const result = await sika(...args)

@@ -94,7 +94,7 @@ function parseCommand(group: string | undefined, action: string | undefined, res
   try {
     return commandFor(group, action, rest, args)
   } catch (error) {
-    const usageError = error instanceof UsageError ? error : parseArgsProblem(error)
+    const usageError = error instanceof UsageError ? error : parseArgsProblem(error, args)
     if (!usageError) throw error
     if (usageError.words.length === 0) usageError.words = commandWords(group, action)
     throw usageError
@@ -105,14 +105,22 @@ function parseCommand(group: string | undefined, action: string | undefined, res
  * node:util parseArgs reports a wrong option with its own error type and a long sentence: the one
  * thing that is wrong, in the words of the other usage errors.
  */
-function parseArgsProblem(error: unknown): UsageError | undefined {
+function parseArgsProblem(error: unknown, args: string[]): UsageError | undefined {
   if (!(error instanceof TypeError && 'code' in error)) return undefined
   const option = /'(-[^' ]+)/.exec(error.message)?.[1]
   switch (error.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return new UsageError(`unknown option: ${option}`)
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return new UsageError(`${option} needs a value`)
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      // parseArgs reads a value after the option that starts with "-" as another option.
+      const at = option === undefined ? -1 : args.indexOf(option)
+      const dashed = /argument is ambiguous/.test(error.message) && at >= 0 ? args[at + 1] : undefined
+      return new UsageError(
+        dashed === undefined
+          ? `${option} needs a value`
+          : `${option} takes a value that starts with "-" only as ${option}=${dashed}`,
+      )
+    }
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return new UsageError(error.message)
     default:
